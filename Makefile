@@ -1,0 +1,34 @@
+# Everything a developer or CI needs: `make test` on a fresh clone creates .venv and runs every check.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+STACK ?= dev
+
+.PHONY: setup test lint typecheck unit rules preflight bench clean
+
+# (Re)install only when .venv is missing or a requirements file changed since the last install.
+setup: $(STAMP)
+
+$(STAMP): requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $(STAMP)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: setup
+	$(VENV)/bin/pyright
+
+unit: setup
+	$(PY) -m pytest -q
+
+test: lint typecheck unit
+
+rules: setup
+	$(PY) -m policies.rules_md > policies/RULES.md
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

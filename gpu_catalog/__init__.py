@@ -1,0 +1,56 @@
+"""The GPU VM catalog and the pure checks on it: the single source of truth for sizes.
+
+Used by the components (validation at construction), the policy pack, the preflight's cost estimate and the docs.
+Deliberately free of Pulumi imports.
+"""
+
+from .catalog import CATALOG_PATH, Catalog, CatalogError, GpuSize, default_catalog, load_catalog
+from .checks import (
+    DEFAULT_FLOOR,
+    MIG_PROFILES,
+    RULE_AKS,
+    RULE_KNOWN,
+    RULE_MIG,
+    RULE_MINIMUM,
+    RULE_NVV4,
+    RULE_RETIRED,
+    Finding,
+    check_aks_supported,
+    check_gpu_size,
+    check_known,
+    check_mig_profile,
+    check_minimum,
+    check_nvv4,
+    check_retired,
+    floor_size,
+    is_gpu_size,
+    is_nvv4,
+)
+
+__all__ = [
+    "CATALOG_PATH",
+    "DEFAULT_FLOOR",
+    "MIG_PROFILES",
+    "RULE_AKS",
+    "RULE_KNOWN",
+    "RULE_MIG",
+    "RULE_MINIMUM",
+    "RULE_NVV4",
+    "RULE_RETIRED",
+    "Catalog",
+    "CatalogError",
+    "Finding",
+    "GpuSize",
+    "check_aks_supported",
+    "check_gpu_size",
+    "check_known",
+    "check_mig_profile",
+    "check_minimum",
+    "check_nvv4",
+    "check_retired",
+    "default_catalog",
+    "floor_size",
+    "is_gpu_size",
+    "is_nvv4",
+    "load_catalog",
+]

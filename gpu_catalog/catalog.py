@@ -1,0 +1,265 @@
+"""The Azure GPU VM catalog: one data file (``catalog.json``), one loader, validated at load.
+
+No Pulumi imports here: the policy pack, the components, the preflight's cost estimate and the docs all read
+this module, and the pack must be able to run in a virtualenv that only has ``pulumi-policy``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import date
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+CATALOG_PATH = Path(__file__).with_name("catalog.json")
+
+Lifecycle = Literal["current", "preview", "retiring", "retired"]
+_LIFECYCLES: tuple[str, ...] = ("current", "preview", "retiring", "retired")
+_VENDORS: tuple[str, ...] = ("NVIDIA", "AMD")
+_ARCHES: tuple[str, ...] = ("x64", "arm64")
+_NAME_RE = re.compile(r"^Standard_N[A-Za-z0-9_]+$")
+_CC_RE = re.compile(r"^(\d+)\.(\d+)$")
+
+
+class CatalogError(ValueError):
+    """The catalog file is malformed. The message names the row and the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSize:
+    """One Azure GPU VM size, as the rules, the components and the cost estimate need it."""
+
+    name: str
+    series: str
+    vcpus: int
+    memory_gib: float
+    cpu_arch: str
+    gpu_vendor: str
+    gpu_model: str
+    gpu_architecture: str
+    gpu_count: Fraction
+    """GPUs per VM; a fraction (e.g. 1/6) for partial-GPU sizes."""
+    gpu_memory_gib_per_vm: float
+    whole_gpu_memory_gib: float
+    compute_capability: tuple[int, int] | None
+    """CUDA compute capability (NVIDIA only; ``None`` for AMD, which has no CUDA)."""
+    mig_capable: bool
+    status: Lifecycle
+    retirement_date: date | None
+    migrate_to: tuple[str, ...]
+    migration_advice: str | None
+    aks_supported: bool
+    aks_note: str | None
+    kaito_supported: bool
+    databricks_supported: bool
+    price_usd_per_hour: float | None
+    """Indicative third-party figure, never a quote; ``None`` where no figure was found."""
+    price_note: str
+    sources: tuple[str, ...]
+
+    @property
+    def is_fractional(self) -> bool:
+        return self.gpu_count < 1
+
+    @property
+    def gpu_memory_gib_per_gpu(self) -> float:
+        """GPU memory one workload sees on one GPU of this VM (the slice, for partial-GPU sizes)."""
+        if self.is_fractional:
+            return self.gpu_memory_gib_per_vm
+        return self.gpu_memory_gib_per_vm / float(self.gpu_count)
+
+    @property
+    def gpu_count_label(self) -> str:
+        return str(self.gpu_count)
+
+    @property
+    def compute_capability_label(self) -> str:
+        if self.compute_capability is None:
+            return "n/a (no CUDA)"
+        return f"{self.compute_capability[0]}.{self.compute_capability[1]}"
+
+    def is_retired(self, today: date | None = None) -> bool:
+        """Retired, or past its announced retirement date."""
+        if self.status == "retired":
+            return True
+        if self.status == "retiring" and self.retirement_date is not None:
+            return self.retirement_date <= (today or date.today())
+        return False
+
+    @property
+    def migration_text(self) -> str:
+        if self.migrate_to:
+            return " or ".join(self.migrate_to)
+        return self.migration_advice or "a current size from the catalog"
+
+
+class Catalog(Mapping[str, GpuSize]):
+    """Case-insensitive, read-only mapping of size name to :class:`GpuSize`."""
+
+    def __init__(self, sizes: list[GpuSize], as_of: date) -> None:
+        self._by_key: dict[str, GpuSize] = {}
+        for size in sizes:
+            key = size.name.lower()
+            if key in self._by_key:
+                raise CatalogError(f"catalog: size {size.name!r} appears twice")
+            self._by_key[key] = size
+        self.as_of = as_of
+
+    def __getitem__(self, name: str) -> GpuSize:
+        return self._by_key[name.lower()]
+
+    def __iter__(self) -> Iterator[str]:
+        return (s.name for s in self._by_key.values())
+
+    def __len__(self) -> int:
+        return len(self._by_key)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._by_key
+
+    def lookup(self, name: str) -> GpuSize | None:
+        return self._by_key.get(name.lower())
+
+    def sizes(self) -> list[GpuSize]:
+        return list(self._by_key.values())
+
+    def suggest(self, name: str, n: int = 3) -> list[str]:
+        """The closest known size names (at least one), for messages about unknown sizes."""
+        keys = list(self._by_key)
+        close = difflib.get_close_matches(name.lower(), keys, n=n, cutoff=0.6)
+        if not close:
+            close = sorted(keys, key=lambda k: difflib.SequenceMatcher(None, name.lower(), k).ratio(), reverse=True)
+            close = close[:1]
+        return [self._by_key[k].name for k in close]
+
+
+def _req(row: Mapping[str, Any], key: str, typ: type | tuple[type, ...], where: str) -> Any:
+    if key not in row:
+        raise CatalogError(f"{where}: missing field {key!r}")
+    value = row[key]
+    if isinstance(value, bool) and typ is not bool and bool not in (typ if isinstance(typ, tuple) else (typ,)):
+        raise CatalogError(f"{where}: field {key!r} must be {typ}, got a boolean")
+    if not isinstance(value, typ):
+        raise CatalogError(f"{where}: field {key!r} must be {typ}, got {value!r}")
+    return value
+
+
+def _opt(row: Mapping[str, Any], key: str, typ: type | tuple[type, ...], where: str) -> Any:
+    if row.get(key) is None:
+        return None
+    return _req(row, key, typ, where)
+
+
+def _parse_row(row: Any, index: int) -> GpuSize:
+    if not isinstance(row, dict):
+        raise CatalogError(f"catalog row {index}: expected an object")
+    name = _req(row, "name", str, f"catalog row {index}")
+    where = f"catalog row {index} ({name})"
+    if not _NAME_RE.match(name):
+        raise CatalogError(f"{where}: name must look like 'Standard_N...'")
+    gpu = _req(row, "gpu", dict, where)
+    life = _req(row, "lifecycle", dict, where)
+    support = _req(row, "support", dict, where)
+    price = _req(row, "price", dict, where)
+
+    vendor = _req(gpu, "vendor", str, where + " gpu")
+    if vendor not in _VENDORS:
+        raise CatalogError(f"{where}: gpu.vendor must be one of {_VENDORS}, got {vendor!r}")
+    arch = _req(row, "cpuArch", str, where)
+    if arch not in _ARCHES:
+        raise CatalogError(f"{where}: cpuArch must be one of {_ARCHES}, got {arch!r}")
+    try:
+        count = Fraction(_req(gpu, "count", str, where + " gpu"))
+    except (ValueError, ZeroDivisionError) as exc:
+        raise CatalogError(f"{where}: gpu.count must be a whole number or a fraction like '1/6'") from exc
+    if count <= 0 or (count > 1 and count.denominator != 1):
+        raise CatalogError(f"{where}: gpu.count must be positive, whole above 1, got {count}")
+    cc_raw = _opt(gpu, "computeCapability", str, where + " gpu")
+    cc: tuple[int, int] | None = None
+    if cc_raw is not None:
+        m = _CC_RE.match(cc_raw)
+        if not m:
+            raise CatalogError(f"{where}: gpu.computeCapability must look like '8.0', got {cc_raw!r}")
+        cc = (int(m.group(1)), int(m.group(2)))
+    if vendor == "NVIDIA" and cc is None:
+        raise CatalogError(f"{where}: NVIDIA sizes need gpu.computeCapability")
+    status = _req(life, "status", str, where + " lifecycle")
+    if status not in _LIFECYCLES:
+        raise CatalogError(f"{where}: lifecycle.status must be one of {_LIFECYCLES}, got {status!r}")
+    date_raw = _opt(life, "retirementDate", str, where + " lifecycle")
+    try:
+        retirement = date.fromisoformat(date_raw) if date_raw else None
+    except ValueError as exc:
+        raise CatalogError(f"{where}: lifecycle.retirementDate must be YYYY-MM-DD, got {date_raw!r}") from exc
+    if status in ("retired", "retiring") and retirement is None:
+        raise CatalogError(f"{where}: a {status} size needs lifecycle.retirementDate")
+    migrate_to = tuple(_opt(life, "migrateTo", list, where + " lifecycle") or ())
+    if not all(isinstance(t, str) for t in migrate_to):
+        raise CatalogError(f"{where}: lifecycle.migrateTo must list size names")
+    mem_vm = float(_req(gpu, "memoryGibPerVm", (int, float), where + " gpu"))
+    if mem_vm <= 0:
+        raise CatalogError(f"{where}: gpu.memoryGibPerVm must be positive")
+    price_value = _opt(price, "usdPerHour", (int, float), where + " price")
+    if _req(price, "indicative", bool, where + " price") is not True:
+        raise CatalogError(f"{where}: prices are third-party figures and must be marked indicative")
+    vcpus = _req(row, "vcpus", int, where)
+    if vcpus <= 0:
+        raise CatalogError(f"{where}: vcpus must be positive")
+    return GpuSize(
+        name=name,
+        series=_req(row, "series", str, where),
+        vcpus=vcpus,
+        memory_gib=float(_req(row, "memoryGib", (int, float), where)),
+        cpu_arch=arch,
+        gpu_vendor=vendor,
+        gpu_model=_req(gpu, "model", str, where + " gpu"),
+        gpu_architecture=_req(gpu, "architecture", str, where + " gpu"),
+        gpu_count=count,
+        gpu_memory_gib_per_vm=mem_vm,
+        whole_gpu_memory_gib=float(_req(gpu, "wholeGpuMemoryGib", (int, float), where + " gpu")),
+        compute_capability=cc,
+        mig_capable=_req(gpu, "migCapable", bool, where + " gpu"),
+        status=status,  # type: ignore[arg-type]  # checked against _LIFECYCLES above
+        retirement_date=retirement,
+        migrate_to=migrate_to,
+        migration_advice=_opt(life, "migrationAdvice", str, where + " lifecycle"),
+        aks_supported=_req(support, "aks", bool, where + " support"),
+        aks_note=_opt(support, "aksNote", str, where + " support"),
+        kaito_supported=_req(support, "kaito", bool, where + " support"),
+        databricks_supported=_req(support, "databricks", bool, where + " support"),
+        price_usd_per_hour=float(price_value) if price_value is not None else None,
+        price_note=_req(price, "note", str, where + " price"),
+        sources=tuple(_req(row, "sources", list, where)),
+    )
+
+
+def load_catalog(path: Path | str | None = None) -> Catalog:
+    """Load and validate a catalog file; raise :class:`CatalogError` naming the first malformed row."""
+    source = Path(path) if path is not None else CATALOG_PATH
+    try:
+        doc = json.loads(source.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise CatalogError(f"{source}: not valid JSON: {exc}") from exc
+    if not isinstance(doc, dict) or doc.get("schemaVersion") != 1 or not isinstance(doc.get("sizes"), list):
+        raise CatalogError(f"{source}: expected an object with schemaVersion 1 and a 'sizes' list")
+    sizes = [_parse_row(row, i) for i, row in enumerate(doc["sizes"])]
+    if not sizes:
+        raise CatalogError(f"{source}: the catalog has no sizes")
+    catalog = Catalog(sizes, as_of=date.fromisoformat(str(doc.get("asOf", "1970-01-01"))))
+    for size in sizes:
+        for target in size.migrate_to:
+            if target not in catalog:
+                raise CatalogError(f"{source}: {size.name}: migration target {target!r} is not in the catalog")
+    return catalog
+
+
+@lru_cache(maxsize=1)
+def default_catalog() -> Catalog:
+    """The project's catalog, loaded once per process."""
+    return load_catalog()

@@ -1,0 +1,208 @@
+"""Pure checks on GPU VM sizes. Each returns findings with human messages: what is wrong, why, what to use.
+
+The policy pack reports these messages as violations; the components raise them at construction, so a bad size
+fails early with the same words the pack would use. No Pulumi imports.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from .catalog import Catalog, GpuSize, default_catalog
+
+DEFAULT_FLOOR = "Standard_NC6s_v3"
+"""One whole V100: 16 GiB per GPU, CUDA compute capability 7.0 (the AKS docs' long-standing minimum)."""
+
+RULE_NVV4 = "gpu-size-no-nvv4"
+RULE_MINIMUM = "gpu-size-minimum"
+RULE_RETIRED = "gpu-size-not-retired"
+RULE_KNOWN = "gpu-size-known"
+RULE_AKS = "gpu-size-aks-supported"
+RULE_MIG = "gpu-mig-profile-capable-size"
+
+MIG_PROFILES: tuple[str, ...] = ("MIG1g", "MIG2g", "MIG3g", "MIG4g", "MIG7g")
+"""AKS ``gpuInstanceProfile`` values (API 2025-09-01)."""
+
+_NVV4_RE = re.compile(r"^standard_nv\d+a(?:h)?s_v4$", re.IGNORECASE)
+_N_FAMILY_RE = re.compile(r"^standard_n", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem with one size: the rule that found it, the size as written, and the message."""
+
+    rule: str
+    size: str
+    message: str
+
+
+def _cat(catalog: Catalog | None) -> Catalog:
+    return catalog if catalog is not None else default_catalog()
+
+
+def is_gpu_size(name: str, catalog: Catalog | None = None) -> bool:
+    """A GPU size is a catalog size or any Azure N-family name (``Standard_N...``), case-insensitive."""
+    return name in _cat(catalog) or bool(_N_FAMILY_RE.match(name))
+
+
+def is_nvv4(name: str) -> bool:
+    """AMD MI25 NVv4 sizes: ``Standard_NV<n>as_v4`` and ``Standard_NV<n>ahs_v4``."""
+    return bool(_NVV4_RE.match(name))
+
+
+def check_nvv4(name: str) -> Finding | None:
+    if not is_nvv4(name):
+        return None
+    return Finding(
+        RULE_NVV4,
+        name,
+        f"{name} is an NVv4 size (partial AMD Radeon Instinct MI25): AKS does not support the NVv4 series and "
+        "its GPU has no CUDA. Use an NVIDIA size such as Standard_NC4as_T4_v3 (inference) or "
+        "Standard_NC24ads_A100_v4 (training); for graphics use Standard_NV36ads_A10_v5.",
+    )
+
+
+def check_known(name: str, catalog: Catalog | None = None) -> Finding | None:
+    """Fail closed: an N-family name the catalog does not know is rejected, with the closest known names."""
+    cat = _cat(catalog)
+    if name in cat or not _N_FAMILY_RE.match(name) or is_nvv4(name):
+        return None
+    suggestions = ", ".join(cat.suggest(name))
+    return Finding(
+        RULE_KNOWN,
+        name,
+        f"{name} is not a GPU size in the catalog: unknown sizes are rejected because their GPU, memory and "
+        f"lifecycle cannot be checked (typo, or a size newer than the catalog). Closest known sizes: {suggestions}. "
+        "If the size is real, add it to gpu_catalog/catalog.json with its sources.",
+    )
+
+
+def check_retired(name: str, today: date | None = None, catalog: Catalog | None = None) -> Finding | None:
+    size = _cat(catalog).lookup(name)
+    if size is None or not size.is_retired(today):
+        return None
+    when = size.retirement_date.isoformat() if size.retirement_date else "an earlier date"
+    return Finding(
+        RULE_RETIRED,
+        name,
+        f"{size.name} ({size.gpu_model}) was retired by Microsoft on {when}: new VMs of this size cannot be "
+        f"deployed and running ones are deallocated. Microsoft's migration target: {size.migration_text}.",
+    )
+
+
+def _floor_reasons(size: GpuSize, floor: GpuSize) -> list[str]:
+    reasons: list[str] = []
+    if size.is_fractional and size.gpu_count < floor.gpu_count:
+        reasons.append(f"it has only {size.gpu_count} of a GPU")
+    if size.gpu_memory_gib_per_gpu < floor.gpu_memory_gib_per_gpu:
+        reasons.append(f"{size.gpu_memory_gib_per_gpu:g} GiB GPU memory per GPU < {floor.gpu_memory_gib_per_gpu:g} GiB")
+    if (
+        size.compute_capability is not None
+        and floor.compute_capability is not None
+        and size.compute_capability < floor.compute_capability
+    ):
+        reasons.append(f"CUDA compute capability {size.compute_capability_label} < {floor.compute_capability_label}")
+    return reasons
+
+
+def floor_size(floor: str = DEFAULT_FLOOR, catalog: Catalog | None = None) -> GpuSize:
+    """Resolve the configured floor; any catalog size may be named. Raises ``ValueError`` for an unknown name."""
+    cat = _cat(catalog)
+    resolved = cat.lookup(floor)
+    if resolved is None:
+        raise ValueError(
+            f"minimumSize {floor!r} is not a catalog size; closest known sizes: {', '.join(cat.suggest(floor))}"
+        )
+    return resolved
+
+
+def check_minimum(name: str, floor: str = DEFAULT_FLOOR, catalog: Catalog | None = None) -> Finding | None:
+    """Below the floor: smaller GPU memory per GPU, lower CUDA compute capability, or only a fraction of a GPU.
+
+    Compute capability is compared only when both sizes are NVIDIA (AMD GPUs have no CUDA compute capability).
+    """
+    cat = _cat(catalog)
+    size = cat.lookup(name)
+    if size is None:
+        return None
+    ref = floor_size(floor, cat)
+    reasons = _floor_reasons(size, ref)
+    if not reasons:
+        return None
+    better = [
+        s.name
+        for s in cat.sizes()
+        if s.aks_supported and not s.is_retired() and s.gpu_vendor == "NVIDIA" and not _floor_reasons(s, ref)
+    ]
+    better.sort(key=lambda n: (cat[n].price_usd_per_hour is None, cat[n].price_usd_per_hour or 0.0, n))
+    return Finding(
+        RULE_MINIMUM,
+        name,
+        f"{size.name} ({size.gpu_model}, {size.gpu_count} GPU) is below the GPU floor {ref.name} "
+        f"({ref.gpu_model}: {ref.gpu_memory_gib_per_gpu:g} GiB, compute capability "
+        f"{ref.compute_capability_label}, whole GPU): {'; '.join(reasons)}. "
+        f"Use a size at or above the floor, e.g. {', '.join(better[:3]) or 'a larger catalog size'}.",
+    )
+
+
+def check_aks_supported(name: str, catalog: Catalog | None = None) -> Finding | None:
+    size = _cat(catalog).lookup(name)
+    if size is None or size.aks_supported or is_nvv4(name):
+        return None
+    note = f" ({size.aks_note})" if size.aks_note else ""
+    return Finding(
+        RULE_AKS,
+        name,
+        f"{size.name} ({size.gpu_model}) is not supported for AKS node pools{note}. "
+        "Use an AKS-supported NVIDIA size such as Standard_NC4as_T4_v3, Standard_NV36ads_A10_v5 or "
+        "Standard_NC24ads_A100_v4.",
+    )
+
+
+def check_mig_profile(name: str, profile: str | None, catalog: Catalog | None = None) -> Finding | None:
+    """A MIG ``gpuInstanceProfile`` only on MIG-capable sizes (A100, H100, H200), and only a known profile."""
+    if not profile:
+        return None
+    cat = _cat(catalog)
+    if profile not in MIG_PROFILES:
+        return Finding(
+            RULE_MIG,
+            name,
+            f"gpuInstanceProfile {profile!r} is not an AKS MIG profile; allowed: {', '.join(MIG_PROFILES)}.",
+        )
+    size = cat.lookup(name)
+    if size is not None and size.mig_capable:
+        return None
+    capable = sorted(s.name for s in cat.sizes() if s.mig_capable and not s.is_retired())
+    model = f" ({size.gpu_model})" if size is not None else ""
+    return Finding(
+        RULE_MIG,
+        name,
+        f"gpuInstanceProfile {profile} needs a MIG-capable GPU, and {name}{model} is not one: only A100, H100 "
+        f"and H200 sizes can be partitioned with Multi-Instance GPU. Remove the profile or use one of: "
+        f"{', '.join(capable)}.",
+    )
+
+
+def check_gpu_size(
+    name: str,
+    *,
+    floor: str = DEFAULT_FLOOR,
+    today: date | None = None,
+    require_aks: bool = True,
+    catalog: Catalog | None = None,
+) -> list[Finding]:
+    """Every size rule at once (what a component calls before registering anything). Empty for non-GPU sizes."""
+    cat = _cat(catalog)
+    if not is_gpu_size(name, cat):
+        return []
+    findings = [
+        check_nvv4(name),
+        check_known(name, cat),
+        check_retired(name, today, cat),
+        check_minimum(name, floor, cat),
+        check_aks_supported(name, cat) if require_aks else None,
+    ]
+    return [f for f in findings if f is not None]

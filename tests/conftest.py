@@ -1,0 +1,8 @@
+"""Shared pytest setup: the repo root is importable (gpu_catalog, policies, components, preflight)."""
+
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
