@@ -1,0 +1,95 @@
+"""Policy metadata: every policy states what it checks and why, its level, severity and topics.
+
+``description`` (what the engine prints above every violation) is "<what> — <why>"; ``what``, ``why`` and
+``config_doc`` are kept separately for the generated ``policies/RULES.md``. The policy name is the stable id and
+equals the module name with hyphens for underscores.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    ResourceValidation,
+    ResourceValidationPolicy,
+    Severity,
+    StackValidation,
+    StackValidationPolicy,
+)
+
+MANDATORY = EnforcementLevel.MANDATORY
+ADVISORY = EnforcementLevel.ADVISORY
+
+
+class _Doc:
+    what: str
+    why: str
+    config_doc: str
+
+    def _set_doc(self, what: str, why: str, config_doc: str) -> None:
+        self.what = what
+        self.why = why
+        self.config_doc = config_doc
+
+
+class GpuResourcePolicy(ResourceValidationPolicy, _Doc):
+    """A resource policy with the documentation RULES.md needs."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        what: str,
+        why: str,
+        validate: ResourceValidation,
+        level: EnforcementLevel,
+        severity: Severity,
+        topics: list[str],
+        fix: str,
+        config_schema: PolicyConfigSchema | None = None,
+        config_doc: str = "",
+    ) -> None:
+        super().__init__(
+            name=name,
+            description=f"{what} — {why}",
+            validate=validate,
+            enforcement_level=level,
+            config_schema=config_schema,
+            severity=severity,
+            tags=topics,
+            remediation_steps=fix,
+        )
+        self._set_doc(what, why, config_doc)
+
+
+class GpuStackPolicy(StackValidationPolicy, _Doc):
+    """A stack policy with the documentation RULES.md needs."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        what: str,
+        why: str,
+        validate: StackValidation,
+        level: EnforcementLevel,
+        severity: Severity,
+        topics: list[str],
+        fix: str,
+        config_schema: PolicyConfigSchema | None = None,
+        config_doc: str = "",
+    ) -> None:
+        super().__init__(
+            name=name,
+            description=f"{what} — {why}",
+            validate=validate,
+            enforcement_level=level,
+            config_schema=config_schema,
+            severity=severity,
+            tags=topics,
+            remediation_steps=fix,
+        )
+        self._set_doc(what, why, config_doc)
+
+
+DocumentedPolicy = GpuResourcePolicy | GpuStackPolicy

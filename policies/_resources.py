@@ -1,0 +1,317 @@
+"""Reading resource properties as the engine sends them, and finding every GPU size in any resource.
+
+The engine hands a policy the resource's inputs (Analyze) or outputs (AnalyzeStack) with camelCase wire names and
+numbers as floats, wrapped in pulumi_policy's unknown-checking proxy: touching a value that is unknown during a
+preview raises ``UnknownValueError`` and aborts the whole policy. The policies here instead unwrap the proxy
+(``plain``), check every *known* value, and collect the paths of the unknown ones; :class:`Review` then reports the
+unknown paths explicitly (see its docstring). So one computed field never hides a violation in another.
+
+Sizes are found wherever they occur (raw resources count, not only ours):
+``AgentPool.vmSize``, each ``ManagedCluster.agentPoolProfiles[i].vmSize``, Databricks ``nodeTypeId`` /
+``driverNodeTypeId`` and KAITO Workspace ``resource.instanceType``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from pulumi_policy import ReportViolation, ResourceValidationArgs, StackValidationArgs
+from pulumi_policy.proxy import (
+    UNKNOWN_ARCHIVE_VALUE,
+    UNKNOWN_ARRAY_VALUE,
+    UNKNOWN_ASSET_VALUE,
+    UNKNOWN_BOOLEAN_VALUE,
+    UNKNOWN_NUMBER_VALUE,
+    UNKNOWN_OBJECT_VALUE,
+    UNKNOWN_STRING_VALUE,
+    UnknownValueError,
+)
+
+from gpu_catalog import Finding, is_gpu_size
+
+_SENTINELS: Final = frozenset(
+    {
+        UNKNOWN_BOOLEAN_VALUE,
+        UNKNOWN_NUMBER_VALUE,
+        UNKNOWN_STRING_VALUE,
+        UNKNOWN_ARRAY_VALUE,
+        UNKNOWN_ASSET_VALUE,
+        UNKNOWN_ARCHIVE_VALUE,
+        UNKNOWN_OBJECT_VALUE,
+    }
+)
+
+
+class _Unknown:
+    """A value that is not known during a preview (computed from another resource's output)."""
+
+    _instance: _Unknown | None = None
+
+    def __new__(cls) -> _Unknown:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNKNOWN: Final = _Unknown()
+
+AGENT_POOL_RE: Final = re.compile(r"^azure-native:containerservice(?:/v[0-9a-z]+)?:AgentPool$")
+MANAGED_CLUSTER_RE: Final = re.compile(r"^azure-native:containerservice(?:/v[0-9a-z]+)?:ManagedCluster$")
+DATABRICKS_CLUSTER = "databricks:index/cluster:Cluster"
+KAITO_WORKSPACE_RE: Final = re.compile(r"^kubernetes:kaito\.sh/v[0-9a-z]+:Workspace$")
+HELM_RELEASE_RE: Final = re.compile(r"^kubernetes:helm\.sh/v3:Release$")
+
+
+def is_agent_pool(resource_type: str) -> bool:
+    return bool(AGENT_POOL_RE.match(resource_type))
+
+
+def is_managed_cluster(resource_type: str) -> bool:
+    return bool(MANAGED_CLUSTER_RE.match(resource_type))
+
+
+def is_databricks_cluster(resource_type: str) -> bool:
+    return resource_type == DATABRICKS_CLUSTER
+
+
+def is_kaito_workspace(resource_type: str) -> bool:
+    return bool(KAITO_WORKSPACE_RE.match(resource_type))
+
+
+def is_helm_release(resource_type: str) -> bool:
+    return bool(HELM_RELEASE_RE.match(resource_type))
+
+
+def plain(value: Any) -> Any:
+    """The engine's values without pulumi_policy's proxies; unknown sentinels become :data:`UNKNOWN`.
+
+    The proxies are read through their documented ``__target`` escape hatch, so reading never raises.
+    """
+    if isinstance(value, str):
+        return UNKNOWN if value in _SENTINELS else value
+    if isinstance(value, Mapping):
+        target = value if isinstance(value, dict) else value["__target"]
+        return {k: plain(v) for k, v in target.items()}
+    if isinstance(value, Sequence):
+        target = value if isinstance(value, list | tuple) else value["__target"]  # type: ignore[call-overload]
+        return [plain(v) for v in target]
+    return value
+
+
+def get(obj: Any, *path: str | int) -> Any:
+    """The value at ``path`` in a :func:`plain` value: ``None`` when absent, :data:`UNKNOWN` when unknown."""
+    for key in path:
+        if obj is UNKNOWN:
+            return UNKNOWN
+        if isinstance(key, int):
+            if not isinstance(obj, list) or key >= len(obj):
+                return None
+            obj = obj[key]
+        else:
+            if not isinstance(obj, dict):
+                return None
+            obj = obj.get(key)
+        if obj is None:
+            return None
+    return obj
+
+
+def join_path(*parts: str | int) -> str:
+    """``agentPoolProfiles[1].vmSize`` style paths, as the messages name fields."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part:
+            out += f".{part}" if out else part
+    return out
+
+
+def as_bool(value: Any) -> bool | None:
+    """Booleans as Helm values and Spark conf carry them (``true``/``"true"``); ``None`` when not a boolean."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class SizeField:
+    """One place a VM size is named: the field path and its value (a string, or :data:`UNKNOWN`)."""
+
+    path: str
+    value: str | _Unknown
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """An AKS node pool: a standalone ``AgentPool`` or one entry of ``ManagedCluster.agentPoolProfiles``."""
+
+    prefix: str
+    """Path of the pool inside the resource: ``""`` for an AgentPool, ``agentPoolProfiles[i]`` for a profile."""
+    data: dict[str, Any]
+    standalone: bool
+
+    def path(self, *keys: str | int) -> str:
+        return join_path(self.prefix, *keys)
+
+    def get(self, *keys: str | int) -> Any:
+        return get(self.data, *keys)
+
+    @property
+    def name_key(self) -> str:
+        return "agentPoolName" if self.standalone else "name"
+
+    @property
+    def name(self) -> Any:
+        return self.get(self.name_key)
+
+    def label(self, resource_name: str) -> str:
+        """How messages name the pool: the pool name when known, else the resource and the path."""
+        name = self.name
+        if isinstance(name, str):
+            return f"node pool '{name}'"
+        return f"node pool {self.prefix or resource_name}"
+
+
+def agent_pools(resource_type: str, props: Any) -> tuple[list[Pool], list[str]]:
+    """The AKS node pools a resource defines, and the paths that are unknown (e.g. the whole profiles list)."""
+    if is_agent_pool(resource_type):
+        return [Pool("", props if isinstance(props, dict) else {}, standalone=True)], []
+    if is_managed_cluster(resource_type):
+        profiles = get(props, "agentPoolProfiles")
+        if profiles is UNKNOWN:
+            return [], ["agentPoolProfiles"]
+        pools: list[Pool] = []
+        unknown: list[str] = []
+        for i, entry in enumerate(profiles or []):
+            if entry is UNKNOWN:
+                unknown.append(join_path("agentPoolProfiles", i))
+            elif isinstance(entry, dict):
+                pools.append(Pool(join_path("agentPoolProfiles", i), entry, standalone=False))
+        return pools, unknown
+    return [], []
+
+
+def size_fields(resource_type: str, props: Any, *, aks_only: bool = False) -> tuple[list[SizeField], list[str]]:
+    """Every VM size a resource names (absent fields skipped), plus the paths that are unknown above a size field."""
+    pools, unknown = agent_pools(resource_type, props)
+    fields: list[SizeField] = []
+    for pool in pools:
+        value = pool.get("vmSize")
+        if isinstance(value, str) or value is UNKNOWN:
+            fields.append(SizeField(pool.path("vmSize"), value))
+    if aks_only:
+        return fields, unknown
+    if is_databricks_cluster(resource_type):
+        for key in ("nodeTypeId", "driverNodeTypeId"):
+            value = get(props, key)
+            if isinstance(value, str) or value is UNKNOWN:
+                fields.append(SizeField(key, value))
+    elif is_kaito_workspace(resource_type):
+        value = get(props, "resource", "instanceType")
+        if isinstance(value, str) or value is UNKNOWN:
+            fields.append(SizeField("resource.instanceType", value))
+    return fields, unknown
+
+
+class Review:
+    """One policy run over one resource (or the stack): reports violations, then states what could not be checked.
+
+    Unknown values (previews): every known value is checked first and its violations reported. If any checked
+    field was unknown, :meth:`finish` then raises pulumi_policy's ``UnknownValueError`` naming every unknown
+    field, so the SDK adds its standard *advisory* diagnostic "can't run policy '<name>' ... during preview:
+    <fields> ..." — visible in the preview output, never blocking it, and never a silent pass. At
+    ``pulumi up`` the values are known and the policy runs at its configured level.
+
+    Values that are simply not there to check (e.g. a KAITO preset newer than the preset table) are recorded with
+    :meth:`not_checked` and reported through ``args.not_applicable(reason)`` when nothing else was reported.
+    """
+
+    def __init__(
+        self, report: ReportViolation, args: ResourceValidationArgs | StackValidationArgs | None = None
+    ) -> None:
+        self._report = report
+        self._args = args
+        self.violations: list[str] = []
+        self.unknown: list[str] = []
+        self.unchecked: list[str] = []
+
+    def violation(self, message: str, urn: str | None = None) -> None:
+        self.violations.append(message)
+        self._report(message, urn)
+
+    def unknown_field(self, path: str) -> None:
+        if path not in self.unknown:
+            self.unknown.append(path)
+
+    def not_checked(self, reason: str) -> None:
+        self.unchecked.append(reason)
+
+    def finish(self) -> None:
+        if self.unknown:
+            error = UnknownValueError(UNKNOWN_STRING_VALUE, [self.unknown[0]])
+            error.message = (
+                f"{', '.join(self.unknown)} can't be known during preview and "
+                f"{'were' if len(self.unknown) > 1 else 'was'} not checked (every known value was); the check runs "
+                "again when `pulumi up` knows the value"
+            )
+            raise error
+        if self.unchecked and not self.violations and self._args is not None:
+            self._args.not_applicable("; ".join(self.unchecked))
+
+
+def is_gpu_pool(pool: Pool, review: Review) -> bool:
+    """Whether the pool has a GPU size; an unknown size is recorded on ``review`` and counts as not (yet) GPU."""
+    size = pool.get("vmSize")
+    if size is UNKNOWN:
+        review.unknown_field(pool.path("vmSize"))
+        return False
+    return isinstance(size, str) and is_gpu_size(size)
+
+
+def pools_of(resource_type: str, props: Any, review: Review) -> list[Pool]:
+    """The node pools of an AgentPool / ManagedCluster; unknown profile entries are recorded on ``review``."""
+    pools, unknown = agent_pools(resource_type, plain(props))
+    for path in unknown:
+        review.unknown_field(path)
+    return pools
+
+
+def iter_known(fields: list[SizeField], review: Review) -> Iterator[SizeField]:
+    """The fields whose value is known; the unknown ones are recorded on ``review``."""
+    for field in fields:
+        if field.value is UNKNOWN:
+            review.unknown_field(field.path)
+        else:
+            yield field
+
+
+def review_sizes(
+    resource_type: str,
+    props: Any,
+    report: ReportViolation,
+    check: Callable[[str], Finding | None],
+    *,
+    aks_only: bool = False,
+) -> None:
+    """Run one pure catalog check on every size a resource names; unknown sizes are stated, not passed."""
+    review = Review(report)
+    fields, unknown = size_fields(resource_type, plain(props), aks_only=aks_only)
+    for path in unknown:
+        review.unknown_field(path)
+    for field in iter_known(fields, review):
+        finding = check(str(field.value))
+        if finding is not None:
+            review.violation(f"{field.path}: {finding.message}")
+    review.finish()

@@ -1,0 +1,27 @@
+"""gpu-size-known: an N-family size the catalog does not know is rejected (fail closed)."""
+
+from __future__ import annotations
+
+from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
+
+from gpu_catalog import RULE_KNOWN, check_known
+
+from ._meta import MANDATORY, GpuResourcePolicy
+from ._resources import review_sizes
+
+
+def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    review_sizes(args.resource_type, args.props, report, check_known)
+
+
+POLICY = GpuResourcePolicy(
+    name=RULE_KNOWN,
+    what="Every N-family size (Standard_N…) is in the GPU catalog.",
+    why="An unknown size (a typo, or newer than the catalog) cannot be checked for GPU, memory and lifecycle, so it "
+    "is rejected rather than waved through; the message names the closest known sizes.",
+    validate=validate,
+    level=MANDATORY,
+    severity=Severity.HIGH,
+    topics=["gpu", "vm-size"],
+    fix="Fix the spelling, or add the real size to gpu_catalog/catalog.json with its sources.",
+)

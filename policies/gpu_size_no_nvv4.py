@@ -1,0 +1,28 @@
+"""gpu-size-no-nvv4: no NVv4 (AMD MI25) size anywhere, whatever else is configured."""
+
+from __future__ import annotations
+
+from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
+
+from gpu_catalog import RULE_NVV4, check_nvv4
+
+from ._meta import MANDATORY, GpuResourcePolicy
+from ._resources import review_sizes
+
+
+def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    review_sizes(args.resource_type, args.props, report, check_nvv4)
+
+
+POLICY = GpuResourcePolicy(
+    name=RULE_NVV4,
+    what="No NVv4 size (Standard_NV*as_v4, Standard_NV*ahs_v4) in any node pool, Databricks cluster or KAITO "
+    "Workspace.",
+    why="NVv4 is a partial AMD Radeon Instinct MI25 without CUDA, AKS does not support it, and the series is retiring.",
+    validate=validate,
+    level=MANDATORY,
+    severity=Severity.HIGH,
+    topics=["gpu", "vm-size", "aks"],
+    fix="Use an NVIDIA size: Standard_NC4as_T4_v3 (inference), Standard_NC24ads_A100_v4 (training) or "
+    "Standard_NV36ads_A10_v5 (graphics).",
+)

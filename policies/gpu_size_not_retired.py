@@ -1,0 +1,27 @@
+"""gpu-size-not-retired: no size that Microsoft has retired (or whose retirement date has passed)."""
+
+from __future__ import annotations
+
+from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
+
+from gpu_catalog import RULE_RETIRED, check_retired
+
+from ._meta import MANDATORY, GpuResourcePolicy
+from ._resources import review_sizes
+
+
+def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    review_sizes(args.resource_type, args.props, report, check_retired)
+
+
+POLICY = GpuResourcePolicy(
+    name=RULE_RETIRED,
+    what="No retired GPU size (per the catalog's lifecycle dates).",
+    why="Retired sizes cannot be deployed and running VMs are deallocated; the message names Microsoft's migration "
+    "target.",
+    validate=validate,
+    level=MANDATORY,
+    severity=Severity.HIGH,
+    topics=["gpu", "vm-size", "lifecycle"],
+    fix="Move to the migration target named in the violation (from Microsoft's N-series migration guide).",
+)
