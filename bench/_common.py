@@ -1,0 +1,260 @@
+"""Shared helpers for the benchmarks: measured subprocess runs and machine facts.
+
+Every figure a benchmark prints comes from a subprocess started here, so each side of a ratio starts from a cold
+Python interpreter and pays its own imports. Two memory figures are taken for each run:
+
+- ``peak_rss_mb``: the child's ``ru_maxrss`` from ``os.wait4`` — the peak resident set of the largest process in the
+  child's tree (for the preflight that is the preflight process itself, not the policy-pack process it starts);
+- ``tree_peak_mb``: the peak of the *sum* of the resident sets of the child and all its descendants, sampled from
+  ``/proc`` every 20 ms (what the machine had to hold at once).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench"
+PY = sys.executable
+
+
+@dataclass
+class Run:
+    """One measured subprocess run."""
+
+    cmd: list[str]
+    returncode: int
+    wall_s: float
+    user_s: float
+    sys_s: float
+    peak_rss_mb: float
+    tree_peak_mb: float
+    stdout: str
+    stderr: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def cpu_s(self) -> float:
+        return self.user_s + self.sys_s
+
+    def check(self, expect: Sequence[int] = (0,)) -> Run:
+        if self.returncode not in expect:
+            raise RuntimeError(
+                f"{' '.join(self.cmd)} exited {self.returncode} (expected {list(expect)})\n"
+                f"--- stdout (tail) ---\n{self.stdout[-3000:]}\n--- stderr (tail) ---\n{self.stderr[-3000:]}"
+            )
+        return self
+
+    def last_json(self) -> dict[str, Any]:
+        """The last stdout line that parses as a JSON object (the bench child scripts print one)."""
+        for raw in reversed(self.stdout.splitlines()):
+            line = raw.strip()
+            if line.startswith("{"):
+                return json.loads(line)
+        raise RuntimeError(f"no JSON line in the output of {' '.join(self.cmd)}:\n{self.stdout[-2000:]}")
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                out.extend(int(p) for p in fh.read().split())
+        except OSError:
+            continue
+    return out
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _tree_rss_mb(root: int) -> float:
+    total = 0
+    stack = [root]
+    seen: set[int] = set()
+    while stack:
+        pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        total += _rss_kb(pid)
+        stack.extend(_children(pid))
+    return total / 1024
+
+
+def measure(
+    cmd: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | str | None = None,
+    timeout: float = 300.0,
+    stdin_text: str | None = None,
+) -> Run:
+    """Run ``cmd`` and measure wall time, CPU time and peak memory (see the module docstring)."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    full_env.setdefault("PYTHONHASHSEED", "0")
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        list(cmd),
+        cwd=str(cwd or ROOT),
+        env=full_env,
+        stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    bufs: dict[str, list[str]] = {"out": [], "err": []}
+
+    def _pump(stream: Any, key: str) -> None:
+        for chunk in iter(lambda: stream.read(65536), ""):
+            bufs[key].append(chunk)
+
+    threads = [
+        threading.Thread(target=_pump, args=(proc.stdout, "out"), daemon=True),
+        threading.Thread(target=_pump, args=(proc.stderr, "err"), daemon=True),
+    ]
+    for t in threads:
+        t.start()
+    if stdin_text is not None and proc.stdin is not None:
+        proc.stdin.write(stdin_text)
+        proc.stdin.close()
+
+    tree_peak = 0.0
+    done = threading.Event()
+
+    def _sample() -> None:
+        nonlocal tree_peak
+        while not done.is_set():
+            tree_peak = max(tree_peak, _tree_rss_mb(proc.pid))
+            done.wait(0.02)
+
+    sampler = threading.Thread(target=_sample, daemon=True)
+    sampler.start()
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        timer.cancel()
+    wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    for t in threads:
+        t.join()
+    return Run(
+        cmd=list(cmd),
+        returncode=proc.returncode,
+        wall_s=wall,
+        user_s=usage.ru_utime,
+        sys_s=usage.ru_stime,
+        peak_rss_mb=usage.ru_maxrss / 1024,
+        tree_peak_mb=tree_peak,
+        stdout="".join(bufs["out"]),
+        stderr="".join(bufs["err"]),
+    )
+
+
+def best_of(runs: Sequence[Run]) -> Run:
+    """The run with the lowest wall time (least disturbed by other load on a shared machine)."""
+    return min(runs, key=lambda r: r.wall_s)
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def ratio(a: float, b: float) -> float:
+    return a / b if b else float("inf")
+
+
+def machine_info() -> dict[str, str]:
+    free = shutil.which("free")
+    mem = subprocess.run([free, "-h"], check=False, capture_output=True, text=True).stdout.strip() if free else "n/a"
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return {
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "nproc": str(os.cpu_count()),
+        "cpu": _cpu_model(),
+        "free -h": mem,
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "loadavg (1/5/15 min) at start": load,
+        "packages": _versions(),
+    }
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    parts = []
+    for dist in ("pulumi", "pulumi-azure-native", "pulumi-kubernetes", "pulumi-databricks", "pulumi-policy", "grpcio"):
+        try:
+            parts.append(f"{dist} {version(dist)}")
+        except PackageNotFoundError:
+            parts.append(f"{dist} (missing)")
+    return ", ".join(parts)
+
+
+def header(title: str) -> None:
+    print(f"\n=== {title} ===", flush=True)
+
+
+def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
+    """A Markdown table (readable on a terminal too)."""
+    cells = [[str(h) for h in headers]] + [[_fmt(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(cells[0], widths, strict=True)) + " |"]
+    lines.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in cells[1:]:
+        lines.append("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |")
+    return "\n".join(lines)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.3f}" if abs(value) < 10 else f"{value:,.1f}"
+    return str(value)
+
+
+def emit_result(name: str, data: Mapping[str, Any]) -> None:
+    """Write a benchmark's figures to ``bench/out/<name>.json`` (read by ``bench/run_all.py`` for RESULTS.md)."""
+    out = BENCH / "out"
+    out.mkdir(exist_ok=True)
+    (out / f"{name}.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")

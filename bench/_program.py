@@ -1,0 +1,68 @@
+"""Child process for the benchmarks: run one Pulumi program under the preflight's mocks and report on it.
+
+Prints one JSON line: resource counts, the time spent importing the runner vs. running the program, whether
+``pulumi_databricks`` ended up imported, and this process's peak RSS. ``--record FILE`` also writes every
+recorded resource (``preflight.model.RecordedResource`` as JSON), which ``bench_overhead`` turns into a raw program.
+
+    python bench/_program.py --program DIR --config-file stacks/Pulumi.prod.yaml [--record out.json]
+"""
+
+from __future__ import annotations
+
+import time
+
+T_START = time.perf_counter()
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import resource  # noqa: E402
+import sys  # noqa: E402
+from dataclasses import asdict  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from preflight.mocks import load_stack_settings, run_program_in_process  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--program", type=Path, required=True)
+    ap.add_argument("--config-file", type=Path, required=True)
+    ap.add_argument("--stack", default=None)
+    ap.add_argument("--record", type=Path, default=None)
+    args = ap.parse_args(argv)
+
+    t_ready = time.perf_counter()
+    settings = load_stack_settings(args.program, args.config_file.resolve(), args.stack)
+    run = run_program_in_process(settings)
+    t_done = time.perf_counter()
+    resources = run.resources
+    if args.record is not None:
+        args.record.write_text(json.dumps([asdict(r) for r in resources]))
+    by_type: dict[str, int] = {}
+    for r in resources:
+        by_type[r.type] = by_type.get(r.type, 0) + 1
+    print(
+        json.dumps(
+            {
+                "resources": len(resources),
+                "custom": sum(1 for r in resources if r.custom),
+                "components": sum(1 for r in resources if not r.custom),
+                "by_type": by_type,
+                "startup_s": t_ready - T_START,
+                "run_s": t_done - t_ready,
+                "total_s": t_done - T_START,
+                "databricks_imported": "pulumi_databricks" in sys.modules,
+                "modules_loaded": len(sys.modules),
+                "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "warnings": run.warnings,
+            }
+        ),
+        flush=True,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

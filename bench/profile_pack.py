@@ -1,0 +1,140 @@
+"""Profile the policy pack's per-resource cost in one process (no gRPC), and say whose code the time is spent in.
+
+Builds pulumi_policy's own analyzer servicer with the pack's policies (what ``PolicyPack(...)`` serves), hands it the
+same ``AnalyzeRequest`` messages the preflight sends for ``bench_policy``'s synthetic resources, and runs
+``Analyze`` on each under cProfile. The report groups own time by where the code lives: the pulumi_policy SDK
+(including the protobuf→dict conversion it repeats for every policy), protobuf, our policies, our catalog.
+
+    python bench/profile_pack.py [-n 2000] [--top 25] [--client]
+
+``--client`` profiles the engine side instead (``preflight.analyzer``: building the request messages).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import ROOT
+
+BUCKETS: list[tuple[str, str]] = [
+    (str(ROOT / "policies"), "our policies (policies/)"),
+    (str(ROOT / "gpu_catalog"), "our catalog (gpu_catalog/)"),
+    (str(ROOT / "preflight"), "our analyzer client (preflight/)"),
+    ("pulumi_policy", "pulumi_policy SDK"),
+    ("google/protobuf", "protobuf (json_format, messages)"),
+    ("/pulumi/", "pulumi SDK (runtime settings, config)"),
+    ("inspect.py", "inspect (signature())"),
+    ("grpc", "grpc"),
+]
+
+
+def bucket_of(filename: str) -> str:
+    for needle, label in BUCKETS:
+        if needle in filename:
+            return label
+    if filename.startswith("~") or filename.startswith("<"):
+        return "builtins (C functions)"
+    return "other stdlib / site-packages"
+
+
+def breakdown(stats: pstats.Stats) -> dict[str, float]:
+    out: dict[str, float] = defaultdict(float)
+    for (filename, _line, _func), (_cc, _nc, tottime, _ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
+        out[bucket_of(filename)] += tottime
+    return dict(out)
+
+
+def _requests(n: int) -> list[Any]:
+    from pulumi.runtime.proto import analyzer_pb2
+
+    from bench.bench_policy import synth_resources
+    from preflight.analyzer import engine_urn, to_struct
+
+    return [
+        analyzer_pb2.AnalyzeRequest(
+            type=r.type,
+            properties=to_struct(r.inputs, skip_internal_keys=True),
+            urn=engine_urn(r.urn),
+            name=r.name,
+            options=analyzer_pb2.AnalyzerResourceOptions(parent=""),
+        )
+        for r in synth_resources(n)
+    ]
+
+
+def profile_pack(n: int) -> tuple[pstats.Stats, float]:
+    os.environ.update(
+        {
+            "PULUMI_PROJECT": "azure-gpu-platform",
+            "PULUMI_STACK": "bench",
+            "PULUMI_DRY_RUN": "true",
+            "PULUMI_ORGANIZATION": "organization",
+            "PULUMI_CONFIG": json.dumps({}),
+        }
+    )
+    from pulumi_policy import EnforcementLevel
+    from pulumi_policy.policy import _PolicyAnalyzerServicer
+
+    from policies.pack import ALL_POLICIES, PACK_NAME
+
+    servicer = _PolicyAnalyzerServicer(PACK_NAME, "0.0.0", list(ALL_POLICIES), EnforcementLevel.ADVISORY)
+    reqs = _requests(n)
+    servicer.Analyze(reqs[0], None)  # warm caches (catalog load) outside the profile
+    prof = cProfile.Profile()
+    t0 = time.perf_counter()
+    prof.enable()
+    for req in reqs:
+        servicer.Analyze(req, None)
+    prof.disable()
+    return pstats.Stats(prof), time.perf_counter() - t0
+
+
+def profile_client(n: int) -> tuple[pstats.Stats, float]:
+    from bench.bench_policy import synth_resources
+    from preflight.analyzer import PolicyPackProcess
+
+    resources = synth_resources(n)
+    pack = PolicyPackProcess(ROOT / "policies")
+    prof = cProfile.Profile()
+    t0 = time.perf_counter()
+    prof.enable()
+    for r in resources:
+        pack._request(r, r.inputs, analyze=True)  # what analyze_many builds per resource
+    prof.disable()
+    return pstats.Stats(prof), time.perf_counter() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-n", type=int, default=2000)
+    ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--client", action="store_true")
+    args = ap.parse_args(argv)
+    stats, wall = profile_client(args.n) if args.client else profile_pack(args.n)
+    total = sum(breakdown(stats).values())
+    what = "client request building" if args.client else "pack Analyze"
+    print(f"{what}: {args.n} resources in {wall:.3f} s under cProfile ({wall / args.n * 1e6:,.0f} µs each)")
+    print("own time by owner:")
+    for label, t in sorted(breakdown(stats).items(), key=lambda kv: -kv[1]):
+        print(f"  {label:<40} {t:7.3f} s  {t / total:6.1%}")
+    buf = io.StringIO()
+    stats.stream = buf  # type: ignore[attr-defined]
+    stats.sort_stats("tottime").print_stats(args.top)
+    print(buf.getvalue())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
