@@ -3,20 +3,55 @@
 from __future__ import annotations
 
 from . import (
+    aks_cost_analysis_requires_paid_tier,
+    aks_kaito_requires_oidc,
+    databricks_gpu_dedicated_access,
+    databricks_gpu_no_photon,
+    databricks_gpu_node_types,
+    databricks_gpu_runtime,
+    databricks_gpu_task_amount,
+    gpu_driver_no_legacy_skip_tag,
+    gpu_driver_skipped_needs_operator,
+    gpu_mig_profile_capable_size,
+    gpu_operator_autoscale_min_count,
+    gpu_operator_driver_mode,
+    gpu_pool_tainted,
     gpu_size_aks_supported,
     gpu_size_known,
     gpu_size_minimum,
     gpu_size_no_nvv4,
     gpu_size_not_retired,
+    gpu_windows_pool,
+    kaito_workspace_instance_type,
 )
 from ._meta import DocumentedPolicy
 
 PACK_NAME = "azure-gpu-guardrails"
 
 ALL_POLICIES: list[DocumentedPolicy] = [
+    # GPU sizes, wherever they occur
     gpu_size_no_nvv4.POLICY,
     gpu_size_minimum.POLICY,
     gpu_size_not_retired.POLICY,
     gpu_size_known.POLICY,
     gpu_size_aks_supported.POLICY,
+    # AKS node pools and clusters
+    gpu_mig_profile_capable_size.POLICY,
+    gpu_windows_pool.POLICY,
+    gpu_driver_no_legacy_skip_tag.POLICY,
+    gpu_pool_tainted.POLICY,
+    aks_kaito_requires_oidc.POLICY,
+    aks_cost_analysis_requires_paid_tier.POLICY,
+    # Databricks GPU clusters
+    databricks_gpu_node_types.POLICY,
+    databricks_gpu_runtime.POLICY,
+    databricks_gpu_no_photon.POLICY,
+    databricks_gpu_dedicated_access.POLICY,
+    databricks_gpu_task_amount.POLICY,
+    # KAITO
+    kaito_workspace_instance_type.POLICY,
+    # Stack: GPU operator and drivers
+    gpu_operator_driver_mode.POLICY,
+    gpu_driver_skipped_needs_operator.POLICY,
+    gpu_operator_autoscale_min_count.POLICY,
 ]

@@ -1,0 +1,103 @@
+"""What the stack policies share: the GPU operator Helm releases and the Linux GPU node pools of a stack.
+
+AnalyzeStack hands the policies every resource's *outputs* (in a preview of new resources: the inputs). A stack of
+this project deploys one AKS cluster, so a GPU operator release in the stack is taken to manage every Linux GPU pool
+in it. Values given only through ``valueYamlFiles`` are not visible to the policies: put ``driver.enabled`` /
+``toolkit.enabled`` in ``values``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pulumi_policy import PolicyResource, StackValidationArgs
+
+from ._resources import UNKNOWN, Pool, Review, as_bool, get, is_gpu_pool, is_helm_release, plain, pools_of
+
+OPERATOR_CHART = "gpu-operator"
+AUTOSCALER_ISSUE = "Azure/AKS #2832"
+
+
+@dataclass(frozen=True, slots=True)
+class Operator:
+    resource: PolicyResource
+    values: dict[str, Any]
+
+    def flag(self, component: str) -> Any:
+        """``<component>.enabled`` as a bool (True when unset, the chart default), or UNKNOWN."""
+        value = get(self.values, component, "enabled")
+        if value is UNKNOWN:
+            return UNKNOWN
+        parsed = as_bool(value)
+        return True if parsed is None else parsed
+
+    @property
+    def label(self) -> str:
+        return f"GPU operator release '{self.resource.name}'"
+
+
+@dataclass(frozen=True, slots=True)
+class StackPool:
+    resource: PolicyResource
+    pool: Pool
+
+    def where(self, *keys: str) -> str:
+        """``<resource name>.<path>``: stack diagnostics carry the URN, messages name the resource too."""
+        return f"{self.resource.name}: {self.pool.path(*keys)}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.pool.label(self.resource.name)} ({self.pool.get('vmSize')})"
+
+
+def _is_operator_chart(chart: Any) -> bool:
+    return isinstance(chart, str) and chart.rstrip("/").rsplit("/", 1)[-1].lower() == OPERATOR_CHART
+
+
+def gpu_operators(args: StackValidationArgs, review: Review) -> list[Operator]:
+    """Helm releases of the NVIDIA GPU operator chart (``gpu-operator``, ``nvidia/gpu-operator``, an OCI URL)."""
+    found: list[Operator] = []
+    for resource in args.resources:
+        if not is_helm_release(resource.resource_type):
+            continue
+        props = plain(resource.props)
+        chart = get(props, "chart")
+        if chart is UNKNOWN:
+            review.unknown_field(f"{resource.name}: chart")
+        elif _is_operator_chart(chart):
+            values = get(props, "values")
+            if values is UNKNOWN:
+                review.unknown_field(f"{resource.name}: values")
+                values = {"driver": {"enabled": UNKNOWN}, "toolkit": {"enabled": UNKNOWN}}
+            found.append(Operator(resource, values if isinstance(values, dict) else {}))
+    return found
+
+
+def linux_gpu_pools(args: StackValidationArgs, review: Review) -> list[StackPool]:
+    """Every Linux node pool with a GPU size (AgentPools and ManagedCluster profiles); unknowns recorded."""
+    found: list[StackPool] = []
+    for resource in args.resources:
+        scoped = _ScopedReview(review, resource.name)
+        for pool in pools_of(resource.resource_type, resource.props, scoped):
+            os_type = pool.get("osType")
+            if os_type is UNKNOWN:
+                scoped.unknown_field(pool.path("osType"))
+                continue
+            if isinstance(os_type, str) and os_type.lower() == "windows":
+                continue
+            if is_gpu_pool(pool, scoped):
+                found.append(StackPool(resource, pool))
+    return found
+
+
+class _ScopedReview(Review):
+    """Records unknown fields on the stack-wide review, prefixed with the resource name."""
+
+    def __init__(self, parent: Review, resource_name: str) -> None:
+        super().__init__(parent._report)
+        self._parent = parent
+        self._prefix = resource_name
+
+    def unknown_field(self, path: str) -> None:
+        self._parent.unknown_field(f"{self._prefix}: {path}")

@@ -1,0 +1,44 @@
+"""aks-kaito-requires-oidc: the KAITO add-on needs the cluster's OIDC issuer."""
+
+from __future__ import annotations
+
+from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
+
+from ._meta import MANDATORY, GpuResourcePolicy
+from ._resources import UNKNOWN, Review, as_bool, get, is_managed_cluster, plain
+
+NAME = "aks-kaito-requires-oidc"
+
+
+def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if not is_managed_cluster(args.resource_type):
+        return
+    review = Review(report, args)
+    props = plain(args.props)
+    kaito = get(props, "aiToolchainOperatorProfile", "enabled")
+    oidc = get(props, "oidcIssuerProfile", "enabled")
+    if kaito is UNKNOWN:
+        review.unknown_field("aiToolchainOperatorProfile.enabled")
+    elif as_bool(kaito):
+        if oidc is UNKNOWN:
+            review.unknown_field("oidcIssuerProfile.enabled")
+        elif not as_bool(oidc):
+            review.violation(
+                "oidcIssuerProfile.enabled: the KAITO add-on (aiToolchainOperatorProfile.enabled) is on but the OIDC "
+                "issuer is off: KAITO's controllers authenticate to Azure with workload identity, which needs the "
+                "cluster's OIDC issuer, so AKS rejects the cluster. Set oidcIssuerProfile.enabled: true."
+            )
+    review.finish()
+
+
+POLICY = GpuResourcePolicy(
+    name=NAME,
+    what="A ManagedCluster with the KAITO add-on (aiToolchainOperatorProfile.enabled) has oidcIssuerProfile.enabled.",
+    why="KAITO provisions GPU nodes through workload identity, which requires the OIDC issuer; AKS refuses the "
+    "add-on without it.",
+    validate=validate,
+    level=MANDATORY,
+    severity=Severity.MEDIUM,
+    topics=["aks", "kaito", "identity"],
+    fix="Set oidcIssuerProfile.enabled: true (and enable workload identity).",
+)

@@ -1,0 +1,48 @@
+"""gpu-driver-no-legacy-skip-tag: the ``SkipGPUDriverInstall`` node-pool tag no longer works."""
+
+from __future__ import annotations
+
+from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
+
+from gpu_catalog import is_gpu_size
+
+from ._meta import ADVISORY, GpuResourcePolicy
+from ._resources import UNKNOWN, Review, pools_of
+
+NAME = "gpu-driver-no-legacy-skip-tag"
+TAG = "SkipGPUDriverInstall"
+
+
+def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    review = Review(report, args)
+    for pool in pools_of(args.resource_type, args.props, review):
+        size = pool.get("vmSize")
+        if isinstance(size, str) and not is_gpu_size(size):
+            continue  # non-GPU pools are not this policy's business
+        tags = pool.get("tags")
+        if tags is UNKNOWN:
+            review.unknown_field(pool.path("tags"))
+            continue
+        if not isinstance(tags, dict):
+            continue
+        for key in tags:
+            if key.lower() == TAG.lower():
+                review.violation(
+                    f"{pool.path('tags', key)}: {pool.label(args.name)} uses the legacy {key} tag, which AKS "
+                    "stopped honouring on 2025-08-14 (as it did --skip-gpu-driver-install): the pool gets the AKS "
+                    'GPU driver anyway. Remove the tag and set gpuProfile.driver: "None" instead.'
+                )
+    review.finish()
+
+
+POLICY = GpuResourcePolicy(
+    name=NAME,
+    what="No legacy SkipGPUDriverInstall tag on GPU node pools.",
+    why="AKS stopped honouring the tag (and --skip-gpu-driver-install) on 2025-08-14; the driver is installed "
+    "anyway, which conflicts with a GPU operator that brings its own driver.",
+    validate=validate,
+    level=ADVISORY,
+    severity=Severity.MEDIUM,
+    topics=["gpu", "aks", "driver"],
+    fix='Remove the tag; set gpuProfile.driver: "None" (create-time only: the pool is replaced).',
+)

@@ -1,0 +1,44 @@
+"""gpu-driver-skipped-needs-operator: a Linux GPU pool that skips the AKS driver needs something else to install one."""
+
+from __future__ import annotations
+
+from pulumi_policy import ReportViolation, Severity, StackValidationArgs
+
+from ._meta import ADVISORY, GpuStackPolicy
+from ._resources import UNKNOWN, Review
+from ._stack import gpu_operators, linux_gpu_pools
+
+NAME = "gpu-driver-skipped-needs-operator"
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    review = Review(report, args)
+    operators = gpu_operators(args, review)
+    if not operators and not review.unknown:
+        for sp in linux_gpu_pools(args, review):
+            skip = sp.pool.get("gpuProfile", "driver")
+            if skip is UNKNOWN:
+                review.unknown_field(sp.where("gpuProfile", "driver"))
+            elif isinstance(skip, str) and skip.lower() == "none":
+                review.violation(
+                    f"{sp.where('gpuProfile', 'driver')}: {sp.label} skips the AKS GPU driver, but there is no GPU "
+                    "operator Helm release (chart gpu-operator) in this stack, so nothing here installs a driver and "
+                    "GPU pods stay pending. Deploy the GPU operator (components.gpu_operator.GpuOperator), or keep "
+                    'the AKS driver (gpuProfile.driver: "Install"). Ignore this if the operator is installed outside '
+                    "this stack.",
+                    sp.resource.urn,
+                )
+    review.finish()
+
+
+POLICY = GpuStackPolicy(
+    name=NAME,
+    what='Linux GPU pools with gpuProfile.driver "None" come with a GPU operator release in the same stack.',
+    why="Skipping the AKS driver is only right when the GPU operator installs one; the operator may live in "
+    "another stack or GitOps, hence advisory.",
+    validate=validate,
+    level=ADVISORY,
+    severity=Severity.MEDIUM,
+    topics=["gpu", "aks", "gpu-operator", "driver"],
+    fix='Deploy the GPU operator in the stack, or use gpuProfile.driver "Install".',
+)

@@ -1,0 +1,42 @@
+"""gpu-mig-profile-capable-size: a MIG ``gpuInstanceProfile`` only on A100/H100/H200 sizes, and only a known one."""
+
+from __future__ import annotations
+
+from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
+
+from gpu_catalog import RULE_MIG, check_mig_profile
+
+from ._meta import MANDATORY, GpuResourcePolicy
+from ._resources import UNKNOWN, Review, pools_of
+
+
+def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    review = Review(report, args)
+    for pool in pools_of(args.resource_type, args.props, review):
+        profile = pool.get("gpuInstanceProfile")
+        size = pool.get("vmSize")
+        if profile is UNKNOWN:
+            review.unknown_field(pool.path("gpuInstanceProfile"))
+            continue
+        if not isinstance(profile, str) or not profile:
+            continue
+        if size is UNKNOWN:
+            review.unknown_field(pool.path("vmSize"))
+            continue
+        finding = check_mig_profile(size if isinstance(size, str) else "(no vmSize)", profile)
+        if finding is not None:
+            review.violation(f"{pool.path('gpuInstanceProfile')}: {finding.message}")
+    review.finish()
+
+
+POLICY = GpuResourcePolicy(
+    name=RULE_MIG,
+    what="A node pool's gpuInstanceProfile (MIG1g/MIG2g/MIG3g/MIG4g/MIG7g) only on a MIG-capable size.",
+    why="Only A100, H100 and H200 GPUs support Multi-Instance GPU; on any other size AKS rejects the pool, and the "
+    "profile is create-time only (changing it replaces the pool).",
+    validate=validate,
+    level=MANDATORY,
+    severity=Severity.MEDIUM,
+    topics=["gpu", "aks", "mig"],
+    fix="Remove gpuInstanceProfile, or use an A100/H100/H200 size (the violation lists them).",
+)
