@@ -1,0 +1,205 @@
+"""DatabricksConfig: a compliant baseline, one change, one expected rejection naming the key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from components.databricks_config import (
+    DatabricksClusterConfig,
+    DatabricksConfig,
+    DatabricksWorkspaceConfig,
+    task_gpu_amount,
+)
+
+BASE_CLUSTER: dict[str, Any] = {"name": "ml-training", "nodeTypeId": "Standard_NC48ads_A100_v4", "numWorkers": 2}
+
+
+def stack(**cluster_overrides: Any) -> dict[str, Any]:
+    cluster = {**BASE_CLUSTER, **cluster_overrides}
+    cluster = {k: v for k, v in cluster.items() if v is not None}
+    return {"workspace": {"name": "dbw-gpu-prod"}, "clusters": [cluster]}
+
+
+def rejection(data: dict[str, Any]) -> tuple[tuple[str | int, ...], str]:
+    with pytest.raises(ValidationError) as info:
+        DatabricksConfig.model_validate(data)
+    errors = info.value.errors()
+    assert len(errors) == 1, errors
+    return tuple(errors[0]["loc"]), errors[0]["msg"]
+
+
+def test_baseline_is_valid_with_defaults():
+    cfg = DatabricksConfig.model_validate(stack())
+    [c] = cfg.clusters
+    assert c.sparkVersion == "15.4.x-gpu-ml-scala2.12"
+    assert c.workload == "training"
+    assert c.autoterminationMinutes == 60
+    assert c.photon is False
+    assert c.driver_node_type == "Standard_NC48ads_A100_v4"
+    assert c.gpu_spark_conf() == {"spark.task.resource.gpu.amount": "2"}
+    assert cfg.workspace.managed_resource_group_name == "dbw-gpu-prod-managed-rg"
+
+
+def test_cpu_node_type_is_rejected():
+    loc, msg = rejection(stack(nodeTypeId="Standard_D16s_v5"))
+    assert loc == ("clusters", 0, "nodeTypeId")
+    assert "nodeTypeId 'Standard_D16s_v5' is not a GPU node type" in msg
+    assert "Standard_NC24ads_A100_v4" in msg  # allowed values listed
+
+
+def test_cpu_driver_node_type_is_rejected():
+    loc, msg = rejection(stack(driverNodeTypeId="Standard_DS3_v2"))
+    assert loc == ("clusters", 0, "driverNodeTypeId")
+    assert "driverNodeTypeId 'Standard_DS3_v2' is not a GPU node type" in msg
+
+
+def test_photon_on_a_gpu_cluster_is_rejected_with_reason():
+    loc, msg = rejection(stack(photon=True))
+    assert loc == ("clusters", 0, "photon")
+    assert "photon must be false: Photon does not run on GPU instance types" in msg
+
+
+def test_fractional_tasks_per_gpu_is_rejected():
+    loc, msg = rejection(stack(workload="inference", tasksPerGpu=1.5))
+    assert loc == ("clusters", 0, "tasksPerGpu")
+    assert "tasksPerGpu must be a whole number ≥ 2, got 1.5" in msg
+
+
+@pytest.mark.parametrize("value", [1, 0, -2, True, "four"])
+def test_tasks_per_gpu_below_two_or_not_a_number_is_rejected(value: Any):
+    loc, msg = rejection(stack(workload="inference", tasksPerGpu=value))
+    assert loc == ("clusters", 0, "tasksPerGpu")
+    assert "tasksPerGpu must be a whole number ≥ 2" in msg
+
+
+def test_inference_requires_tasks_per_gpu():
+    loc, msg = rejection(stack(workload="inference"))
+    assert loc == ("clusters", 0, "tasksPerGpu")
+    assert "tasksPerGpu is required for workload 'inference'" in msg
+
+
+def test_tasks_per_gpu_on_training_is_rejected():
+    loc, msg = rejection(stack(tasksPerGpu=4))
+    assert loc == ("clusters", 0, "tasksPerGpu")
+    assert "tasksPerGpu only applies to workload 'inference'" in msg
+
+
+def test_whole_float_tasks_per_gpu_from_yaml_is_accepted():
+    cfg = DatabricksConfig.model_validate(stack(workload="inference", tasksPerGpu=4.0))
+    assert cfg.clusters[0].tasksPerGpu == 4
+    assert cfg.clusters[0].gpu_spark_conf() == {"spark.task.resource.gpu.amount": "0.25"}
+
+
+def test_custom_image_with_ml_runtime_is_rejected():
+    loc, msg = rejection(stack(customImage="databricksruntime/gpu-pytorch:cuda11.8"))
+    assert loc == ("clusters", 0, "sparkVersion")
+    assert "sparkVersion '15.4.x-gpu-ml-scala2.12' is an ML runtime, but customImage" in msg
+    assert "'15.4.x-scala2.12'" in msg
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        ("15.4.x-scala2.12", "is not a GPU ML runtime"),
+        ("15.4.x-cpu-ml-scala2.12", "is not a GPU ML runtime"),
+        ("15.4-gpu-ml", "is not a GPU ML runtime"),
+        ("17.3.x-gpu-ml-scala2.12", "Databricks Runtime 17 and later ship Scala 2.13 only"),
+        ("14.3.x-gpu-ml-scala2.13", "Databricks Runtime 14 ships Scala 2.12"),
+    ],
+)
+def test_runtime_format_is_validated(version: str, expected: str):
+    loc, msg = rejection(stack(sparkVersion=version))
+    assert loc == ("clusters", 0, "sparkVersion")
+    assert expected in msg
+
+
+@pytest.mark.parametrize("version", ["15.4.x-gpu-ml-scala2.12", "16.4.x-gpu-ml-scala2.13", "17.3.x-gpu-ml-scala2.13"])
+def test_gpu_ml_runtimes_accepted(version: str):
+    assert DatabricksConfig.model_validate(stack(sparkVersion=version)).clusters[0].sparkVersion == version
+
+
+def test_amd_size_not_offered_by_databricks_is_rejected():
+    loc, msg = rejection(stack(nodeTypeId="Standard_NG32ads_V620_v1"))
+    assert loc == ("clusters", 0, "nodeTypeId")
+    assert "not offered by Azure Databricks as a GPU node type" in msg
+
+
+def test_retired_size_is_rejected_with_the_catalog_message():
+    loc, msg = rejection(stack(nodeTypeId="Standard_NC6s_v3"))
+    assert loc == ("clusters", 0, "nodeTypeId")
+    assert "was retired by Microsoft on 2025-09-30" in msg
+
+
+def test_fixed_and_autoscale_together_is_rejected():
+    loc, msg = rejection(stack(autoscale={"minWorkers": 1, "maxWorkers": 3}))
+    assert loc == ("clusters", 0, "autoscale")
+    assert "either numWorkers" in msg
+
+
+def test_no_workers_for_training_is_rejected():
+    loc, msg = rejection(
+        {"workspace": {"name": "w-1"}, "clusters": [{"name": "t", "nodeTypeId": "Standard_NC4as_T4_v3"}]}
+    )
+    assert loc == ("clusters", 0, "autoscale")
+    assert "needs workers" in msg
+
+
+def test_single_node_with_workers_is_rejected():
+    loc, msg = rejection(stack(workload="singleNode", numWorkers=2))
+    assert loc == ("clusters", 0, "numWorkers")
+    assert "numWorkers must be 0 (or unset) for workload 'singleNode'" in msg
+
+
+def test_autotermination_off_is_rejected():
+    loc, msg = rejection(stack(autoterminationMinutes=0))
+    assert loc == ("clusters", 0, "autoterminationMinutes")
+    assert "between 10 and 43200" in msg
+
+
+def test_autoscale_bounds_are_checked():
+    loc, msg = rejection(stack(numWorkers=None, autoscale={"minWorkers": 3, "maxWorkers": 3}))
+    assert loc == ("clusters", 0, "autoscale")
+    assert "maxWorkers (3) must be greater than minWorkers (3)" in msg
+
+
+def test_unknown_key_is_rejected():
+    loc, _ = rejection(stack(runtimeEngine="PHOTON"))
+    assert loc == ("clusters", 0, "runtimeEngine")
+
+
+def test_duplicate_cluster_names_are_rejected():
+    data = stack()
+    data["clusters"].append({**BASE_CLUSTER, "name": "ML training"})
+    data["clusters"][0]["name"] = "ml-training"
+    loc, msg = rejection(data)
+    assert loc == ("clusters",)
+    assert "collide" in msg
+
+
+@pytest.mark.parametrize(
+    ("workspace", "expected"),
+    [
+        ({}, "set exactly one of name"),
+        ({"name": "w-1", "url": "https://adb-1.2.azuredatabricks.net"}, "set exactly one of name"),
+        ({"url": "https://example.com"}, "is not an Azure Databricks workspace URL"),
+        ({"name": "x"}, "is not a valid Azure Databricks workspace name"),
+    ],
+)
+def test_workspace_shape_is_validated(workspace: dict[str, Any], expected: str):
+    with pytest.raises(ValidationError, match=expected):
+        DatabricksWorkspaceConfig.model_validate(workspace)
+
+
+@pytest.mark.parametrize(("n", "amount"), [(2, "0.5"), (3, "0.333333"), (4, "0.25"), (7, "0.142857"), (8, "0.125")])
+def test_task_gpu_amount_is_what_spark_accepts(n: int, amount: str):
+    assert task_gpu_amount(n) == amount
+    assert float(amount) <= 0.5
+    assert int(1 / float(amount)) == n  # Spark runs floor(1/amount) tasks per GPU
+
+
+def test_cluster_model_alone_rejects_photon():
+    with pytest.raises(ValidationError, match="photon"):
+        DatabricksClusterConfig.model_validate({**BASE_CLUSTER, "photon": True})

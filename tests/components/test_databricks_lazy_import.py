@@ -1,0 +1,74 @@
+"""``pulumi_databricks`` (~385 modules, seconds to import) is loaded only when Databricks resources are created.
+
+Each check runs in a fresh interpreter: other tests in this process may already have imported the package.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_python(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.slow
+def test_importing_components_and_validating_databricks_config_does_not_import_pulumi_databricks():
+    proc = run_python(
+        """
+        import importlib, pkgutil, sys
+        import components
+        for mod in pkgutil.iter_modules(components.__path__):
+            importlib.import_module(f"components.{mod.name}")
+        from components.databricks_config import DatabricksConfig
+        DatabricksConfig.model_validate({
+            "workspace": {"name": "dbw-gpu"},
+            "clusters": [{"name": "t", "nodeTypeId": "Standard_NC24ads_A100_v4", "numWorkers": 1}],
+        })
+        loaded = sorted(m for m in sys.modules if m.startswith("pulumi_databricks"))
+        print("LOADED", loaded[:3])
+        assert not loaded, loaded
+        """
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "LOADED []" in proc.stdout
+
+
+@pytest.mark.slow
+def test_creating_a_databricks_cluster_does_import_it():
+    """The control: the probe above would see the package if anything loaded it."""
+    proc = run_python(
+        """
+        import sys
+        import pulumi
+        from components.databricks import DatabricksWorkspace
+        from components.databricks_config import DatabricksWorkspaceConfig
+
+        class M(pulumi.runtime.Mocks):
+            def new_resource(self, args):
+                return args.name + "-id", dict(args.inputs)
+            def call(self, args):
+                return {}
+
+        pulumi.runtime.set_mocks(M(), preview=False)
+        assert "pulumi_databricks" not in sys.modules
+        DatabricksWorkspace("dbx", DatabricksWorkspaceConfig(url="https://adb-1.2.azuredatabricks.net"))
+        print("LOADED", "pulumi_databricks" in sys.modules)
+        """
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "LOADED True" in proc.stdout
