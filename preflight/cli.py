@@ -1,0 +1,237 @@
+"""``python -m preflight``: check a stack (or any Pulumi Python program) offline — policies, GPU cost, budget.
+
+Steps: read the stack file → run the program under mocks (child process) while the policy pack starts → Configure the
+pack with the stack's policy config → Analyze every resource, AnalyzeStack once → estimate GPU cost, check the budget
+→ report. Exit codes: 0 no mandatory violation, 1 at least one, 2 invalid config, unreadable program, policy-pack
+failure or bad usage (the error on stderr, naming the file and the key).
+
+Keys the preflight itself reads from the stack file (``<project>`` is the program's project name):
+
+- ``<project>:policy``: the policy config handed to the pack, ``{"<policy-name>": level | {"enforcementLevel": level,
+  "<property>": value}, "all": level}`` (the shape of ``pulumi preview --policy-pack-config``);
+- ``<project>:budget``: ``{monthlyUsd: number, enforcementLevel: advisory|mandatory}`` (optional).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from preflight.analyzer import PolicyConfigError, PolicyPackError, PolicyPackProcess, Violation
+from preflight.cost import BudgetConfigError, check_budget, estimate_cost, parse_budget
+from preflight.mocks import (
+    STACK_TYPE,
+    PreflightInputError,
+    ProgramError,
+    ProgramRun,
+    StackSettings,
+    load_stack_settings,
+    read_project,
+    run_program,
+)
+from preflight.report import FORMATS, Report, budget_policy, budget_violation, render
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+EXIT_OK, EXIT_MANDATORY, EXIT_ERROR = 0, 1, 2
+
+
+class _Progress:
+    """Progress lines on stderr, only when stderr is a terminal (never in CI logs or captured output)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self.start = time.monotonic()
+
+    def __call__(self, message: str) -> None:
+        if self.enabled:
+            self.stream.write(f"[{time.monotonic() - self.start:5.1f}s] {message}\n")
+            self.stream.flush()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m preflight",
+        description="Offline preflight: run a Pulumi Python program under mocks, check it with the CrossGuard policy "
+        "pack exactly as `pulumi preview --policy-pack` would, estimate GPU cost and check the budget. "
+        "No Pulumi CLI, no cloud credentials.",
+        epilog="Exit codes: 0 no mandatory violation; 1 at least one mandatory violation; 2 invalid config, "
+        "unreadable program, policy-pack failure or bad usage. Policy config comes from the stack file key "
+        "'<project>:policy', the budget from '<project>:budget'.",
+    )
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument(
+        "--stack", metavar="NAME", help="stack name: reads <program>/<stackConfigDir>/Pulumi.NAME.yaml (stacks/ here)"
+    )
+    which.add_argument("--config-file", metavar="PATH", type=Path, help="any Pulumi stack file (Pulumi.<stack>.yaml)")
+    parser.add_argument(
+        "--program",
+        metavar="DIR",
+        type=Path,
+        default=REPO_ROOT,
+        help="Pulumi Python program directory (default: this repo)",
+    )
+    parser.add_argument(
+        "--policy-pack",
+        metavar="DIR",
+        type=Path,
+        default=REPO_ROOT / "policies",
+        help="CrossGuard policy pack directory (default: policies/)",
+    )
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    parser.add_argument("--output", metavar="FILE", type=Path, help="write the report here instead of stdout")
+    return parser
+
+
+def _stack_file_for(program_dir: Path, stack: str) -> Path:
+    import yaml
+
+    project_file = program_dir / "Pulumi.yaml"
+    doc = yaml.safe_load(project_file.read_text(encoding="utf-8")) or {}
+    config_dir = doc.get("stackConfigDir") if isinstance(doc, dict) else None
+    base = program_dir / config_dir if isinstance(config_dir, str) and config_dir else program_dir
+    return base / f"Pulumi.{stack}.yaml"
+
+
+def _policy_config(settings: StackSettings, where: str) -> dict[str, Any] | None:
+    value = settings.values.get(f"{settings.project}:policy")
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise PreflightInputError(
+            f"{where}: key '{settings.project}:policy' must be a mapping of policy name to a level "
+            f"(advisory, mandatory, remediate, disabled) or to {{enforcementLevel: ..., <property>: ...}}; "
+            f"got {type(value).__name__}"
+        )
+    return dict(value)
+
+
+def _where(settings: StackSettings) -> str:
+    if settings.stack_file is None:
+        return "(no stack file)"
+    try:
+        return str(settings.stack_file.relative_to(Path.cwd()))
+    except ValueError:
+        return str(settings.stack_file)
+
+
+def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
+    """Everything but rendering; raises PreflightInputError, ProgramError, PolicyPackError, BudgetConfigError."""
+    program_dir: Path = args.program.resolve()
+    read_project(program_dir)  # fails early, naming Pulumi.yaml, when DIR is not a Python program
+    stack_file: Path | None = args.config_file
+    if args.stack is not None:
+        stack_file = _stack_file_for(program_dir, args.stack)
+        if not stack_file.is_file():
+            raise PreflightInputError(f"{stack_file}: no such stack file for --stack {args.stack}")
+    settings = load_stack_settings(program_dir, stack_file, stack=args.stack)
+    where = _where(settings)
+    policy_config = _policy_config(settings, where)
+    budget = parse_budget(
+        settings.values.get(f"{settings.project}:budget"), where=f"{where}: {settings.project}:budget"
+    )
+    pack_dir: Path = args.policy_pack.resolve()
+    if not (pack_dir / "PulumiPolicy.yaml").is_file():
+        raise PreflightInputError(f"{pack_dir}: no PulumiPolicy.yaml (not a policy pack directory)")
+
+    # The program (a child process) and the policy pack (another one) start in parallel.
+    progress(f"running {program_dir} under mocks for stack {settings.stack}")
+    outcome: dict[str, Any] = {}
+
+    def program() -> None:
+        try:
+            outcome["run"] = run_program(settings)
+        except BaseException as exc:  # re-raised in the main thread below
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=program, name="preflight-program", daemon=True)
+    worker.start()
+    try:
+        with PolicyPackProcess(
+            pack_dir, project=settings.project, stack=settings.stack, dry_run=True, stack_config=settings.config
+        ) as pack:
+            info = pack.analyzer_info()
+            progress(f"policy pack {info.name} {info.version} started ({len(info.policies)} policies)")
+            try:
+                config = pack.configure(policy_config)
+            except PolicyConfigError as exc:
+                raise PreflightInputError(
+                    f"{where}: key '{settings.project}:policy' does not fit policy pack '{exc.pack_name}':\n"
+                    + "\n".join(f"  - {e}" for e in exc.errors)
+                ) from exc
+            worker.join()
+            if "error" in outcome:
+                raise outcome["error"]
+            run: ProgramRun = outcome["run"]
+            progress(f"program registered {len(run.resources)} resources; analyzing them")
+            pack.know_providers(run.resources)
+            analysis = pack.analyze_many(run.resources)
+            analysis.extend(pack.analyze_stack(run.resources))
+            warnings = list(run.warnings)
+            warnings += [f"policy pack: {m.message}" for m in pack.logs if m.severity in ("warning", "error")]
+    finally:
+        worker.join()  # never leave the program's process behind, whatever failed
+    progress(f"policy pack done: {len(analysis.violations)} violation(s); estimating cost")
+
+    violations: list[Violation] = list(analysis.violations)
+    policies = list(info.policies)
+    cost = estimate_cost(run.resources)
+    finding = check_budget(cost, budget)
+    if budget is not None:
+        policies.append(budget_policy(budget.enforcement_level))
+    if finding is not None and finding.over:
+        stack_urn = next((r.urn for r in run.resources if r.type == STACK_TYPE), "")
+        violations.append(budget_violation(finding, stack_urn))
+    return Report(
+        stack=settings.stack,
+        project=settings.project,
+        program_dir=program_dir,
+        stack_file=settings.stack_file,
+        resources=run.resources,
+        violations=violations,
+        policies=policies,
+        pack_name=info.name,
+        pack_version=info.version,
+        cost=cost,
+        budget=finding,
+        warnings=warnings,
+        policy_config=config,
+    )
+
+
+def _error(message: str) -> int:
+    sys.stderr.write(f"preflight: error: {message.rstrip()}\n")
+    return EXIT_ERROR
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)  # bad usage: argparse prints usage and exits 2
+    progress = _Progress(sys.stderr)
+    try:
+        report = run_preflight(args, progress)
+    except (PreflightInputError, BudgetConfigError) as exc:
+        return _error(str(exc))
+    except ProgramError as exc:
+        where = f"the program {args.program}"
+        text = exc.message if exc.detail is None else f"{exc.message}\n{exc.detail}"
+        return _error(f"{where} failed:\n{text}")
+    except PolicyPackError as exc:
+        return _error(f"policy pack {args.policy_pack}: {exc}")
+    output = render(report, args.format)
+    if args.output is not None:
+        try:
+            args.output.parent.mkdir(parents=True, exist_ok=True)
+            args.output.write_text(output, encoding="utf-8")
+        except OSError as exc:
+            return _error(f"{args.output}: cannot write the report: {exc}")
+        progress(f"report written to {args.output}")
+    else:
+        sys.stdout.write(output)
+        sys.stdout.flush()
+    return report.exit_code

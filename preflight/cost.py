@@ -1,0 +1,337 @@
+"""Indicative GPU cost of a program's resources, from the GPU catalog, and the stack's optional monthly budget.
+
+Every GPU size wherever it appears is priced at the minimum and the maximum node count the resource allows:
+
+- ``azure-native:containerservice:AgentPool``: ``count``; with ``enableAutoScaling`` ``minCount``..``maxCount``;
+- ``azure-native:containerservice:ManagedCluster``: each entry of ``agentPoolProfiles``, the same way;
+- ``databricks:index/cluster:Cluster``: workers (``nodeTypeId``: ``numWorkers`` or ``autoscale.minWorkers``..
+  ``maxWorkers``) and the driver (``driverNodeTypeId``, else ``nodeTypeId``: one node);
+- ``databricks:index/instancePool:InstancePool``: ``nodeTypeId``, ``minIdleInstances``..``maxCapacity``;
+- ``kubernetes:kaito.sh/v1beta1:Workspace``: ``resource.instanceType`` × ``resource.count`` (default 1).
+
+Prices are the catalog's indicative third-party figures (USD per VM hour; VM only: no disks, network, Databricks
+DBUs or support). A month is 730 hours. A GPU size without a price (or unknown in the catalog, or unknown during
+the preview) is listed with ``None`` and a note, and left out of the totals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpu_catalog import Catalog, default_catalog, is_gpu_size
+from preflight.mocks import UNKNOWN, unwrap_secrets
+from preflight.model import RecordedResource
+
+HOURS_PER_MONTH = 730
+CURRENCY = "USD"
+BUDGET_POLICY = "gpu-budget"
+BUDGET_PACK = "azure-gpu-platform-preflight"
+"""Budget violations come from the preflight itself (the pack cannot see prices across the whole stack)."""
+BUDGET_LEVELS: tuple[str, ...] = ("advisory", "mandatory")
+BUDGET_DESCRIPTION = (
+    "The indicative monthly GPU cost at maximum node counts stays within the stack's budget "
+    "(`<project>:budget.monthlyUsd`)."
+)
+
+AGENT_POOL = "azure-native:containerservice:AgentPool"
+MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
+DATABRICKS_CLUSTER = "databricks:index/cluster:Cluster"
+DATABRICKS_POOL = "databricks:index/instancePool:InstancePool"
+KAITO_WORKSPACE = "kubernetes:kaito.sh/v1beta1:Workspace"
+
+
+class BudgetConfigError(ValueError):
+    """The stack's budget is malformed; the message names the stack file and the key path."""
+
+
+@dataclass(frozen=True)
+class CostLine:
+    """One GPU size used by one resource (a pool, a cluster's workers or driver, a KAITO workspace)."""
+
+    urn: str
+    resource_type: str
+    role: str
+    """What in the resource: ``pool``, ``agentPoolProfiles[<name>]``, ``workers``, ``driver``, ``workspace``."""
+    vm_size: str
+    nodes_min: int | None
+    nodes_max: int | None
+    usd_per_node_hour: float | None
+    note: str | None = None
+    """Why the line is not priced (``None`` when it is)."""
+
+    @property
+    def priced(self) -> bool:
+        return self.usd_per_node_hour is not None and self.nodes_min is not None and self.nodes_max is not None
+
+    @property
+    def hourly_min(self) -> float | None:
+        if not self.priced:
+            return None
+        return float(self.usd_per_node_hour or 0.0) * (self.nodes_min or 0)
+
+    @property
+    def hourly_max(self) -> float | None:
+        if not self.priced:
+            return None
+        return float(self.usd_per_node_hour or 0.0) * (self.nodes_max or 0)
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    lines: list[CostLine]
+    hours_per_month: int = HOURS_PER_MONTH
+    currency: str = CURRENCY
+    indicative: bool = True
+
+    @property
+    def priced_lines(self) -> list[CostLine]:
+        return [line for line in self.lines if line.priced]
+
+    @property
+    def unpriced_lines(self) -> list[CostLine]:
+        return [line for line in self.lines if not line.priced]
+
+    @property
+    def hourly_min(self) -> float:
+        return sum((line.hourly_min or 0.0) for line in self.priced_lines)
+
+    @property
+    def hourly_max(self) -> float:
+        return sum((line.hourly_max or 0.0) for line in self.priced_lines)
+
+    @property
+    def monthly_min(self) -> float:
+        return self.hourly_min * self.hours_per_month
+
+    @property
+    def monthly_max(self) -> float:
+        return self.hourly_max * self.hours_per_month
+
+    def to_json(self) -> dict[str, Any]:
+        """The report's ``cost`` object (the issue's shape, plus ``unpriced`` and per-line detail)."""
+        return {
+            "currency": self.currency,
+            "indicative": self.indicative,
+            "hoursPerMonth": self.hours_per_month,
+            "hourlyMin": round(self.hourly_min, 4),
+            "hourlyMax": round(self.hourly_max, 4),
+            "monthlyMin": round(self.monthly_min, 2),
+            "monthlyMax": round(self.monthly_max, 2),
+            "byResource": [
+                {
+                    "urn": line.urn,
+                    "type": line.resource_type,
+                    "role": line.role,
+                    "vmSize": line.vm_size,
+                    "nodesMin": line.nodes_min,
+                    "nodesMax": line.nodes_max,
+                    "usdPerNodeHour": line.usd_per_node_hour,
+                    "hourlyMin": _round(line.hourly_min, 4),
+                    "hourlyMax": _round(line.hourly_max, 4),
+                    "monthlyMin": _round(_times(line.hourly_min, self.hours_per_month), 2),
+                    "monthlyMax": _round(_times(line.hourly_max, self.hours_per_month), 2),
+                    "priced": line.priced,
+                    "note": line.note,
+                }
+                for line in self.lines
+            ],
+            "unpriced": sorted({line.vm_size for line in self.unpriced_lines}),
+        }
+
+
+def _round(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _times(value: float | None, factor: int) -> float | None:
+    return None if value is None else value * factor
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# Reading node counts from inputs
+
+
+def _count(value: Any) -> int | None:
+    """A node count from the wire (floats); ``None`` when unknown during the preview or not a number."""
+    if isinstance(value, bool) or value is None or value == UNKNOWN:
+        return None
+    if isinstance(value, int | float):
+        return max(int(value), 0)
+    return None
+
+
+def _pool_nodes(props: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """(min, max) nodes of an AKS pool: autoscaling min/max, else the fixed ``count`` (the API's default is 1)."""
+    count = _count(props.get("count")) if "count" in props else 1
+    if props.get("enableAutoScaling") is True:
+        lo = _count(props["minCount"]) if "minCount" in props else count
+        hi = _count(props["maxCount"]) if "maxCount" in props else count
+        return lo, hi
+    return count, count
+
+
+def _size_of(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# Estimate
+
+
+def _line(
+    catalog: Catalog, r: RecordedResource, role: str, size: str, nodes: tuple[int | None, int | None]
+) -> CostLine | None:
+    if size == UNKNOWN:
+        return CostLine(r.urn, r.type, role, size, nodes[0], nodes[1], None, "VM size unknown during the preview")
+    if not is_gpu_size(size, catalog):
+        return None
+    entry = catalog.lookup(size)
+    lo, hi = nodes
+    note: str | None = None
+    price: float | None = None
+    if entry is None:
+        note = "not in the GPU catalog: no price"
+    elif entry.price_usd_per_hour is None:
+        note = "no indicative price in the catalog"
+    else:
+        price = entry.price_usd_per_hour
+    if lo is None or hi is None:
+        note = (note + "; " if note else "") + "node count unknown during the preview"
+    name = entry.name if entry is not None else size
+    return CostLine(r.urn, r.type, role, name, lo, hi, price, note)
+
+
+def cost_lines(resource: RecordedResource, catalog: Catalog | None = None) -> list[CostLine]:
+    """The GPU cost lines of one resource (empty when it uses no GPU size)."""
+    cat = catalog or default_catalog()
+    props = unwrap_secrets(resource.inputs)
+    lines: list[CostLine | None] = []
+    if resource.type == AGENT_POOL:
+        size = _size_of(props.get("vmSize"))
+        if size:
+            lines.append(_line(cat, resource, "pool", size, _pool_nodes(props)))
+    elif resource.type == MANAGED_CLUSTER:
+        profiles = props.get("agentPoolProfiles")
+        for i, profile in enumerate(profiles if isinstance(profiles, list) else []):
+            if not isinstance(profile, Mapping):
+                continue
+            size = _size_of(profile.get("vmSize"))
+            if size:
+                label = profile.get("name") if isinstance(profile.get("name"), str) else str(i)
+                lines.append(_line(cat, resource, f"agentPoolProfiles[{label}]", size, _pool_nodes(profile)))
+    elif resource.type == DATABRICKS_CLUSTER:
+        worker = _size_of(props.get("nodeTypeId"))
+        driver = _size_of(props.get("driverNodeTypeId")) or worker
+        autoscale = props.get("autoscale")
+        if isinstance(autoscale, Mapping):
+            workers = (_count(autoscale.get("minWorkers", 0)), _count(autoscale.get("maxWorkers", 0)))
+        else:
+            n = _count(props.get("numWorkers", 0))
+            workers = (n, n)
+        if worker and workers[1] != 0:
+            lines.append(_line(cat, resource, "workers", worker, workers))
+        if driver:
+            lines.append(_line(cat, resource, "driver", driver, (1, 1)))
+    elif resource.type == DATABRICKS_POOL:
+        size = _size_of(props.get("nodeTypeId"))
+        if size:
+            lo = _count(props.get("minIdleInstances", 0))
+            hi = _count(props["maxCapacity"]) if "maxCapacity" in props else lo
+            lines.append(_line(cat, resource, "pool", size, (lo, hi)))
+    elif resource.type == KAITO_WORKSPACE:
+        spec = props.get("resource")
+        if isinstance(spec, Mapping):
+            size = _size_of(spec.get("instanceType"))
+            n = _count(spec.get("count", 1))
+            if size:
+                lines.append(_line(cat, resource, "workspace", size, (n, n)))
+    return [line for line in lines if line is not None]
+
+
+def estimate_cost(resources: Iterable[RecordedResource], catalog: Catalog | None = None) -> CostEstimate:
+    """Price every GPU size in ``resources`` at min and max node counts (indicative, USD)."""
+    cat = catalog or default_catalog()
+    lines: list[CostLine] = []
+    for r in resources:
+        lines.extend(cost_lines(r, cat))
+    return CostEstimate(lines=lines)
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# Budget
+
+
+@dataclass(frozen=True)
+class Budget:
+    monthly_usd: float
+    enforcement_level: str = "advisory"
+    source: str = field(default="", compare=False)
+    """Where it was read: ``<stack file>: <project>:budget``."""
+
+
+def parse_budget(value: Any, *, where: str) -> Budget | None:
+    """Validate the stack's ``budget`` value: ``{monthlyUsd: number > 0, enforcementLevel?: advisory|mandatory}``.
+
+    ``where`` names the file and the key (``stacks/Pulumi.dev.yaml: azure-gpu-platform:budget``); every error names it
+    with the bad sub-key and the allowed values.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise BudgetConfigError(
+            f"{where}: must be a mapping {{monthlyUsd: <number>, enforcementLevel: advisory|mandatory}}"
+        )
+    errors: list[str] = []
+    unknown = sorted(set(value) - {"monthlyUsd", "enforcementLevel"})
+    errors.extend(f"{where}.{key}: unknown key (allowed: monthlyUsd, enforcementLevel)" for key in unknown)
+    monthly = value.get("monthlyUsd")
+    if "monthlyUsd" not in value:
+        errors.append(f"{where}.monthlyUsd: required (the monthly GPU budget in USD)")
+    elif isinstance(monthly, bool) or not isinstance(monthly, int | float) or monthly <= 0:
+        errors.append(f"{where}.monthlyUsd: must be a number greater than 0, got {monthly!r}")
+    level = value.get("enforcementLevel", "advisory")
+    if level not in BUDGET_LEVELS:
+        errors.append(f"{where}.enforcementLevel: must be one of {', '.join(BUDGET_LEVELS)}, got {level!r}")
+    if errors:
+        raise BudgetConfigError("\n".join(errors))
+    assert isinstance(monthly, int | float)
+    return Budget(monthly_usd=float(monthly), enforcement_level=str(level), source=where)
+
+
+@dataclass(frozen=True)
+class BudgetFinding:
+    """The budget verdict: over (a ``gpu-budget`` violation) or within."""
+
+    budget: Budget
+    over: bool
+    message: str
+
+
+def check_budget(estimate: CostEstimate, budget: Budget | None) -> BudgetFinding | None:
+    """Over budget when the indicative monthly cost at maximum node counts exceeds ``monthlyUsd``."""
+    if budget is None:
+        return None
+    unpriced = sorted({line.vm_size for line in estimate.unpriced_lines})
+    caveat = (
+        f" {len(unpriced)} GPU size(s) have no price and are not counted: {', '.join(unpriced)}." if unpriced else ""
+    )
+    at_max, at_min = estimate.monthly_max, estimate.monthly_min
+    if at_max > budget.monthly_usd:
+        floor_note = (
+            f" Even at minimum node counts it is ${at_min:,.2f}/month."
+            if at_min > budget.monthly_usd
+            else f" At minimum node counts it is ${at_min:,.2f}/month."
+        )
+        message = (
+            f"Indicative GPU cost can reach ${at_max:,.2f}/month at maximum node counts, over the budget of "
+            f"${budget.monthly_usd:,.2f}/month ({budget.source}.monthlyUsd).{floor_note}{caveat} "
+            "Fix: lower maxCount/maxWorkers or pick smaller GPU sizes, or raise the budget."
+        )
+        return BudgetFinding(budget=budget, over=True, message=message)
+    message = (
+        f"Indicative GPU cost at most ${at_max:,.2f}/month, within the budget of ${budget.monthly_usd:,.2f}/month."
+        f"{caveat}"
+    )
+    return BudgetFinding(budget=budget, over=False, message=message)
