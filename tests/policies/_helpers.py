@@ -154,3 +154,36 @@ CLUSTER: dict[str, Any] = {
     "aiToolchainOperatorProfile": {"enabled": True},
     "metricsProfile": {"costAnalysis": {"enabled": True}},
 }
+
+DATABRICKS_GPU: dict[str, Any] = {
+    "clusterName": "gpu-train",
+    "sparkVersion": "15.4.x-gpu-ml-scala2.12",
+    "nodeTypeId": "Standard_NC4as_T4_v3",
+    "driverNodeTypeId": "Standard_NC4as_T4_v3",
+    "numWorkers": 2.0,
+    "dataSecurityMode": "SINGLE_USER",
+    "singleUserName": "ml-team@contoso.com",
+    "runtimeEngine": "STANDARD",
+    "sparkConf": {"spark.task.resource.gpu.amount": "1"},
+    "autoterminationMinutes": 30.0,
+}
+
+KAITO_WS: dict[str, Any] = {
+    "apiVersion": "kaito.sh/v1beta1",
+    "kind": "Workspace",
+    "metadata": {"name": "phi-4", "namespace": "default"},
+    "resource": {
+        "instanceType": "Standard_NC24ads_A100_v4",
+        "count": 1.0,
+        "labelSelector": {"matchLabels": {"apps": "phi-4"}},
+    },
+    "inference": {"preset": {"name": "phi-4"}},
+}
+
+OPERATOR_RELEASE: dict[str, Any] = {
+    "chart": "gpu-operator",
+    "version": "v25.3.0",
+    "namespace": "gpu-operator",
+    "repositoryOpts": {"repo": "https://helm.ngc.nvidia.com/nvidia"},
+    "values": {"driver": {"enabled": True}, "toolkit": {"enabled": True}},
+}
