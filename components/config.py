@@ -1,0 +1,780 @@
+"""Stack configuration: the typed shape of ``stacks/Pulumi.<env>.yaml`` and its validation.
+
+Everything under the ``azure-gpu-platform:`` namespace of a stack file is parsed into :class:`StackConfig` before
+any resource is registered. Structural problems (unknown keys, wrong types, out-of-range numbers) come from the
+pydantic models; cross-field problems (catalog rules, Windows limits, GPU sharing, operator-managed autoscaling,
+cost analysis tier) from :func:`semantic_problems`. Every problem becomes one line naming the stack file, the key
+path (``gpuPools[1].minCount``) and what is allowed; all of them are raised together as :class:`StackConfigError`.
+
+GPU size rules come from :mod:`gpu_catalog` (the same functions and messages as the policy pack).
+This module does not import any Pulumi provider package, so the preflight can validate a stack file cheaply.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union
+
+import pulumi
+from pydantic import BaseModel, Field, ValidationError
+from pydantic_core import ErrorDetails
+
+from gpu_catalog import DEFAULT_FLOOR, MIG_PROFILES, check_gpu_size, check_mig_profile, default_catalog, is_gpu_size
+
+from .config_base import StrictModel
+
+NAMESPACE = "azure-gpu-platform"
+"""The stack-config namespace (the Pulumi project name)."""
+
+STACK_FILE_ENV = "AGP_STACK_FILE"
+"""When set, error messages name this file instead of ``stacks/Pulumi.<stack>.yaml`` (the preflight sets it)."""
+
+DEFAULT_GPU_TAINT = "nvidia.com/gpu=present:NoSchedule"
+"""Tolerated by the GPU operator's daemonsets by default and by AKS's ExtendedResourceToleration admission plugin
+for pods requesting ``nvidia.com/gpu``."""
+
+DEFAULT_GPU_OPERATOR_VERSION = "v25.3.4"
+"""Pinned NVIDIA gpu-operator chart version (https://helm.ngc.nvidia.com/nvidia, released 2025-09)."""
+
+MIN_WINDOWS_GPU_K8S = (1, 29)
+"""Windows GPU node pools need Kubernetes 1.29 or later (AKS docs: use Windows GPU nodes)."""
+
+MPS_MAX_REPLICAS = 48
+"""An MPS server serves at most 48 clients per GPU (Volta and later)."""
+
+AKS_ISSUE_SCALE_FROM_ZERO = "Azure/AKS #2832"
+
+_K8S_VERSION_RE = r"^1\.\d{2}(\.\d{1,3})?$"
+_POOL_NAME_RE = re.compile(r"^[a-z][a-z0-9]*$")
+_LINUX_NAME_MAX = 12
+_WINDOWS_NAME_MAX = 6
+_TAINT_RE = re.compile(
+    r"^(?P<key>[A-Za-z0-9]([A-Za-z0-9._/-]{0,251}[A-Za-z0-9])?)(=(?P<value>[A-Za-z0-9._-]{0,63}))?"
+    r":(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$"
+)
+_LABEL_VALUE_RE = re.compile(r"^([A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)?$")
+
+Environment = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,15}$")]
+KubernetesVersion = Annotated[str, Field(pattern=_K8S_VERSION_RE)]
+LinuxOsSku = Literal["Ubuntu", "Ubuntu2204", "AzureLinux", "AzureLinux3"]
+WindowsOsSku = Literal["Windows2022"]
+PolicyLevel = Literal["advisory", "mandatory", "remediate", "disabled"]
+
+
+# --------------------------------------------------------------------------------------------------- models
+
+
+class ResourceGroupConfig(StrictModel):
+    """``resourceGroup``: where the cluster lives. ``existing: true`` uses a group created elsewhere."""
+
+    name: Annotated[str, Field(min_length=1, max_length=90, pattern=r"^[-\w._()]+$")] | None = None
+    """Defaults to ``rg-gpu-<environment>``."""
+    existing: bool = False
+
+
+class SystemPoolConfig(StrictModel):
+    """``cluster.systemPool``: the inline System-mode pool (never a GPU size: GPU pools are separate AgentPools)."""
+
+    vmSize: str = "Standard_D4ds_v5"
+    count: Annotated[int, Field(ge=2, le=100)] = 2
+    """At least two nodes so system add-ons survive a node upgrade or failure."""
+    zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
+    osSku: LinuxOsSku = "AzureLinux"
+    onlyCriticalAddons: bool = False
+    """Taint the system pool ``CriticalAddonsOnly=true:NoSchedule`` (then run the GPU operator's controllers on a
+    user pool that tolerates it)."""
+
+
+class ClusterConfig(StrictModel):
+    """``cluster``: the AKS managed cluster."""
+
+    name: Annotated[str, Field(min_length=1, max_length=63, pattern=r"^[a-zA-Z0-9][-_a-zA-Z0-9]*$")] | None = None
+    """Defaults to ``aks-gpu-<environment>``."""
+    kubernetesVersion: KubernetesVersion = "1.33"
+    skuTier: Literal["Free", "Standard", "Premium"] = "Standard"
+    systemPool: SystemPoolConfig = SystemPoolConfig()
+    autoUpgradeChannel: Literal["rapid", "stable", "patch", "node-image", "none"] = "stable"
+    nodeOsUpgradeChannel: Literal["NodeImage", "SecurityPatch", "Unmanaged", "None"] = "NodeImage"
+    oidcIssuer: bool = True
+    workloadIdentity: bool = True
+    adminGroupObjectIds: list[Annotated[str, Field(pattern=r"^[0-9a-fA-F-]{36}$")]] = Field(default_factory=list)
+    """Entra ID groups granted cluster-admin through Azure RBAC (local accounts are always disabled)."""
+    costAnalysis: bool = False
+    """AKS cost analysis add-on (needs ``skuTier`` Standard or Premium)."""
+    kaitoAddon: bool = False
+    """KAITO (AI toolchain operator) add-on; turns the OIDC issuer on."""
+    protect: bool | None = None
+    """Protect the cluster (and a resource group this stack creates) from deletion and replacement.
+    Defaults to true when ``environment`` is ``prod``."""
+    tags: dict[str, str] = Field(default_factory=dict)
+
+
+class TimeSlicingConfig(StrictModel):
+    replicas: Annotated[int, Field(ge=2, le=64)]
+    renameByDefault: bool = False
+    """Advertise the shared GPUs as ``nvidia.com/gpu.shared`` instead of ``nvidia.com/gpu``."""
+
+
+class MpsConfig(StrictModel):
+    replicas: Annotated[int, Field(ge=2, le=MPS_MAX_REPLICAS)]
+    renameByDefault: bool = False
+
+
+class SharingConfig(StrictModel):
+    """``gpuPools[i].sharing``: one of time-slicing or MPS (mutually exclusive), rendered by the GPU operator."""
+
+    timeSlicing: TimeSlicingConfig | None = None
+    mps: MpsConfig | None = None
+
+    @property
+    def mode(self) -> Literal["none", "timeSlicing", "mps"]:
+        if self.mps is not None:
+            return "mps"
+        if self.timeSlicing is not None:
+            return "timeSlicing"
+        return "none"
+
+    @property
+    def replicas(self) -> int:
+        chosen = self.mps or self.timeSlicing
+        return chosen.replicas if chosen is not None else 1
+
+    @property
+    def rename_by_default(self) -> bool:
+        chosen = self.mps or self.timeSlicing
+        return chosen.renameByDefault if chosen is not None else False
+
+
+class GpuPoolConfig(StrictModel):
+    """``gpuPools[i]``: one AKS GPU node pool (a separate AgentPool resource)."""
+
+    name: Annotated[str, Field(min_length=1)]
+    """Logical pool name: lowercase letters and digits, starting with a letter; at most 12 characters on Linux and
+    6 on Windows. The Azure pool name is derived from it (see ``components.gpu_node_pool.azure_pool_name``)."""
+    vmSize: str
+    os: Literal["Linux", "Windows"] = "Linux"
+    osSku: LinuxOsSku | WindowsOsSku | None = None
+    """Defaults to Ubuntu on Linux (the GPU operator's supported OS) and Windows2022 on Windows."""
+    count: Annotated[int, Field(ge=0, le=1000)] | None = None
+    """Fixed node count (no autoscaling). Defaults to 1 when ``maxCount`` is not set."""
+    minCount: Annotated[int, Field(ge=0, le=1000)] | None = None
+    """Autoscaling lower bound (needs ``maxCount``). Defaults to 1."""
+    maxCount: Annotated[int, Field(ge=1, le=1000)] | None = None
+    """Setting ``maxCount`` turns the cluster autoscaler on for this pool."""
+    driver: Literal["operator", "aks"] | None = None
+    """Who installs the NVIDIA driver: ``operator`` (AKS skips it: ``gpuProfile.driver=None``) or ``aks``.
+    Defaults to ``operator`` for Linux pools when ``gpuOperator.enabled``, otherwise ``aks``."""
+    migProfile: Literal["MIG1g", "MIG2g", "MIG3g", "MIG4g", "MIG7g"] | None = None
+    """AKS ``gpuInstanceProfile`` (A100, H100, H200 sizes only)."""
+    sharing: SharingConfig | None = None
+    taints: list[str] = Field(default_factory=lambda: [DEFAULT_GPU_TAINT])
+    labels: dict[str, str] = Field(default_factory=dict)
+    spot: bool = False
+    zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
+    maxPods: Annotated[int, Field(ge=10, le=250)] | None = None
+    orchestratorVersion: KubernetesVersion | None = None
+    """Defaults to ``cluster.kubernetesVersion``."""
+    tags: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def autoscaling(self) -> bool:
+        return self.maxCount is not None
+
+    @property
+    def effective_min_count(self) -> int | None:
+        if not self.autoscaling:
+            return None
+        return self.minCount if self.minCount is not None else 1
+
+    @property
+    def effective_count(self) -> int:
+        """Initial node count: the fixed count, or the autoscaling lower bound."""
+        if self.autoscaling:
+            return self.effective_min_count or 0
+        return self.count if self.count is not None else 1
+
+    @property
+    def effective_os_sku(self) -> str:
+        if self.osSku is not None:
+            return self.osSku
+        return "Windows2022" if self.os == "Windows" else "Ubuntu"
+
+    @property
+    def sharing_mode(self) -> Literal["none", "timeSlicing", "mps"]:
+        return self.sharing.mode if self.sharing is not None else "none"
+
+
+class GpuOperatorConfig(StrictModel):
+    """``gpuOperator``: NVIDIA's GPU operator (Helm chart ``gpu-operator``) for the cluster's Linux GPU pools."""
+
+    enabled: bool = False
+    version: Annotated[str, Field(pattern=r"^v\d+\.\d+\.\d+$")] = DEFAULT_GPU_OPERATOR_VERSION
+    namespace: Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")] = "gpu-operator"
+    migStrategy: Literal["single", "mixed"] = "single"
+    """``single``: MIG slices are advertised as ``nvidia.com/gpu``; ``mixed``: as ``nvidia.com/mig-<profile>``."""
+    dcgmExporter: bool = True
+
+
+class BudgetConfig(StrictModel):
+    """``budget``: the monthly ceiling the preflight's cost estimate is checked against."""
+
+    monthlyUsd: Annotated[float, Field(gt=0)]
+    enforcementLevel: Literal["advisory", "mandatory"] = "advisory"
+
+
+PolicySetting = PolicyLevel | dict[str, Any]
+
+
+class StackConfig(StrictModel):
+    """Everything under ``azure-gpu-platform:`` in a stack file."""
+
+    environment: Environment
+    location: Annotated[str, Field(pattern=r"^[a-z][a-z0-9]+$")]
+    resourceGroup: ResourceGroupConfig = ResourceGroupConfig()
+    cluster: ClusterConfig = ClusterConfig()
+    gpuPools: list[GpuPoolConfig] = Field(default_factory=list)
+    gpuOperator: GpuOperatorConfig = GpuOperatorConfig()
+    budget: BudgetConfig | None = None
+    policy: dict[str, PolicySetting] = Field(default_factory=dict)
+    """Policy config handed to the policy pack (``{"<policy-name>": level | {"enforcementLevel": ..., ...}}``)."""
+
+    @property
+    def resource_group_name(self) -> str:
+        return self.resourceGroup.name or f"rg-gpu-{self.environment}"
+
+    @property
+    def cluster_name(self) -> str:
+        return self.cluster.name or f"aks-gpu-{self.environment}"
+
+    @property
+    def protect(self) -> bool:
+        """Whether stateful resources (cluster, created resource group) are protected."""
+        if self.cluster.protect is not None:
+            return self.cluster.protect
+        return self.environment == "prod"
+
+    @property
+    def gpu_floor(self) -> str:
+        """The GPU floor, taken from the policy config of ``gpu-size-minimum`` when it names one."""
+        setting = self.policy.get("gpu-size-minimum")
+        if isinstance(setting, dict) and isinstance(setting.get("minimumSize"), str):
+            return setting["minimumSize"]
+        return DEFAULT_FLOOR
+
+    def pool_driver(self, pool: GpuPoolConfig) -> Literal["operator", "aks"]:
+        """Resolved driver mode of a pool (see :attr:`GpuPoolConfig.driver`)."""
+        if pool.driver is not None:
+            return pool.driver
+        return "operator" if (self.gpuOperator.enabled and pool.os == "Linux") else "aks"
+
+    def pool_kubernetes_version(self, pool: GpuPoolConfig) -> str:
+        return pool.orchestratorVersion or self.cluster.kubernetesVersion
+
+    def operator_manages(self, pool: GpuPoolConfig) -> bool:
+        """The GPU operator manages every Linux GPU pool of a cluster it runs on (device plugin, labels, MIG)."""
+        return self.gpuOperator.enabled and pool.os == "Linux"
+
+
+# --------------------------------------------------------------------------------------------------- errors
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with a stack file: where (key path) and what (message, including what is allowed)."""
+
+    path: str
+    message: str
+
+    def line(self, stack_file: str) -> str:
+        return f"{stack_file}: {self.path}: {self.message}"
+
+
+class StackConfigError(pulumi.RunError):
+    """The stack configuration is invalid. The message lists every problem, one per line."""
+
+    def __init__(self, problems: Sequence[Problem], stack_file: str) -> None:
+        self.problems = list(problems)
+        self.stack_file = stack_file
+        lines = [p.line(stack_file) for p in self.problems]
+        count = len(lines)
+        header = (
+            f"invalid stack configuration in {stack_file} ({count} problem{'s' if count != 1 else ''}; "
+            f"keys are under '{NAMESPACE}:'; nothing was deployed):"
+        )
+        super().__init__("\n".join([header, *(f"  {line}" for line in lines)]))
+
+    @property
+    def paths(self) -> list[str]:
+        return [p.path for p in self.problems]
+
+
+def stack_file_name(stack: str | None = None) -> str:
+    """The stack file named in messages: ``$AGP_STACK_FILE``, else ``stacks/Pulumi.<stack>.yaml``."""
+    override = os.environ.get(STACK_FILE_ENV)
+    if override:
+        return override
+    if stack is None:
+        stack = pulumi.get_stack()
+    return f"stacks/Pulumi.{stack}.yaml"
+
+
+def key_path(loc: Iterable[int | str]) -> str:
+    """``('gpuPools', 1, 'minCount')`` → ``gpuPools[1].minCount``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(root)"
+
+
+def _unwrap(annotation: Any) -> list[Any]:
+    """The concrete types inside Optional/Union/Annotated/list/dict, for walking a key path through the models."""
+    origin = typing.get_origin(annotation)
+    if origin is Annotated:
+        return _unwrap(typing.get_args(annotation)[0])
+    if origin in (Union, types.UnionType):
+        out: list[Any] = []
+        for arg in typing.get_args(annotation):
+            out.extend(_unwrap(arg))
+        return out
+    return [annotation]
+
+
+def _model_at(model: type[BaseModel], loc: Sequence[int | str]) -> type[BaseModel] | None:
+    """The model class that owns the key at ``loc`` (all but the last element), or ``None``."""
+    current: list[Any] = [model]
+    for part in loc:
+        nxt: list[Any] = []
+        for typ in current:
+            origin = typing.get_origin(typ)
+            args = typing.get_args(typ)
+            if isinstance(part, int) and origin in (list, Sequence):
+                nxt.extend(_unwrap(args[0]))
+            elif isinstance(part, str) and origin in (dict, Mapping) and len(args) == 2:
+                nxt.extend(_unwrap(args[1]))
+            elif isinstance(part, str) and isinstance(typ, type) and issubclass(typ, BaseModel):
+                field = typ.model_fields.get(part)
+                if field is not None:
+                    nxt.extend(_unwrap(field.annotation))
+        current = nxt
+    for typ in current:
+        if isinstance(typ, type) and issubclass(typ, BaseModel):
+            return typ
+    return None
+
+
+def _model_names() -> set[str]:
+    names: set[str] = set()
+    todo: list[type] = [StrictModel]
+    while todo:
+        cls = todo.pop()
+        names.add(cls.__name__)
+        todo.extend(cls.__subclasses__())
+    return names
+
+
+def _error_to_problem(err: ErrorDetails, root: type[BaseModel]) -> Problem:
+    loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith(("function-", "literal[", "dict[")))]
+    # Union members add their type name to the location (e.g. 'TimeSlicingConfig'); drop those.
+    model_names = _model_names()
+    loc = [p for p in loc if not (isinstance(p, str) and p in model_names)]
+    path = key_path(loc)
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        owner = _model_at(root, loc[:-1])
+        allowed = ", ".join(owner.model_fields) if owner is not None else "see the documentation"
+        return Problem(path, f"unknown key. Allowed keys here: {allowed}.")
+    if kind == "missing":
+        return Problem(path, "required key is missing.")
+    msg = err["msg"]
+    if kind == "string_pattern_mismatch":
+        pattern = (err.get("ctx") or {}).get("pattern", "")
+        msg = f"{_describe_pattern(str(pattern))}"
+    elif msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    got = err.get("input")
+    shown = "" if isinstance(got, dict | list) or got is None else f" (got {got!r})"
+    return Problem(path, f"{msg}{shown}.".replace("..", "."))
+
+
+_PATTERN_TEXT = {
+    _K8S_VERSION_RE: "must be a Kubernetes version like '1.33' or '1.33.2'",
+    r"^[a-z][a-z0-9-]{0,15}$": "must be lowercase letters, digits and '-', starting with a letter, ≤16 characters",
+    r"^[a-z][a-z0-9]+$": "must be an Azure region name like 'westeurope' or 'eastus2'",
+    r"^v\d+\.\d+\.\d+$": "must be a chart version like 'v25.3.4'",
+    r"^[0-9a-fA-F-]{36}$": "must be an Entra ID object id (a GUID)",
+}
+
+
+def _describe_pattern(pattern: str) -> str:
+    return _PATTERN_TEXT.get(pattern, f"must match the pattern {pattern}")
+
+
+# --------------------------------------------------------------------------------------------------- semantics
+
+
+def _version_tuple(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor)
+
+
+def parse_taint(taint: str) -> tuple[str, str | None, str] | None:
+    """``key=value:Effect`` → ``(key, value, effect)``; ``None`` when malformed."""
+    m = _TAINT_RE.match(taint)
+    if not m:
+        return None
+    return m.group("key"), m.group("value"), m.group("effect")
+
+
+def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Problem]:
+    """Every cross-field problem of one GPU pool. Also called by ``GpuNodePool`` at construction."""
+    at = f"gpuPools[{index}]"
+    problems: list[Problem] = Field(default_factory=list)
+    windows = pool.os == "Windows"
+    limit = _WINDOWS_NAME_MAX if windows else _LINUX_NAME_MAX
+
+    if not _POOL_NAME_RE.match(pool.name):
+        problems.append(
+            Problem(
+                f"{at}.name", f"{pool.name!r}: pool names are lowercase letters and digits, starting with a letter."
+            )
+        )
+    if len(pool.name) > limit:
+        why = "AKS limits Windows node pool names to 6 characters" if windows else "AKS limits Linux pool names to 12"
+        problems.append(
+            Problem(f"{at}.name", f"{pool.name!r} has {len(pool.name)} characters: {why}. Use at most {limit}.")
+        )
+
+    # GPU size: the same checks and messages as the policy pack.
+    if not is_gpu_size(pool.vmSize):
+        problems.append(
+            Problem(
+                f"{at}.vmSize",
+                f"{pool.vmSize} is not a GPU size: GPU pools need an N-family size from the catalog, e.g. "
+                "Standard_NC4as_T4_v3, Standard_NC24ads_A100_v4 or Standard_ND96isr_H100_v5.",
+            )
+        )
+    else:
+        problems.extend(Problem(f"{at}.vmSize", f.message) for f in check_gpu_size(pool.vmSize, floor=cfg.gpu_floor))
+    mig = check_mig_profile(pool.vmSize, pool.migProfile)
+    if mig is not None:
+        problems.append(Problem(f"{at}.migProfile", mig.message))
+
+    # Node counts.
+    if pool.autoscaling:
+        if pool.count is not None:
+            problems.append(
+                Problem(
+                    f"{at}.count",
+                    "set either count (fixed size) or minCount/maxCount (autoscaling), not both.",
+                )
+            )
+        lo = pool.effective_min_count or 0
+        if pool.maxCount is not None and lo > pool.maxCount:
+            problems.append(Problem(f"{at}.minCount", f"minCount {lo} is greater than maxCount {pool.maxCount}."))
+        if cfg.operator_manages(pool) and lo < 1:
+            problems.append(
+                Problem(
+                    f"{at}.minCount",
+                    "must be ≥ 1 (default 1) for an autoscaling pool the GPU operator manages: at 0 nodes the "
+                    "cluster autoscaler cannot see the labels and resources the operator adds (nvidia.com/gpu.present, "
+                    f"shared and MIG resource names), so pending GPU pods never trigger a scale-up "
+                    f"({AKS_ISSUE_SCALE_FROM_ZERO}). Allowed: 1..maxCount.",
+                )
+            )
+    elif pool.minCount is not None:
+        problems.append(
+            Problem(f"{at}.minCount", "minCount needs maxCount (autoscaling); for a fixed-size pool use count.")
+        )
+
+    # OS.
+    os_sku = pool.effective_os_sku
+    if windows and not os_sku.startswith("Windows"):
+        problems.append(Problem(f"{at}.osSku", f"{os_sku} is a Linux OS SKU; allowed for Windows: Windows2022."))
+    if not windows and os_sku.startswith("Windows"):
+        problems.append(
+            Problem(f"{at}.osSku", f"{os_sku} is a Windows OS SKU; allowed for Linux: {', '.join(_args(LinuxOsSku))}.")
+        )
+
+    driver = cfg.pool_driver(pool)
+    if windows:
+        if driver == "operator":
+            problems.append(
+                Problem(
+                    f"{at}.driver",
+                    "Windows GPU pools never skip the AKS driver: the NVIDIA GPU operator does not support Windows "
+                    "nodes. Allowed: aks.",
+                )
+            )
+        k8s = cfg.pool_kubernetes_version(pool)
+        if _version_tuple(k8s) < MIN_WINDOWS_GPU_K8S:
+            key = "orchestratorVersion" if pool.orchestratorVersion else "kubernetesVersion"
+            where = f"{at}.orchestratorVersion" if key == "orchestratorVersion" else "cluster.kubernetesVersion"
+            problems.append(
+                Problem(where, f"Windows GPU pools need Kubernetes ≥ 1.29 (got {k8s}). Allowed: 1.29 or later.")
+            )
+        if pool.migProfile is not None:
+            problems.append(Problem(f"{at}.migProfile", "MIG profiles are not supported on Windows GPU pools."))
+    elif driver == "operator" and not cfg.gpuOperator.enabled:
+        problems.append(
+            Problem(
+                f"{at}.driver",
+                "driver 'operator' skips the AKS driver install, but gpuOperator.enabled is false: the nodes would "
+                "have no NVIDIA driver. Enable the GPU operator or use driver 'aks'.",
+            )
+        )
+
+    # GPU sharing.
+    if pool.sharing is not None:
+        at_s = f"{at}.sharing"
+        if pool.sharing.timeSlicing is not None and pool.sharing.mps is not None:
+            problems.append(
+                Problem(
+                    at_s,
+                    "timeSlicing and mps are mutually exclusive (the device plugin applies one sharing strategy per "
+                    "node). Keep one of them.",
+                )
+            )
+        if pool.sharing.mps is not None and pool.migProfile is not None:
+            problems.append(
+                Problem(
+                    f"{at_s}.mps",
+                    f"MPS cannot be combined with MIG (migProfile {pool.migProfile}): the NVIDIA device plugin does "
+                    "not support MPS on MIG devices. Use timeSlicing, or remove migProfile.",
+                )
+            )
+        if windows:
+            problems.append(
+                Problem(at_s, "GPU sharing is rendered by the NVIDIA GPU operator, which does not support Windows.")
+            )
+        elif not cfg.gpuOperator.enabled and pool.sharing.mode != "none":
+            problems.append(
+                Problem(
+                    at_s,
+                    "GPU sharing is configured through the NVIDIA GPU operator's device plugin: set "
+                    "gpuOperator.enabled: true, or remove sharing.",
+                )
+            )
+
+    # Taints and labels.
+    for j, taint in enumerate(pool.taints):
+        if parse_taint(taint) is None:
+            problems.append(
+                Problem(
+                    f"{at}.taints[{j}]",
+                    f"{taint!r} is not a taint: use key=value:Effect with Effect NoSchedule, PreferNoSchedule or "
+                    f"NoExecute (default {DEFAULT_GPU_TAINT}).",
+                )
+            )
+    for key, value in pool.labels.items():
+        if not _LABEL_VALUE_RE.match(value):
+            problems.append(
+                Problem(
+                    f"{at}.labels.{key}",
+                    f"{value!r} is not a valid Kubernetes label value: ≤63 letters, digits, '-', '_' or '.', "
+                    "starting and ending with a letter or digit.",
+                )
+            )
+    return problems
+
+
+def _args(literal: Any) -> tuple[str, ...]:
+    return typing.get_args(literal)
+
+
+def cluster_problems(cfg: StackConfig) -> list[Problem]:
+    """Cross-field problems of the cluster section. Also called by ``AksGpuCluster`` at construction."""
+    problems: list[Problem] = Field(default_factory=list)
+    cluster = cfg.cluster
+
+    sys_size = cluster.systemPool.vmSize
+    if is_gpu_size(sys_size):
+        problems.append(
+            Problem(
+                "cluster.systemPool.vmSize",
+                f"{sys_size} is a GPU size: the system pool runs cluster add-ons only; GPU capacity goes in gpuPools. "
+                "Use a general-purpose size such as Standard_D4ds_v5.",
+            )
+        )
+    if not re.match(r"^Standard_[A-Za-z0-9_]+$", sys_size):
+        problems.append(Problem("cluster.systemPool.vmSize", f"{sys_size!r} is not an Azure VM size name."))
+
+    if cluster.costAnalysis and cluster.skuTier == "Free":
+        problems.append(
+            Problem(
+                "cluster.skuTier",
+                "cluster.costAnalysis needs the Standard or Premium tier (the AKS cost analysis add-on is not "
+                "available on Free). Allowed: Standard, Premium.",
+            )
+        )
+    if cluster.kaitoAddon and not cluster.oidcIssuer:
+        problems.append(
+            Problem("cluster.oidcIssuer", "the KAITO add-on needs the OIDC issuer: set oidcIssuer: true (the default).")
+        )
+    if cluster.workloadIdentity and not (cluster.oidcIssuer or cluster.kaitoAddon):
+        problems.append(
+            Problem("cluster.workloadIdentity", "workload identity needs the OIDC issuer: set oidcIssuer: true.")
+        )
+    if cfg.resourceGroup.existing and cfg.resourceGroup.name is None:
+        problems.append(Problem("resourceGroup.name", "an existing resource group must be named."))
+    return problems
+
+
+def semantic_problems(cfg: StackConfig) -> list[Problem]:
+    """Cross-field problems of a structurally valid config (catalog rules and the platform's rules)."""
+    problems = cluster_problems(cfg)
+    seen: dict[str, int] = Field(default_factory=dict)
+    for i, pool in enumerate(cfg.gpuPools):
+        if pool.name in seen:
+            problems.append(
+                Problem(f"gpuPools[{i}].name", f"{pool.name!r} is already used by gpuPools[{seen[pool.name]}].")
+            )
+        seen.setdefault(pool.name, i)
+        problems.extend(pool_problems(cfg, i, pool))
+
+    linux_modes = {cfg.pool_driver(p) for p in cfg.gpuPools if p.os == "Linux"}
+    if cfg.gpuOperator.enabled and len(linux_modes) > 1:
+        problems.append(
+            Problem(
+                "gpuPools",
+                "with the GPU operator enabled, all Linux GPU pools must use the same driver mode (the operator "
+                "either installs driver and toolkit everywhere, or runs with driver.enabled=false and "
+                "toolkit.enabled=false). Set the same driver (operator or aks) on every Linux pool.",
+            )
+        )
+
+    for name, setting in cfg.policy.items():
+        if isinstance(setting, dict):
+            level = setting.get("enforcementLevel")
+            if level is not None and level not in _args(PolicyLevel):
+                problems.append(
+                    Problem(
+                        f"policy.{name}.enforcementLevel",
+                        f"{level!r} is not an enforcement level. Allowed: {', '.join(_args(PolicyLevel))}.",
+                    )
+                )
+    if cfg.gpu_floor != DEFAULT_FLOOR and cfg.gpu_floor not in default_catalog():
+        problems.append(
+            Problem(
+                "policy.gpu-size-minimum.minimumSize",
+                f"{cfg.gpu_floor!r} is not a catalog size; closest: "
+                f"{', '.join(default_catalog().suggest(cfg.gpu_floor))}.",
+            )
+        )
+    for check in EXTRA_CHECKS:
+        problems.extend(check(cfg))
+    return problems
+
+
+EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = []
+"""Further cross-field checks registered by other config sections (e.g. KAITO, Databricks)."""
+
+
+# --------------------------------------------------------------------------------------------------- loading
+
+
+def _merge_same_path(problems: list[Problem]) -> list[Problem]:
+    """A union (e.g. a level or a dict) reports one error per alternative: fold them into one line per key path."""
+    merged: dict[str, list[str]] = Field(default_factory=dict)
+    for p in problems:
+        msgs = merged.setdefault(p.path, [])
+        if p.message not in msgs:
+            msgs.append(p.message)
+    out: list[Problem] = Field(default_factory=list)
+    for path, msgs in merged.items():
+        if len(msgs) == 1:
+            out.append(Problem(path, msgs[0]))
+            continue
+        got = re.search(r" \(got .*\)\.$", msgs[-1])
+        parts = [re.sub(r"( \(got .*\))?\.$", "", m) for m in msgs]
+        out.append(Problem(path, "; or ".join(parts) + (got.group(0) if got else ".")))
+    return out
+
+
+def validate_stack_config(data: Mapping[str, Any], *, stack_file: str) -> StackConfig:
+    """Validate a plain dict (keys without the namespace) and return the model, or raise :class:`StackConfigError`.
+
+    Pure: no Pulumi engine needed (the preflight and the tests call it).
+    """
+    try:
+        cfg = StackConfig.model_validate(dict(data))
+    except ValidationError as exc:
+        problems = _merge_same_path([_error_to_problem(e, StackConfig) for e in exc.errors(include_url=False)])
+        raise StackConfigError(problems, stack_file) from None
+    problems = semantic_problems(cfg)
+    if problems:
+        raise StackConfigError(problems, stack_file)
+    return cfg
+
+
+def config_from_stack_yaml(config_section: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``config:`` section of a stack file → the dict :func:`validate_stack_config` takes.
+
+    Keys of other namespaces (``azure-native:location``) are dropped; ``azure-gpu-platform:<key>`` keeps ``<key>``.
+    """
+    prefix = f"{NAMESPACE}:"
+    return {k[len(prefix) :]: v for k, v in config_section.items() if k.startswith(prefix)}
+
+
+def _raw_config() -> dict[str, Any]:
+    """Every ``azure-gpu-platform:*`` value the engine (or the mocks) provide, objects decoded from JSON."""
+    from pulumi.runtime import config as runtime_config
+
+    prefix = f"{NAMESPACE}:"
+    keys = set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
+    out: dict[str, Any] = Field(default_factory=dict)
+    for key in sorted(k for k in keys if k.startswith(prefix)):
+        value = runtime_config.get_config(key)
+        if isinstance(value, str):
+            try:
+                decoded = json.loads(value)
+            except json.JSONDecodeError:
+                decoded = value
+            # Plain strings stay strings ("1.33" must not become a float).
+            value = decoded if isinstance(decoded, dict | list | bool) else value
+        out[key[len(prefix) :]] = value
+    return out
+
+
+def load_stack_config(stack_file: str | None = None) -> StackConfig:
+    """Read ``pulumi.Config("azure-gpu-platform")`` and validate it. Call before registering any resource."""
+    pulumi.Config(NAMESPACE)  # the namespace this program reads (keeps `pulumi config` tooling consistent)
+    return validate_stack_config(_raw_config(), stack_file=stack_file or stack_file_name())
+
+
+__all__ = [
+    "DEFAULT_GPU_OPERATOR_VERSION",
+    "DEFAULT_GPU_TAINT",
+    "EXTRA_CHECKS",
+    "MIG_PROFILES",
+    "NAMESPACE",
+    "BudgetConfig",
+    "ClusterConfig",
+    "GpuOperatorConfig",
+    "GpuPoolConfig",
+    "MpsConfig",
+    "Problem",
+    "ResourceGroupConfig",
+    "SharingConfig",
+    "StackConfig",
+    "StackConfigError",
+    "SystemPoolConfig",
+    "TimeSlicingConfig",
+    "cluster_problems",
+    "config_from_stack_yaml",
+    "key_path",
+    "load_stack_config",
+    "parse_taint",
+    "pool_problems",
+    "semantic_problems",
+    "stack_file_name",
+    "validate_stack_config",
+]

@@ -1,0 +1,259 @@
+"""The output contract other teams build on, and a typed consumer for it.
+
+A platform stack exports a versioned set of outputs (``contractVersion`` first). Consumers do not read raw stack
+outputs: they use :class:`PlatformStackReference`, which wraps ``pulumi.StackReference`` and returns typed
+objects (:class:`PlatformContract`, :class:`GpuPoolContract`, :class:`Scheduling`), and refuses a stack that
+speaks another contract version.
+
+Contract version ``"1"`` (additive changes keep the version; renaming or removing a key bumps it):
+
+===================== ===========================================================================================
+output                what
+===================== ===========================================================================================
+``contractVersion``   ``"1"``
+``environment``       ``dev`` / ``staging`` / ``prod`` ...
+``location``          Azure region
+``resourceGroupName`` resource group of the cluster
+``clusterName``       AKS cluster name; ``clusterId`` its Azure resource id
+``kubernetesVersion`` the cluster's Kubernetes version (as configured)
+``oidcIssuerUrl``     OIDC issuer URL (for workload identity federated credentials)
+``kubeconfig``        **secret**: user kubeconfig (exec plugin ``kubelogin``; local accounts are disabled)
+``gpuPools``          ``{<pool name>: {azureName, vmSize, gpuModel, gpusPerNode, os, driver, migProfile,``
+                      ``spot, minCount, maxCount, count, scheduling: {nodeSelector, tolerations, resourceName,``
+                      ``sharing, replicas, mpsActiveThreadPercentage, allocatablePerNode}}}``
+``gpuOperatorVersion`` chart version of the NVIDIA GPU operator, or ``null`` when it is not installed
+===================== ===========================================================================================
+
+No Pulumi provider imports here: only ``pulumi`` itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import pulumi
+
+CONTRACT_VERSION = "1"
+
+SharingMode = Literal["none", "timeSlicing", "mps"]
+
+_SCALAR_KEYS: tuple[str, ...] = (
+    "contractVersion",
+    "environment",
+    "location",
+    "resourceGroupName",
+    "clusterName",
+    "clusterId",
+    "kubernetesVersion",
+    "oidcIssuerUrl",
+    "gpuPools",
+    "gpuOperatorVersion",
+)
+"""Every non-secret output of the contract (``kubeconfig`` is read separately, as a secret)."""
+
+
+class ContractError(ValueError):
+    """The referenced stack does not export a contract this helper understands."""
+
+
+@dataclass(frozen=True, slots=True)
+class Toleration:
+    key: str
+    operator: Literal["Equal", "Exists"]
+    effect: str
+    value: str | None = None
+
+    def to_dict(self) -> dict[str, str]:
+        out = {"key": self.key, "operator": self.operator, "effect": self.effect}
+        if self.value is not None:
+            out["value"] = self.value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Toleration:
+        return cls(
+            key=str(data["key"]),
+            operator=data.get("operator", "Equal"),
+            effect=str(data["effect"]),
+            value=data.get("value"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Scheduling:
+    """How a workload lands on a pool: put these in the pod spec."""
+
+    node_selector: dict[str, str]
+    tolerations: list[Toleration]
+    resource_name: str
+    """Extended resource to request: ``nvidia.com/gpu``, ``nvidia.com/gpu.shared`` or ``nvidia.com/mig-<g>g.<m>gb``."""
+    sharing: SharingMode = "none"
+    replicas: int = 1
+    """Time-slicing/MPS replicas per physical GPU (1 without sharing)."""
+    mps_active_thread_percentage: int | None = None
+    """For MPS pools: the ``CUDA_MPS_ACTIVE_THREAD_PERCENTAGE`` each workload gets (100 / replicas)."""
+    allocatable_per_node: int = 1
+    """How many ``resource_name`` units one node advertises."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "nodeSelector": dict(self.node_selector),
+            "tolerations": [t.to_dict() for t in self.tolerations],
+            "resourceName": self.resource_name,
+            "sharing": self.sharing,
+            "replicas": self.replicas,
+            "mpsActiveThreadPercentage": self.mps_active_thread_percentage,
+            "allocatablePerNode": self.allocatable_per_node,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Scheduling:
+        pct = data.get("mpsActiveThreadPercentage")
+        return cls(
+            node_selector={str(k): str(v) for k, v in (data.get("nodeSelector") or {}).items()},
+            tolerations=[Toleration.from_dict(t) for t in data.get("tolerations") or []],
+            resource_name=str(data["resourceName"]),
+            sharing=data.get("sharing", "none"),
+            replicas=int(data.get("replicas", 1)),
+            mps_active_thread_percentage=int(pct) if pct is not None else None,
+            allocatable_per_node=int(data.get("allocatablePerNode", 1)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GpuPoolContract:
+    name: str
+    azure_name: str
+    vm_size: str
+    gpu_model: str
+    gpus_per_node: int
+    os: str
+    driver: str
+    scheduling: Scheduling
+    mig_profile: str | None = None
+    spot: bool = False
+    min_count: int | None = None
+    max_count: int | None = None
+    count: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "azureName": self.azure_name,
+            "vmSize": self.vm_size,
+            "gpuModel": self.gpu_model,
+            "gpusPerNode": self.gpus_per_node,
+            "os": self.os,
+            "driver": self.driver,
+            "migProfile": self.mig_profile,
+            "spot": self.spot,
+            "minCount": self.min_count,
+            "maxCount": self.max_count,
+            "count": self.count,
+            "scheduling": self.scheduling.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, name: str, data: Mapping[str, Any]) -> GpuPoolContract:
+        def opt_int(key: str) -> int | None:
+            value = data.get(key)
+            return int(value) if value is not None else None
+
+        return cls(
+            name=name,
+            azure_name=str(data["azureName"]),
+            vm_size=str(data["vmSize"]),
+            gpu_model=str(data["gpuModel"]),
+            gpus_per_node=int(data["gpusPerNode"]),
+            os=str(data.get("os", "Linux")),
+            driver=str(data.get("driver", "aks")),
+            mig_profile=data.get("migProfile"),
+            spot=bool(data.get("spot", False)),
+            min_count=opt_int("minCount"),
+            max_count=opt_int("maxCount"),
+            count=opt_int("count"),
+            scheduling=Scheduling.from_dict(data["scheduling"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PlatformContract:
+    contract_version: str
+    environment: str
+    location: str
+    resource_group_name: str
+    cluster_name: str
+    cluster_id: str
+    kubernetes_version: str
+    oidc_issuer_url: str | None
+    gpu_pools: dict[str, GpuPoolContract] = field(default_factory=dict)
+    gpu_operator_version: str | None = None
+
+    def pool(self, name: str) -> GpuPoolContract:
+        try:
+            return self.gpu_pools[name]
+        except KeyError:
+            raise ContractError(
+                f"the platform stack has no GPU pool {name!r}; it has: {', '.join(sorted(self.gpu_pools)) or 'none'}"
+            ) from None
+
+
+def parse_contract(outputs: Mapping[str, Any], *, source: str = "the referenced stack") -> PlatformContract:
+    """Typed contract from raw stack outputs. Raises :class:`ContractError` on a missing or foreign version."""
+    version = outputs.get("contractVersion")
+    if version is None:
+        raise ContractError(f"{source} exports no contractVersion: it is not an azure-gpu-platform stack")
+    if str(version).split(".")[0] != CONTRACT_VERSION:
+        raise ContractError(
+            f"{source} speaks output contract version {version}; this helper understands version "
+            f"{CONTRACT_VERSION}. Upgrade the consumer (or pin the platform stack) so both agree."
+        )
+    missing = [k for k in ("clusterName", "clusterId", "resourceGroupName", "gpuPools") if k not in outputs]
+    if missing:
+        raise ContractError(f"{source} is missing contract outputs: {', '.join(missing)}")
+    pools = {str(name): GpuPoolContract.from_dict(str(name), data) for name, data in outputs["gpuPools"].items()}
+    return PlatformContract(
+        contract_version=str(version),
+        environment=str(outputs.get("environment", "")),
+        location=str(outputs.get("location", "")),
+        resource_group_name=str(outputs["resourceGroupName"]),
+        cluster_name=str(outputs["clusterName"]),
+        cluster_id=str(outputs["clusterId"]),
+        kubernetes_version=str(outputs.get("kubernetesVersion", "")),
+        oidc_issuer_url=outputs.get("oidcIssuerUrl"),
+        gpu_pools=pools,
+        gpu_operator_version=outputs.get("gpuOperatorVersion"),
+    )
+
+
+class PlatformStackReference:
+    """Typed access to a platform stack's outputs from another Pulumi program.
+
+    ``ref = PlatformStackReference("my-org/azure-gpu-platform/prod")``;
+    ``ref.contract`` → ``Output[PlatformContract]``, ``ref.gpu_pool("a100")`` → ``Output[GpuPoolContract]``,
+    ``ref.kubeconfig`` → ``Output[str]`` (secret).
+    """
+
+    def __init__(self, stack_name: str, opts: pulumi.ResourceOptions | None = None) -> None:
+        self.stack_name = stack_name
+        self.reference = pulumi.StackReference(stack_name, opts=opts)
+
+    @property
+    def contract(self) -> pulumi.Output[PlatformContract]:
+        values = {key: self.reference.get_output(key) for key in _SCALAR_KEYS}
+        source = f"stack {self.stack_name}"
+        return pulumi.Output.all(**values).apply(lambda raw: parse_contract(_present(raw), source=source))
+
+    def gpu_pool(self, name: str) -> pulumi.Output[GpuPoolContract]:
+        return self.contract.apply(lambda c: c.pool(name))
+
+    @property
+    def kubeconfig(self) -> pulumi.Output[str]:
+        """The user kubeconfig, kept secret."""
+        return pulumi.Output.secret(self.reference.require_output("kubeconfig"))
+
+
+def _present(raw: Mapping[str, Any]) -> dict[str, Any]:
+    # get_output yields None for an output the stack does not export; parse_contract wants those absent.
+    return {k: v for k, v in raw.items() if v is not None}

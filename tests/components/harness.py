@@ -1,0 +1,206 @@
+"""Run a Pulumi program (or a function that registers resources) under mocks, recording what the engine would see.
+
+Every run starts from a clean slate (fresh event loop, no root resource, cleared RPC and output bookkeeping, new
+config, new monitor), so runs in one pytest process do not leak into each other. Records carry the inputs as the
+engine receives them (camelCase wire names, numbers as floats), the parent, the dependencies and ``protect``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import runpy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import pulumi
+import yaml
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import rpc, settings
+from pulumi.runtime.stack import run_pulumi_func
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+STACKS_DIR = REPO_ROOT / "stacks"
+PROJECT = "azure-gpu-platform"
+NAMESPACE = "azure-gpu-platform"
+
+AGENT_POOL = "azure-native:containerservice:AgentPool"
+MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
+RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+K8S_PROVIDER = "pulumi:providers:kubernetes"
+CREDENTIALS_INVOKE = "azure-native:containerservice:listManagedClusterUserCredentials"
+
+FAKE_KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters: [{name: aks, cluster: {server: "https://aks.hcp.westeurope.azmk8s.io:443"}}]
+users: [{name: clusterUser, user: {exec: {command: kubelogin, args: [get-token]}}}]
+contexts: [{name: aks, context: {cluster: aks, user: clusterUser}}]
+current-context: aks
+"""
+ISSUER_URL = "https://westeurope.oic.prod-aks.azure.com/00000000-0000-0000-0000-000000000000/11111111/"
+
+
+@dataclass
+class Record:
+    urn: str
+    type: str
+    name: str
+    inputs: dict[str, Any]
+    parent: str
+    dependencies: list[str]
+    protect: bool
+    provider: str
+    custom: bool
+
+
+@dataclass
+class Run:
+    records: list[Record] = field(default_factory=list)
+    outputs: dict[str, Any] = field(default_factory=dict)
+    secret_outputs: set[str] = field(default_factory=set)
+    invokes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    error: BaseException | None = None
+
+    def of_type(self, type_: str) -> list[Record]:
+        return [r for r in self.records if r.type == type_]
+
+    def one(self, type_: str) -> Record:
+        found = self.of_type(type_)
+        assert len(found) == 1, f"expected one {type_}, got {[r.name for r in found]}"
+        return found[0]
+
+    def by_name(self, name: str, type_: str | None = None) -> Record:
+        found = [r for r in self.records if r.name == name and (type_ is None or r.type == type_)]
+        assert len(found) == 1, f"expected one resource named {name}, got {len(found)}"
+        return found[0]
+
+    def by_urn(self, urn: str) -> Record:
+        return next(r for r in self.records if r.urn == urn)
+
+
+class PlatformMocks(pulumi.runtime.Mocks):
+    def __init__(self, run: Run) -> None:
+        self.run = run
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        state = dict(args.inputs)
+        if args.typ == MANAGED_CLUSTER:
+            state["oidcIssuerProfile"] = {**(state.get("oidcIssuerProfile") or {}), "issuerURL": ISSUER_URL}
+        return f"/mock/{args.typ}/{args.name}", state
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        self.run.invokes.append((args.token, dict(args.args)))
+        if args.token == CREDENTIALS_INVOKE:
+            value = base64.b64encode(FAKE_KUBECONFIG.encode()).decode()
+            return {"kubeconfigs": [{"name": "clusterUser", "value": value}]}, []
+        return {}, []
+
+
+class RecordingMonitor(pulumi_mocks.MockMonitor):
+    """A mock monitor that also records parent, dependencies, provider and protect of every registration."""
+
+    def __init__(self, mocks: PlatformMocks, run: Run) -> None:
+        super().__init__(mocks)
+        self.run = run
+
+    def RegisterResource(self, request: Any) -> Any:
+        response = super().RegisterResource(request)
+        if request.type != "pulumi:pulumi:Stack":
+            self.run.records.append(
+                Record(
+                    urn=response.urn,
+                    type=request.type,
+                    name=request.name,
+                    inputs=rpc.deserialize_properties(request.object),
+                    parent=request.parent,
+                    dependencies=list(request.dependencies),
+                    protect=bool(request.protect),
+                    provider=request.provider,
+                    custom=bool(request.custom),
+                )
+            )
+        return response
+
+
+def _settings() -> Any:
+    return cast(Any, settings.SETTINGS)
+
+
+def _config_strings(config: Mapping[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in config.items():
+        full = key if ":" in key else f"{NAMESPACE}:{key}"
+        out[full] = value if isinstance(value, str) else json.dumps(value)
+    return out
+
+
+async def _resolve_outputs(run: Run) -> None:
+    root = settings.get_root_resource()
+    exported: dict[str, Any] = dict(getattr(root, "outputs", {}) or {})
+    for key, value in exported.items():
+        out = pulumi.Output.from_input(value)
+        run.outputs[key] = await out.future()
+        if await out.is_secret():
+            run.secret_outputs.add(key)
+
+
+def run_program(
+    program: Callable[[], Any],
+    *,
+    config: Mapping[str, Any],
+    stack: str = "dev",
+    preview: bool = False,
+) -> Run:
+    """Run ``program`` under fresh mocks with ``config`` (keys with or without the namespace). Never raises:
+    an exception from the program is in ``Run.error``."""
+    run = Run()
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    settings.ROOT.set(None)
+    pulumi.runtime.set_all_config(_config_strings(config))
+    mocks = PlatformMocks(run)
+    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=preview, monitor=RecordingMonitor(mocks, run))
+    _settings().rpc_manager.clear()
+    _settings().outputs.clear()
+
+    async def body() -> None:
+        program()
+        await asyncio.sleep(0)
+
+    try:
+        loop.run_until_complete(run_pulumi_func(body))
+        loop.run_until_complete(_resolve_outputs(run))
+    except BaseException as exc:  # handed to the test, which asserts on it
+        run.error = exc
+    finally:
+        _settings().rpc_manager.clear()
+        _settings().outputs.clear()
+        loop.close()
+        asyncio.set_event_loop(None)
+    return run
+
+
+def stack_config(stack: str) -> dict[str, Any]:
+    """The ``config:`` section of ``stacks/Pulumi.<stack>.yaml``."""
+    doc = yaml.safe_load((STACKS_DIR / f"Pulumi.{stack}.yaml").read_text(encoding="utf-8"))
+    return dict(doc["config"])
+
+
+def run_main(config: Mapping[str, Any], *, stack: str = "dev") -> Run:
+    """Run the repository's ``__main__.py`` (the real program) under mocks."""
+    return run_program(
+        lambda: runpy.run_path(str(REPO_ROOT / "__main__.py"), run_name="__main__"), config=config, stack=stack
+    )
+
+
+def run_stack(stack: str) -> Run:
+    return run_main(stack_config(stack), stack=stack)
+
+
+def engine_urn(urn: str) -> str:
+    """The mock monitor qualifies children of the stack with ``pulumi:pulumi:Stack$``; the engine does not."""
+    return urn.replace("::pulumi:pulumi:Stack$", "::")
