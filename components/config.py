@@ -437,7 +437,7 @@ def parse_taint(taint: str) -> tuple[str, str | None, str] | None:
 def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Problem]:
     """Every cross-field problem of one GPU pool. Also called by ``GpuNodePool`` at construction."""
     at = f"gpuPools[{index}]"
-    problems: list[Problem] = Field(default_factory=list)
+    problems: list[Problem] = []
     windows = pool.os == "Windows"
     limit = _WINDOWS_NAME_MAX if windows else _LINUX_NAME_MAX
 
@@ -592,7 +592,7 @@ def _args(literal: Any) -> tuple[str, ...]:
 
 def cluster_problems(cfg: StackConfig) -> list[Problem]:
     """Cross-field problems of the cluster section. Also called by ``AksGpuCluster`` at construction."""
-    problems: list[Problem] = Field(default_factory=list)
+    problems: list[Problem] = []
     cluster = cfg.cluster
 
     sys_size = cluster.systemPool.vmSize
@@ -631,7 +631,7 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
 def semantic_problems(cfg: StackConfig) -> list[Problem]:
     """Cross-field problems of a structurally valid config (catalog rules and the platform's rules)."""
     problems = cluster_problems(cfg)
-    seen: dict[str, int] = Field(default_factory=dict)
+    seen: dict[str, int] = {}
     for i, pool in enumerate(cfg.gpuPools):
         if pool.name in seen:
             problems.append(
@@ -683,12 +683,12 @@ EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = []
 
 def _merge_same_path(problems: list[Problem]) -> list[Problem]:
     """A union (e.g. a level or a dict) reports one error per alternative: fold them into one line per key path."""
-    merged: dict[str, list[str]] = Field(default_factory=dict)
+    merged: dict[str, list[str]] = {}
     for p in problems:
         msgs = merged.setdefault(p.path, [])
         if p.message not in msgs:
             msgs.append(p.message)
-    out: list[Problem] = Field(default_factory=list)
+    out: list[Problem] = []
     for path, msgs in merged.items():
         if len(msgs) == 1:
             out.append(Problem(path, msgs[0]))
@@ -730,7 +730,7 @@ def _raw_config() -> dict[str, Any]:
 
     prefix = f"{NAMESPACE}:"
     keys = set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
-    out: dict[str, Any] = Field(default_factory=dict)
+    out: dict[str, Any] = {}
     for key in sorted(k for k in keys if k.startswith(prefix)):
         value = runtime_config.get_config(key)
         if isinstance(value, str):
