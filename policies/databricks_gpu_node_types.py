@@ -24,15 +24,15 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     cluster = gpu_cluster(args, review)
     if cluster is not None:
         fields = {"nodeTypeId": cluster.worker, "driverNodeTypeId": cluster.driver}
-        gpu_role = "driver" if cluster.is_gpu(cluster.driver) else "workers"
+        gpu_role = "the driver uses" if cluster.is_gpu(cluster.driver) else "the workers use"
         for path, value in fields.items():
             role = "worker" if path == "nodeTypeId" else "driver"
             if value is UNKNOWN:
                 review.unknown_field(path)
             elif not cluster.is_gpu(value):
                 review.violation(
-                    f"{path}: the {role} node type {value or '(not set)'} is not a GPU size while the {gpu_role} "
-                    "use GPUs: Databricks GPU compute needs GPU node types for the workers and the driver (the "
+                    f"{path}: the {role} node type {value or '(not set)'} is not a GPU size while {gpu_role} GPUs: "
+                    "Databricks GPU compute needs GPU node types for the workers and the driver (the "
                     f"GPU runtime does not start otherwise). Use a GPU node type such as {_supported()} for both."
                 )
             else:

@@ -1,0 +1,75 @@
+"""databricks-gpu-runtime: GPU node types ⇔ '-gpu-ml-' runtime, or a standard runtime with a custom image."""
+
+from __future__ import annotations
+
+from policies.databricks_gpu_runtime import POLICY
+from tests.policies._helpers import DATABRICKS_CLUSTER, DATABRICKS_GPU, UNKNOWN, run_policy, with_
+
+CUSTOM = with_(DATABRICKS_GPU, sparkVersion="15.4.x-scala2.12", dockerImage={"url": "contoso.azurecr.io/cuda:12.4"})
+
+
+def test_gpu_ml_runtime_passes() -> None:
+    assert run_policy(POLICY, DATABRICKS_CLUSTER, DATABRICKS_GPU).violations == []
+
+
+def test_dbr17_scala213_passes() -> None:
+    props = with_(DATABRICKS_GPU, sparkVersion="17.3.x-gpu-ml-scala2.13")
+    assert run_policy(POLICY, DATABRICKS_CLUSTER, props).violations == []
+
+
+def test_standard_runtime_with_custom_image_passes() -> None:
+    assert run_policy(POLICY, DATABRICKS_CLUSTER, CUSTOM).violations == []
+
+
+def test_standard_runtime_without_image_rejected() -> None:
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DATABRICKS_GPU, sparkVersion="15.4.x-scala2.12"))
+    assert outcome.violations == [
+        "sparkVersion: the cluster has GPU node types but runtime 15.4.x-scala2.12 is not a GPU ML runtime: only "
+        "'-gpu-ml-' runtimes ship the CUDA libraries, so the GPUs would be unusable. Use 15.4.x-gpu-ml-scala2.12 "
+        "(DBR 17+: scala2.13), or a standard runtime with a custom GPU image."
+    ]
+
+
+def test_cpu_ml_runtime_on_gpu_nodes_rejected() -> None:
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DATABRICKS_GPU, sparkVersion="15.4.x-cpu-ml-scala2.12"))
+    assert len(outcome.violations) == 1
+    assert "is not a GPU ML runtime" in outcome.violations[0]
+
+
+def test_custom_image_with_ml_runtime_rejected() -> None:
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(CUSTOM, sparkVersion="15.4.x-gpu-ml-scala2.12"))
+    assert outcome.violations == [
+        "sparkVersion: 15.4.x-gpu-ml-scala2.12 is a Databricks Runtime for ML, but the cluster uses a custom "
+        "container (dockerImage): custom containers are only supported on standard runtimes. Use a standard runtime "
+        "(e.g. 15.4.x-scala2.12) with a CUDA image, or drop dockerImage and keep the GPU ML runtime."
+    ]
+
+
+def test_gpu_runtime_on_cpu_nodes_rejected() -> None:
+    props = with_(DATABRICKS_GPU, nodeTypeId="Standard_D4s_v5", driverNodeTypeId="Standard_D8s_v5")
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, props)
+    assert outcome.violations == [
+        "sparkVersion: 15.4.x-gpu-ml-scala2.12 is a GPU ML runtime but the node types are not GPU sizes: Databricks "
+        "refuses GPU runtimes on CPU nodes. Use GPU node types (e.g. Standard_NC4as_T4_v3) or a CPU runtime (drop "
+        "'gpu-ml')."
+    ]
+
+
+def test_cpu_cluster_with_cpu_runtime_passes() -> None:
+    props = with_(DATABRICKS_GPU, nodeTypeId="Standard_D4s_v5", driverNodeTypeId=None, sparkVersion="15.4.x-scala2.12")
+    assert run_policy(POLICY, DATABRICKS_CLUSTER, props).violations == []
+
+
+def test_unknown_runtime_named() -> None:
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DATABRICKS_GPU, sparkVersion=UNKNOWN))
+    assert outcome.violations == []
+    assert outcome.preview_unknown is not None
+    assert outcome.preview_unknown.startswith("sparkVersion can't be known during preview")
+
+
+def test_unknown_node_type_with_gpu_runtime_not_flagged_but_named() -> None:
+    props = with_(DATABRICKS_GPU, nodeTypeId=UNKNOWN, driverNodeTypeId=None)
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, props)
+    assert outcome.violations == []
+    assert outcome.preview_unknown is not None
+    assert outcome.preview_unknown.startswith("nodeTypeId can't be known during preview")
