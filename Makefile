@@ -30,5 +30,9 @@ test: lint typecheck unit
 rules: setup
 	$(PY) -m policies.rules_md > policies/RULES.md
 
+# Benchmarks (bench/RESULTS.md): component overhead, policy throughput, program scaling, imports. < 10 min on 2 cores.
+bench: setup
+	$(PY) bench/run_all.py
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

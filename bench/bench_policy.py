@@ -147,6 +147,67 @@ def run_once(resources: list[RecordedResource]) -> dict[str, Any]:
     }
 
 
+def inprocess_breakdown(n: int) -> dict[str, Any]:
+    """CPU µs per resource of ``Analyze`` in this process (no gRPC): the real pack vs. pulumi_policy's own floor.
+
+    The floor is the same SDK servicer serving the same number of resource policies that do nothing: what
+    pulumi_policy spends per resource before any of our code runs (it converts the request's properties from
+    protobuf, deserialises them and wraps them in its unknown-checking proxy once *per policy*). The difference
+    is our policies' and catalog's own cost.
+    """
+    os.environ.update(
+        {
+            "PULUMI_PROJECT": PROJECT,
+            "PULUMI_STACK": STACK,
+            "PULUMI_DRY_RUN": "true",
+            "PULUMI_ORGANIZATION": "organization",
+            "PULUMI_CONFIG": "{}",
+        }
+    )
+    from pulumi.runtime.proto import analyzer_pb2
+    from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
+    from pulumi_policy.policy import _PolicyAnalyzerServicer
+
+    from policies.pack import ALL_POLICIES, PACK_NAME
+    from preflight.analyzer import engine_urn, to_struct
+
+    requests = [
+        analyzer_pb2.AnalyzeRequest(
+            type=r.type,
+            properties=to_struct(r.inputs, skip_internal_keys=True),
+            urn=engine_urn(r.urn),
+            name=r.name,
+            options=analyzer_pb2.AnalyzerResourceOptions(),
+        )
+        for r in synth_resources(n)
+    ]
+    k = sum(1 for p in ALL_POLICIES if isinstance(p, ResourceValidationPolicy))
+
+    def noop(_args: Any, _report: Any) -> None:
+        return None
+
+    def cost(policies: list[Any]) -> float:
+        servicer = _PolicyAnalyzerServicer(PACK_NAME, "0.0.0", policies, EnforcementLevel.ADVISORY)
+        servicer.Analyze(requests[0], None)  # warm-up (catalog load, caches)
+        c0 = time.process_time()
+        for req in requests:
+            servicer.Analyze(req, None)
+        return (time.process_time() - c0) / n * 1e6
+
+    floor_1 = cost([ResourceValidationPolicy("noop-0", "does nothing", noop)])
+    floor_k = cost([ResourceValidationPolicy(f"noop-{i}", "does nothing", noop) for i in range(k)])
+    real = cost(list(ALL_POLICIES))
+    return {
+        "n": n,
+        "resource_policies": k,
+        "floor_1_us": floor_1,
+        "floor_k_us": floor_k,
+        "real_us": real,
+        "ours_us": real - floor_k,
+        "per_policy_sdk_us": (floor_k - floor_1) / max(k - 1, 1),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="100,1000,10000", help="comma-separated resource counts")
@@ -211,9 +272,25 @@ def main(argv: list[str] | None = None) -> int:
         f"  target ≥{TARGET_RPS:,.0f} resources/s at every N: {'MET' if min_rps >= TARGET_RPS else 'MISSED'} "
         f"(lowest {min_rps:,.0f}); linear (ratio ≤{TARGET_SCALING}): {'MET' if scaling <= TARGET_SCALING else 'MISSED'}"
     )
+    bd = inprocess_breakdown(min(1000, large["n"]))
+    e2e_us = large["us_per_resource"]
+    print(
+        f"\n  where one resource's Analyze time goes (CPU µs per resource, in-process, no gRPC, "
+        f"N={bd['n']}, {bd['resource_policies']} resource policies):\n"
+        f"    pulumi_policy floor, 1 no-op policy:            {bd['floor_1_us']:7.0f}\n"
+        f"    pulumi_policy floor, {bd['resource_policies']:>2} no-op policies:          {bd['floor_k_us']:7.0f}"
+        f"  (+{bd['per_policy_sdk_us']:.0f} per policy)\n"
+        f"    the real pack (SDK + our policies + catalog):   {bd['real_us']:7.0f}\n"
+        f"    => our policies' own code:                      {bd['ours_us']:7.0f}"
+        f"  ({bd['ours_us'] / bd['real_us']:.0%} of the pack's time)\n"
+        f"    end to end over gRPC (wall, N={large['n']:,}):          {e2e_us:7.0f}\n"
+        f"    best possible with this SDK and {bd['resource_policies']} policies (floor only): "
+        f"{1e6 / bd['floor_k_us']:,.0f} resources/s"
+    )
     emit_result(
         "policy",
         {
+            "breakdown": bd,
             "results": results,
             "scaling_ratio": scaling,
             "time_ratio": time_ratio,
