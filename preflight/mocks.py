@@ -419,7 +419,7 @@ def _make_mocks(warnings: list[str]) -> Any:
                 inputs.setdefault("clusterId" if args.typ.endswith("Cluster") else "id", f"{args.name}-0000")
                 return f"{args.name}-0000", inputs
             if args.typ.startswith("pulumi:providers:"):
-                return f"{args.name}-provider-id", inputs
+                return "", inputs  # a new provider has no ID in a preview: references carry UNKNOWN
             if args.typ.startswith("kubernetes:"):
                 meta = dict(inputs.get("metadata") or {})
                 meta.setdefault("name", args.name)
@@ -428,12 +428,13 @@ def _make_mocks(warnings: list[str]) -> Any:
                 return (f"{ns}/{meta['name']}" if ns else str(meta["name"])), inputs
             return f"{args.name}-id", inputs
 
-        def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[Any, Any], list[tuple[str, str]] | None]:
+        def call(self, args: pulumi.runtime.MockCallArgs) -> Any:
+            # A bare dict: MockMonitor.Invoke reads a tuple's second item as a list of check failures.
             result = _mock_call(args.token, dict(args.args))
             if result is None:
                 warnings.append(f"invoke {args.token} has no preflight mock; it returned an empty result")
-                return {}, None
-            return result, None
+                return {}
+            return result
 
     return PreflightMocks()
 
@@ -561,6 +562,18 @@ def _clear_outputs() -> None:
     state.rpc_manager.clear()
 
 
+def _cancel_pending(loop: Any) -> None:
+    """Cancel tasks a failed program left behind (e.g. component outputs never registered) before closing the loop."""
+    import asyncio
+
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        with contextlib.suppress(Exception):
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+
+
 def run_program_in_process(settings: StackSettings) -> ProgramRun:
     """Run the program in this process. Resets the SDK state it uses; still, prefer :func:`run_program` (isolated)."""
     import asyncio
@@ -596,6 +609,7 @@ def run_program_in_process(settings: StackSettings) -> ProgramRun:
         finally:
             rt_settings.ROOT.set(None)
             _clear_outputs()
+            _cancel_pending(loop)
             loop.close()
             asyncio.set_event_loop(None)
     return ProgramRun(resources=list(monitor.recorded), warnings=warnings)
