@@ -1,0 +1,118 @@
+"""The pack's policy list, metadata and generated RULES.md (never instantiates PolicyPack: it blocks forever)."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
+
+from policies import rules_md
+from policies.pack import ALL_POLICIES, PACK_NAME
+
+POLICIES_DIR = Path(__file__).resolve().parents[2] / "policies"
+NOT_POLICY_MODULES = {"__init__", "__main__", "pack", "rules_md"}
+
+EXPECTED_LEVELS = {
+    "gpu-size-no-nvv4": "mandatory",
+    "gpu-size-minimum": "mandatory",
+    "gpu-size-not-retired": "mandatory",
+    "gpu-size-known": "mandatory",
+    "gpu-size-aks-supported": "mandatory",
+    "gpu-mig-profile-capable-size": "mandatory",
+    "gpu-windows-pool": "mandatory",
+    "gpu-driver-no-legacy-skip-tag": "advisory",
+    "gpu-pool-tainted": "advisory",
+    "aks-kaito-requires-oidc": "mandatory",
+    "aks-cost-analysis-requires-paid-tier": "mandatory",
+    "databricks-gpu-node-types": "mandatory",
+    "databricks-gpu-runtime": "mandatory",
+    "databricks-gpu-no-photon": "mandatory",
+    "databricks-gpu-dedicated-access": "mandatory",
+    "databricks-gpu-task-amount": "mandatory",
+    "kaito-workspace-instance-type": "mandatory",
+    "gpu-operator-driver-mode": "mandatory",
+    "gpu-driver-skipped-needs-operator": "advisory",
+    "gpu-operator-autoscale-min-count": "mandatory",
+}
+
+
+def test_pack_name() -> None:
+    assert PACK_NAME == "azure-gpu-guardrails"
+
+
+def test_policies_and_levels() -> None:
+    assert {p.name: p.enforcement_level.value for p in ALL_POLICIES if p.enforcement_level} == EXPECTED_LEVELS
+    assert len({p.name for p in ALL_POLICIES}) == len(ALL_POLICIES) == len(EXPECTED_LEVELS)
+
+
+def test_one_module_per_policy_named_after_it() -> None:
+    modules = {p.stem for p in POLICIES_DIR.glob("*.py") if not p.stem.startswith("_")} - NOT_POLICY_MODULES
+    assert modules == {name.replace("-", "_") for name in EXPECTED_LEVELS}
+    for name in EXPECTED_LEVELS:
+        module = importlib.import_module(f"policies.{name.replace('-', '_')}")
+        assert module.POLICY.name == name
+
+
+def test_every_policy_carries_metadata() -> None:
+    for policy in ALL_POLICIES:
+        assert policy.what and policy.why and policy.remediation_steps, policy.name
+        assert policy.description == f"{policy.what} — {policy.why}"
+        assert policy.severity is not None, policy.name
+        assert (policy.tags and "gpu" in policy.tags) or "aks" in (policy.tags or []), policy.name
+        assert policy.enforcement_level in (EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY)
+        assert isinstance(policy, ResourceValidationPolicy | StackValidationPolicy)
+
+
+def test_stack_policies() -> None:
+    stack = sorted(p.name for p in ALL_POLICIES if isinstance(p, StackValidationPolicy))
+    assert stack == [
+        "gpu-driver-skipped-needs-operator",
+        "gpu-operator-autoscale-min-count",
+        "gpu-operator-driver-mode",
+    ]
+
+
+def test_rules_md_is_in_sync() -> None:
+    committed = (POLICIES_DIR / "RULES.md").read_text(encoding="utf-8")
+    assert committed == rules_md.render(), "policies/RULES.md is stale: run `make rules`"
+
+
+def test_rules_md_lists_every_policy_with_level_and_config() -> None:
+    text = rules_md.render()
+    for name, level in EXPECTED_LEVELS.items():
+        assert re.search(rf"^\| `{re.escape(name)}` \| {level} \|", text, re.MULTILINE), name
+    assert "`minimumSize`: any catalog size (default `Standard_NC6s_v3`)" in text
+
+
+@pytest.mark.slow
+def test_rules_md_module_runs() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "policies.rules_md"],
+        cwd=POLICIES_DIR.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout == rules_md.render()
+
+
+def test_pack_requirements_take_pins_from_the_root_file() -> None:
+    lines = [
+        line.strip()
+        for line in (POLICIES_DIR / "requirements.txt").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert lines == ["-c ../requirements.txt", "pulumi", "pulumi-policy"]
+    root = (POLICIES_DIR.parent / "requirements.txt").read_text(encoding="utf-8")
+    assert re.search(r"^pulumi>=", root, re.MULTILINE) and re.search(r"^pulumi-policy>=", root, re.MULTILINE)
+
+
+def test_pulumi_policy_yaml() -> None:
+    text = (POLICIES_DIR / "PulumiPolicy.yaml").read_text(encoding="utf-8")
+    assert re.search(r"^runtime: python$", text, re.MULTILINE)
+    assert re.search(r"^description: ", text, re.MULTILINE)
