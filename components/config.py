@@ -463,7 +463,9 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
             )
         )
     else:
-        problems.extend(Problem(f"{at}.vmSize", f.message) for f in check_gpu_size(pool.vmSize, floor=cfg.gpu_floor))
+        problems.extend(
+            Problem(f"{at}.vmSize", f.message) for f in check_gpu_size(pool.vmSize, floor=_usable_floor(cfg))
+        )
     mig = check_mig_profile(pool.vmSize, pool.migProfile)
     if mig is not None:
         problems.append(Problem(f"{at}.migProfile", mig.message))
@@ -584,6 +586,12 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
                 )
             )
     return problems
+
+
+def _usable_floor(cfg: StackConfig) -> str:
+    # An unknown floor name is reported on its own key (policy.gpu-size-minimum.minimumSize); check pools against
+    # the default floor meanwhile instead of failing.
+    return cfg.gpu_floor if cfg.gpu_floor in default_catalog() else DEFAULT_FLOOR
 
 
 def _args(literal: Any) -> tuple[str, ...]:

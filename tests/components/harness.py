@@ -55,6 +55,8 @@ class Record:
     protect: bool
     provider: str
     custom: bool
+    secret_inputs: set[str] = field(default_factory=set)
+    """Top-level input keys the program marked secret."""
 
 
 @dataclass
@@ -83,11 +85,15 @@ class Run:
 
 
 class PlatformMocks(pulumi.runtime.Mocks):
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, stack_outputs: Mapping[str, Any] | None = None) -> None:
         self.run = run
+        self.stack_outputs = dict(stack_outputs or {})
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         state = dict(args.inputs)
+        if args.typ == "pulumi:pulumi:StackReference":
+            outputs = self.stack_outputs
+            return args.name, {"name": args.name, "outputs": outputs, "secretOutputNames": ["kubeconfig"]}
         if args.typ == MANAGED_CLUSTER:
             state["oidcIssuerProfile"] = {**(state.get("oidcIssuerProfile") or {}), "issuerURL": ISSUER_URL}
         return f"/mock/{args.typ}/{args.name}", state
@@ -115,15 +121,37 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                     urn=response.urn,
                     type=request.type,
                     name=request.name,
-                    inputs=rpc.deserialize_properties(request.object),
+                    inputs=_unwrap_secrets(rpc.deserialize_properties(request.object)),
                     parent=request.parent,
                     dependencies=list(request.dependencies),
                     protect=bool(request.protect),
                     provider=request.provider,
                     custom=bool(request.custom),
+                    secret_inputs=_secret_keys(request.object),
                 )
             )
         return response
+
+
+def _unwrap_secrets(value: Any) -> Any:
+    if isinstance(value, dict):
+        if value.get(rpc._special_sig_key) == rpc._special_secret_sig:
+            return _unwrap_secrets(value.get("value"))
+        return {k: _unwrap_secrets(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unwrap_secrets(v) for v in value]
+    return value
+
+
+def _secret_keys(struct: Any) -> set[str]:
+    out: set[str] = set()
+    for key, value in struct.fields.items():
+        inner = value.struct_value.fields if value.HasField("struct_value") else {}
+        if inner.get(rpc._special_sig_key, None) is not None and inner[rpc._special_sig_key].string_value == (
+            rpc._special_secret_sig
+        ):
+            out.add(key)
+    return out
 
 
 def _settings() -> Any:
@@ -154,6 +182,7 @@ def run_program(
     config: Mapping[str, Any],
     stack: str = "dev",
     preview: bool = False,
+    stack_outputs: Mapping[str, Any] | None = None,
 ) -> Run:
     """Run ``program`` under fresh mocks with ``config`` (keys with or without the namespace). Never raises:
     an exception from the program is in ``Run.error``."""
@@ -162,7 +191,7 @@ def run_program(
     asyncio.set_event_loop(loop)
     settings.ROOT.set(None)
     pulumi.runtime.set_all_config(_config_strings(config))
-    mocks = PlatformMocks(run)
+    mocks = PlatformMocks(run, stack_outputs)
     pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=preview, monitor=RecordingMonitor(mocks, run))
     _settings().rpc_manager.clear()
     _settings().outputs.clear()

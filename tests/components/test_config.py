@@ -1,0 +1,293 @@
+"""Stack config validation: a compliant baseline, one mutation, one expected problem at one key path.
+
+Every invalid config runs through the real program (``__main__.py``) under mocks: it must stop with
+``StackConfigError`` naming the stack file and the key path, and register no resource at all.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+import yaml
+
+from components.config import (
+    DEFAULT_GPU_TAINT,
+    STACK_FILE_ENV,
+    StackConfig,
+    StackConfigError,
+    config_from_stack_yaml,
+    validate_stack_config,
+)
+from tests.components.harness import STACKS_DIR, run_main
+
+BASE: dict[str, Any] = {
+    "environment": "dev",
+    "location": "westeurope",
+    "gpuPools": [{"name": "t4", "vmSize": "Standard_NC4as_T4_v3", "minCount": 1, "maxCount": 2}],
+    "gpuOperator": {"enabled": True},
+}
+
+
+def mutate(**changes: Any) -> dict[str, Any]:
+    """BASE with dotted-path changes, e.g. ``mutate(**{"gpuPools.0.vmSize": "x"})``; value ``DELETE`` removes."""
+    cfg = copy.deepcopy(BASE)
+    for dotted, value in changes.items():
+        parts = dotted.split(".")
+        target: Any = cfg
+        for part in parts[:-1]:
+            target = target[int(part)] if isinstance(target, list) else target.setdefault(part, {})
+        last = parts[-1]
+        if value is DELETE:
+            del target[last]
+        elif isinstance(target, list):
+            target[int(last)] = value
+        else:
+            target[last] = value
+    return cfg
+
+
+DELETE = object()
+
+WIN = {"name": "win", "os": "Windows", "vmSize": "Standard_NC4as_T4_v3", "count": 1}
+
+# (id, config, key path, words the message must contain)
+INVALID: list[tuple[str, dict[str, Any], str, str]] = [
+    ("unknown-top-level-key", mutate(gpuPool=[]), "gpuPool", "unknown key. Allowed keys here: environment"),
+    ("unknown-pool-key", mutate(**{"gpuPools.0.vmsize": "x"}), "gpuPools[0].vmsize", "Allowed keys here: name, vmSize"),
+    ("missing-environment", mutate(environment=DELETE), "environment", "required key is missing"),
+    ("missing-vm-size", mutate(**{"gpuPools.0.vmSize": DELETE}), "gpuPools[0].vmSize", "required key is missing"),
+    ("location-display-name", mutate(location="West Europe"), "location", "Azure region name"),
+    ("k8s-version", mutate(**{"cluster.kubernetesVersion": "latest"}), "cluster.kubernetesVersion", "'1.33'"),
+    ("system-pool-one-node", mutate(**{"cluster.systemPool.count": 1}), "cluster.systemPool.count", "2"),
+    (
+        "system-pool-gpu-size",
+        mutate(**{"cluster.systemPool.vmSize": "Standard_NC4as_T4_v3"}),
+        "cluster.systemPool.vmSize",
+        "is a GPU size",
+    ),
+    ("sku-tier", mutate(**{"cluster.skuTier": "Gold"}), "cluster.skuTier", "'Free', 'Standard' or 'Premium'"),
+    (
+        "cost-analysis-free-tier",
+        mutate(**{"cluster.costAnalysis": True, "cluster.skuTier": "Free"}),
+        "cluster.skuTier",
+        "Standard or Premium",
+    ),
+    (
+        "kaito-without-oidc",
+        mutate(**{"cluster.kaitoAddon": True, "cluster.oidcIssuer": False}),
+        "cluster.oidcIssuer",
+        "KAITO add-on needs the OIDC issuer",
+    ),
+    ("nvv4", mutate(**{"gpuPools.0.vmSize": "Standard_NV32as_v4"}), "gpuPools[0].vmSize", "NVv4 size"),
+    ("retired", mutate(**{"gpuPools.0.vmSize": "Standard_NC6s_v3"}), "gpuPools[0].vmSize", "was retired"),
+    ("below-floor", mutate(**{"gpuPools.0.vmSize": "Standard_NV6ads_A10_v5"}), "gpuPools[0].vmSize", "below the GPU"),
+    (
+        "unknown-size",
+        mutate(**{"gpuPools.0.vmSize": "Standard_NC4as_T5_v3"}),
+        "gpuPools[0].vmSize",
+        "not a GPU size in",
+    ),
+    ("cpu-size", mutate(**{"gpuPools.0.vmSize": "Standard_D4s_v5"}), "gpuPools[0].vmSize", "is not a GPU size"),
+    (
+        "aks-unsupported",
+        mutate(**{"gpuPools.0.vmSize": "Standard_NG32ads_V620_v1"}),
+        "gpuPools[0].vmSize",
+        "not supported for AKS",
+    ),
+    ("mig-on-t4", mutate(**{"gpuPools.0.migProfile": "MIG1g"}), "gpuPools[0].migProfile", "needs a MIG-capable GPU"),
+    ("mig-profile-name", mutate(**{"gpuPools.0.migProfile": "MIG5g"}), "gpuPools[0].migProfile", "'MIG7g'"),
+    ("windows-name-7", mutate(gpuPools=[{**WIN, "name": "wingpu1"}]), "gpuPools[0].name", "Windows node pool names"),
+    ("linux-name-13", mutate(**{"gpuPools.0.name": "inferencet4ab"}), "gpuPools[0].name", "Use at most 12"),
+    ("name-uppercase", mutate(**{"gpuPools.0.name": "T4"}), "gpuPools[0].name", "lowercase letters and digits"),
+    ("operator-min-count-0", mutate(**{"gpuPools.0.minCount": 0}), "gpuPools[0].minCount", "Azure/AKS #2832"),
+    (
+        "time-slicing-and-mps",
+        mutate(**{"gpuPools.0.sharing": {"timeSlicing": {"replicas": 2}, "mps": {"replicas": 2}}}),
+        "gpuPools[0].sharing",
+        "mutually exclusive",
+    ),
+    (
+        "mps-on-mig",
+        mutate(
+            **{
+                "gpuPools.0.vmSize": "Standard_NC24ads_A100_v4",
+                "gpuPools.0.migProfile": "MIG2g",
+                "gpuPools.0.sharing": {"mps": {"replicas": 2}},
+            }
+        ),
+        "gpuPools[0].sharing.mps",
+        "MPS cannot be combined with MIG",
+    ),
+    (
+        "sharing-without-operator",
+        mutate(**{"gpuOperator.enabled": False, "gpuPools.0.sharing": {"timeSlicing": {"replicas": 2}}}),
+        "gpuPools[0].sharing",
+        "gpuOperator.enabled: true",
+    ),
+    (
+        "windows-driver-skipped",
+        mutate(gpuPools=[{**WIN, "driver": "operator"}]),
+        "gpuPools[0].driver",
+        "never skip the AKS driver",
+    ),
+    (
+        "windows-old-k8s",
+        mutate(gpuPools=[{**WIN, "orchestratorVersion": "1.28"}]),
+        "gpuPools[0].orchestratorVersion",
+        "Kubernetes ≥ 1.29",
+    ),
+    (
+        "windows-sharing",
+        mutate(gpuPools=[{**WIN, "sharing": {"timeSlicing": {"replicas": 2}}}]),
+        "gpuPools[0].sharing",
+        "does not support Windows",
+    ),
+    ("min-above-max", mutate(**{"gpuPools.0.minCount": 3}), "gpuPools[0].minCount", "greater than maxCount 2"),
+    ("count-and-autoscale", mutate(**{"gpuPools.0.count": 2}), "gpuPools[0].count", "not both"),
+    ("bad-taint", mutate(**{"gpuPools.0.taints": ["sku=gpu"]}), "gpuPools[0].taints[0]", "key=value:Effect"),
+    (
+        "duplicate-pool-name",
+        mutate(gpuPools=[BASE["gpuPools"][0], BASE["gpuPools"][0]]),
+        "gpuPools[1].name",
+        "already used by gpuPools[0]",
+    ),
+    (
+        "driver-operator-without-operator",
+        mutate(**{"gpuOperator.enabled": False, "gpuPools.0.driver": "operator"}),
+        "gpuPools[0].driver",
+        "no NVIDIA driver",
+    ),
+    (
+        "mixed-driver-modes",
+        mutate(
+            gpuPools=[
+                {"name": "a", "vmSize": "Standard_NC4as_T4_v3", "driver": "operator"},
+                {"name": "b", "vmSize": "Standard_NC4as_T4_v3", "driver": "aks"},
+            ]
+        ),
+        "gpuPools",
+        "same driver mode",
+    ),
+    (
+        "budget-level",
+        mutate(budget={"monthlyUsd": 100, "enforcementLevel": "strict"}),
+        "budget.enforcementLevel",
+        "'advisory' or 'mandatory'",
+    ),
+    ("budget-negative", mutate(budget={"monthlyUsd": -5}), "budget.monthlyUsd", "greater than 0"),
+    ("policy-level", mutate(policy={"gpu-size-known": "fatal"}), "policy.gpu-size-known", "'advisory', 'mandatory'"),
+    (
+        "policy-floor-unknown",
+        mutate(policy={"gpu-size-minimum": {"minimumSize": "Standard_X1"}}),
+        "policy.gpu-size-minimum.minimumSize",
+        "not a catalog size",
+    ),
+    ("operator-version", mutate(**{"gpuOperator.version": "25.3"}), "gpuOperator.version", "'v25.3.4'"),
+    (
+        "mps-replicas",
+        mutate(**{"gpuPools.0.sharing": {"mps": {"replicas": 100}}}),
+        "gpuPools[0].sharing.mps.replicas",
+        "48",
+    ),
+    ("max-pods", mutate(**{"gpuPools.0.maxPods": 5}), "gpuPools[0].maxPods", "greater than or equal to 10"),
+    (
+        "windows-linux-os-sku",
+        mutate(gpuPools=[{**WIN, "osSku": "Ubuntu"}]),
+        "gpuPools[0].osSku",
+        "allowed for Windows: Windows2022",
+    ),
+    ("existing-rg-unnamed", mutate(resourceGroup={"existing": True}), "resourceGroup.name", "must be named"),
+]
+
+
+def test_baseline_is_valid() -> None:
+    cfg = validate_stack_config(BASE, stack_file="stacks/Pulumi.dev.yaml")
+    assert cfg.gpuPools[0].taints == [DEFAULT_GPU_TAINT]
+    assert cfg.pool_driver(cfg.gpuPools[0]) == "operator"
+    assert cfg.gpuPools[0].effective_min_count == 1
+
+
+def test_at_least_twenty_distinct_invalid_configs() -> None:
+    assert len({case[0] for case in INVALID}) == len(INVALID) >= 20
+    assert len({yaml.safe_dump(case[1]) for case in INVALID}) == len(INVALID)
+
+
+@pytest.mark.parametrize(("config", "path", "words"), [c[1:] for c in INVALID], ids=[c[0] for c in INVALID])
+def test_invalid_config_is_rejected_before_any_resource(config: dict[str, Any], path: str, words: str) -> None:
+    run = run_main(config, stack="dev")
+    assert isinstance(run.error, StackConfigError), run.error
+    assert run.records == [], "nothing may be registered when the config is invalid"
+    assert path in run.error.paths
+    line = next(line for line in str(run.error).splitlines() if f"stacks/Pulumi.dev.yaml: {path}: " in line)
+    assert words in line
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    config = mutate(
+        **{
+            "gpuPools.0.vmSize": "Standard_NV32as_v4",
+            "gpuPools.0.minCount": 0,
+            "gpuPools.0.sharing": {"timeSlicing": {"replicas": 2}, "mps": {"replicas": 2}},
+        }
+    )
+    with pytest.raises(StackConfigError) as info:
+        validate_stack_config(config, stack_file="stacks/Pulumi.dev.yaml")
+    assert {"gpuPools[0].vmSize", "gpuPools[0].minCount", "gpuPools[0].sharing"} <= set(info.value.paths)
+    body = str(info.value).splitlines()[1:]
+    assert len(body) == len(info.value.problems)
+    assert all(line.strip().startswith("stacks/Pulumi.dev.yaml: gpuPools[0].") for line in body)
+
+
+def test_stack_file_comes_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(STACK_FILE_ENV, "/tmp/custom/Pulumi.qa.yaml")
+    run = run_main(mutate(**{"gpuPools.0.minCount": 0}), stack="qa")
+    assert isinstance(run.error, StackConfigError)
+    assert "/tmp/custom/Pulumi.qa.yaml: gpuPools[0].minCount: must be ≥ 1" in str(run.error)
+
+
+def test_stack_name_is_in_the_file_name() -> None:
+    run = run_main(mutate(**{"gpuPools.0.minCount": 0}), stack="staging")
+    assert isinstance(run.error, StackConfigError)
+    assert run.error.stack_file == "stacks/Pulumi.staging.yaml"
+
+
+def test_minimal_stack_file_is_short_and_has_secure_defaults() -> None:
+    cfg = validate_stack_config({"environment": "qa", "location": "eastus2"}, stack_file="x")
+    assert cfg.cluster_name == "aks-gpu-qa"
+    assert cfg.resource_group_name == "rg-gpu-qa"
+    assert cfg.cluster.oidcIssuer and cfg.cluster.workloadIdentity
+    assert cfg.cluster.systemPool.count == 2
+    assert cfg.protect is False
+    assert validate_stack_config({"environment": "prod", "location": "eastus2"}, stack_file="x").protect is True
+
+
+def test_operator_unmanaged_pool_may_scale_from_zero() -> None:
+    cfg = validate_stack_config(
+        mutate(**{"gpuOperator.enabled": False, "gpuPools.0.minCount": 0}), stack_file="stacks/Pulumi.dev.yaml"
+    )
+    assert cfg.gpuPools[0].effective_min_count == 0
+    assert cfg.pool_driver(cfg.gpuPools[0]) == "aks"
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_committed_stack_files_validate(stack: str) -> None:
+    doc = yaml.safe_load((STACKS_DIR / f"Pulumi.{stack}.yaml").read_text(encoding="utf-8"))
+    cfg = validate_stack_config(config_from_stack_yaml(doc["config"]), stack_file=f"stacks/Pulumi.{stack}.yaml")
+    assert isinstance(cfg, StackConfig)
+    assert cfg.environment == stack
+    assert doc["config"]["azure-native:location"] == cfg.location
+
+
+def test_stack_shapes() -> None:
+    def load(stack: str) -> StackConfig:
+        doc = yaml.safe_load((STACKS_DIR / f"Pulumi.{stack}.yaml").read_text(encoding="utf-8"))
+        return validate_stack_config(config_from_stack_yaml(doc["config"]), stack_file=stack)
+
+    dev, prod = load("dev"), load("prod")
+    assert [(p.vmSize, p.sharing_mode) for p in dev.gpuPools] == [("Standard_NC4as_T4_v3", "timeSlicing")]
+    sizes = {p.vmSize for p in prod.gpuPools}
+    assert {"Standard_NC24ads_A100_v4", "Standard_ND96isr_H100_v5"} <= sizes
+    assert any(p.migProfile for p in prod.gpuPools)
+    assert prod.gpuOperator.enabled and prod.cluster.costAnalysis and prod.protect
