@@ -4,6 +4,7 @@ dependencies, protect flags and the exported contract. Pool counts are kept smal
 from __future__ import annotations
 
 import copy
+import itertools
 from typing import Any
 
 import pytest
@@ -193,7 +194,7 @@ def test_gpu_pools_are_chained_one_after_another() -> None:
     agent_pools = run.of_type(AGENT_POOL)
     assert [p.name for p in agent_pools] == ["aks-a", "aks-b", "aks-c"]
     assert cluster.urn in agent_pools[0].dependencies
-    for previous, current in zip(agent_pools, agent_pools[1:], strict=False):
+    for previous, current in itertools.pairwise(agent_pools):
         assert previous.urn in current.dependencies, f"{current.name} must wait for {previous.name}"
     # No pool waits on a later pool.
     assert agent_pools[2].urn not in agent_pools[0].dependencies + agent_pools[1].dependencies
