@@ -15,6 +15,7 @@ import pytest
 
 from preflight.analyzer import (
     UNKNOWN,
+    LogMessage,
     NotApplicable,
     PolicyConfigError,
     PolicyPackError,
@@ -115,6 +116,11 @@ def test_analyzer_info_lists_policies_levels_and_schemas(pack: PolicyPackProcess
     assert size.config_schema["allowedSizes"]["default"] == ["Standard_NC24ads_A100_v4"]
     assert info.policy("fixture-max-pools").policy_type == "stack"
     assert info.policy("fixture-owner-tag").enforcement_level == "advisory"  # the pack's default level
+
+
+@pytest.mark.slow
+def test_the_pack_can_log_to_the_engine(pack: PolicyPackProcess) -> None:
+    assert LogMessage("info", "fixture-pack loaded", "") in pack.logs
 
 
 @pytest.mark.slow
