@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
 from policies import rules_md
@@ -113,6 +114,7 @@ def test_pack_requirements_take_pins_from_the_root_file() -> None:
 
 
 def test_pulumi_policy_yaml() -> None:
-    text = (POLICIES_DIR / "PulumiPolicy.yaml").read_text(encoding="utf-8")
-    assert re.search(r"^runtime: python$", text, re.MULTILINE)
-    assert re.search(r"^description: ", text, re.MULTILINE)
+    doc = yaml.safe_load((POLICIES_DIR / "PulumiPolicy.yaml").read_text(encoding="utf-8"))
+    assert doc["runtime"] == {"name": "python", "options": {"virtualenv": "venv"}}
+    assert doc["version"] == "0.1.0"
+    assert doc["description"].startswith("azure-gpu-guardrails: ")
