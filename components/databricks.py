@@ -67,16 +67,16 @@ class DatabricksWorkspace(pulumi.ComponentResource):
         protect: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
+        if config.creates_workspace and (resource_group_name is None or resource_group_id is None):
+            raise ValueError(
+                "databricks.workspace.name: creating a workspace needs the stack's resource group "
+                "(resource_group_name and resource_group_id)"
+            )
         super().__init__(WORKSPACE_TYPE, name, None, opts)
         import pulumi_databricks as databricks
 
         all_tags = {**(tags or {}), **config.tags}
-        if config.creates_workspace:
-            if resource_group_name is None or resource_group_id is None:
-                raise ValueError(
-                    "databricks.workspace.name: creating a workspace needs the stack's resource group "
-                    "(resource_group_name and resource_group_id)"
-                )
+        if config.creates_workspace and resource_group_name is not None and resource_group_id is not None:
             from pulumi_azure_native import databricks as azure_databricks
 
             managed = config.managed_resource_group_name
