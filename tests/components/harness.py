@@ -230,6 +230,27 @@ def run_stack(stack: str) -> Run:
     return run_main(stack_config(stack), stack=stack)
 
 
-def engine_urn(urn: str) -> str:
-    """The mock monitor qualifies children of the stack with ``pulumi:pulumi:Stack$``; the engine does not."""
-    return urn.replace("::pulumi:pulumi:Stack$", "::")
+def engine_urns(run: Run) -> dict[str, str]:
+    """Mock URN → the URN the engine would assign.
+
+    The engine qualifies a resource's type with its parent's *full* qualified type (minus the root stack):
+    ``AksGpuCluster$GpuNodePool$AgentPool``. The mock monitor keeps only the parent's last type and keeps the stack
+    (``pulumi:pulumi:Stack$...``), so its URNs differ from the engine's below the first level.
+    """
+    by_urn = {r.urn: r for r in run.records}
+    qualified: dict[str, str] = {}
+
+    def qualify(urn: str) -> str:
+        if urn in qualified:
+            return qualified[urn]
+        record = by_urn[urn]
+        parent = by_urn.get(record.parent)
+        qt = f"{qualify(parent.urn)}${record.type}" if parent is not None else record.type
+        qualified[urn] = qt
+        return qt
+
+    out: dict[str, str] = {}
+    for record in run.records:
+        head = record.urn.split("::")[:2]
+        out[record.urn] = "::".join([*head, qualify(record.urn), record.name])
+    return out
