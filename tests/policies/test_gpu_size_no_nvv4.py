@@ -83,3 +83,9 @@ def test_unknown_profile_does_not_hide_a_known_violation() -> None:
     assert outcome.violations[0].startswith("agentPoolProfiles[1].vmSize: Standard_NV16as_v4")
     assert outcome.preview_unknown is not None
     assert outcome.preview_unknown.startswith("agentPoolProfiles[0].vmSize can't be known during preview")
+
+
+def test_explicit_api_version_type_tokens_are_checked() -> None:
+    versioned = "azure-native:containerservice/v20250901:AgentPool"
+    outcome = run_policy(POLICY, versioned, with_(GPU_POOL, vmSize="Standard_NV16as_v4"))
+    assert outcome.violations == [NVV4_MESSAGE]
