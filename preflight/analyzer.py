@@ -510,7 +510,7 @@ class PolicyPackProcess:
         stack: str = "dev",
         dry_run: bool = True,
         organization: str = "organization",
-        stack_config: Mapping[str, str] | None = None,
+        stack_config: Mapping[str, Any] | None = None,
         python: str | None = None,
         startup_timeout: float = 60.0,
         rpc_timeout: float = 120.0,
@@ -520,7 +520,10 @@ class PolicyPackProcess:
         self.stack = stack
         self.dry_run = dry_run
         self.organization = organization
-        self.stack_config: dict[str, str] = dict(stack_config or {})
+        # Stack config as the engine passes it to a pack: "<namespace>:<key>" -> string (structured values as JSON).
+        self.stack_config: dict[str, str] = {
+            k: v if isinstance(v, str) else json.dumps(v) for k, v in (stack_config or {}).items()
+        }
         self.python = python
         self.startup_timeout = startup_timeout
         self.rpc_timeout = rpc_timeout
@@ -958,7 +961,7 @@ def run_policy_pack(
     dry_run: bool = True,
     python: str | None = None,
     organization: str = "organization",
-    stack_config: Mapping[str, str] | None = None,
+    stack_config: Mapping[str, Any] | None = None,
     startup_timeout: float = 60.0,
 ) -> PackResult:
     """Start the pack, configure it, Analyze every resource, AnalyzeStack once, stop it; return the verdict.

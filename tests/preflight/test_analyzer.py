@@ -58,7 +58,8 @@ def process_gone(pid: int) -> bool:
 
 @pytest.fixture(scope="module")
 def pack() -> Iterator[PolicyPackProcess]:
-    with PolicyPackProcess(SMALL, project="azure-gpu-platform", stack="dev") as p:
+    stack_config = {"azure-gpu-platform:policy": {"fixture-owner-tag": "mandatory"}}  # sent as a JSON string
+    with PolicyPackProcess(SMALL, project="azure-gpu-platform", stack="dev", stack_config=stack_config) as p:
         yield p
 
 
@@ -108,6 +109,7 @@ def test_analyzer_info_lists_policies_levels_and_schemas(pack: PolicyPackProcess
     assert [p.name for p in info.policies] == [
         "fixture-add-owner",
         "fixture-allowed-size",
+        "fixture-echo",
         "fixture-max-pools",
         "fixture-owner-tag",
     ]
@@ -129,6 +131,7 @@ def test_configure_sends_schema_defaults_and_a_level_for_every_policy(pack: Poli
     assert config == {
         "fixture-add-owner": {"enforcementLevel": "advisory"},
         "fixture-allowed-size": {"enforcementLevel": "mandatory", "allowedSizes": ["Standard_NC24ads_A100_v4"]},
+        "fixture-echo": {"enforcementLevel": "advisory"},
         "fixture-max-pools": {"enforcementLevel": "mandatory", "maxPools": 2.0},
         "fixture-owner-tag": {"enforcementLevel": "advisory", "tag": "owner"},
     }
@@ -195,7 +198,7 @@ def test_bad_config_is_rejected_with_every_problem_named(pack: PolicyPackProcess
         "fixture-owner-tag.enforcementLevel: 'strict' is not a valid enforcement level; "
         "use one of ['advisory', 'mandatory', 'remediate', 'disabled']",
         "gpu-size-minimum: no such policy in policy pack 'fixture-pack'; its policies are "
-        "['fixture-add-owner', 'fixture-allowed-size', 'fixture-max-pools', 'fixture-owner-tag']",
+        "['fixture-add-owner', 'fixture-allowed-size', 'fixture-echo', 'fixture-max-pools', 'fixture-owner-tag']",
         "fixture-allowed-size.allowedSize: policy 'fixture-allowed-size' has no config property 'allowedSize'; "
         "allowed: ['allowedSizes']",
         "fixture-max-pools.maxPools: 0 is less than the minimum of 1.0",
@@ -250,6 +253,33 @@ def test_not_applicable_and_engine_urns(pack: PolicyPackProcess) -> None:
     engine = "urn:pulumi:dev::azure-gpu-platform::azure-native:resources:ResourceGroup::rg"
     assert NotApplicable("fixture-allowed-size", engine, "not an AgentPool") in result.not_applicable
     assert [v.urn for v in by_policy(result.violations, "fixture-owner-tag")] == [engine]
+
+
+@pytest.mark.slow
+def test_provider_options_and_stack_config_reach_the_pack(pack: PolicyPackProcess) -> None:
+    pack.configure()
+    provider = RecordedResource(
+        urn=f"{PREFIX}pulumi:providers:azure-native::default_3_29_0",
+        type="pulumi:providers:azure-native",
+        name="default_3_29_0",
+        inputs={"location": "westeurope", "version": "3.29.0"},
+    )
+    parent = f"{PREFIX}agp:index:AksGpuCluster::c"
+    echo = RecordedResource(
+        urn=f"{PREFIX}agp:index:AksGpuCluster$test:index:Echo::e",
+        type="test:index:Echo",
+        name="e",
+        inputs={},
+        parent=parent,
+        provider=f"{provider.urn}::{UNKNOWN}",  # a provider reference: <urn>::<id>
+        protect=True,
+    )
+    pack.know_providers([provider, echo])
+    [v] = by_policy(pack.analyze(echo).violations, "fixture-echo")
+    seen = ("pulumi:providers:azure-native", provider.urn, "default_3_29_0", provider.inputs)
+    assert v.message.splitlines()[1] == (
+        f"provider={seen}; parent={parent}; protect=True; config={{'fixture-owner-tag': 'mandatory'}}"
+    )
 
 
 @pytest.mark.slow
