@@ -65,6 +65,8 @@ class Run:
     outputs: dict[str, Any] = field(default_factory=dict)
     secret_outputs: set[str] = field(default_factory=set)
     invokes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    reads: list[tuple[str, str, str]] = field(default_factory=list)
+    """(type, name, id) of every resource read (e.g. a StackReference)."""
     error: BaseException | None = None
 
     def of_type(self, type_: str) -> list[Record]:
@@ -112,6 +114,11 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
     def __init__(self, mocks: PlatformMocks, run: Run) -> None:
         super().__init__(mocks)
         self.run = run
+
+    def ReadResource(self, request: Any) -> Any:
+        response = super().ReadResource(request)
+        self.run.reads.append((request.type, request.name, request.id))
+        return response
 
     def RegisterResource(self, request: Any) -> Any:
         response = super().RegisterResource(request)
