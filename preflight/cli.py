@@ -142,10 +142,11 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
     # The program (a child process) and the policy pack (another one) start in parallel.
     progress(f"running {program_dir} under mocks for stack {settings.stack}")
     outcome: dict[str, Any] = {}
+    cancel = threading.Event()
 
     def program() -> None:
         try:
-            outcome["run"] = run_program(settings)
+            outcome["run"] = run_program(settings, cancel=cancel)
         except BaseException as exc:  # re-raised in the main thread below
             outcome["error"] = exc
 
@@ -174,6 +175,9 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
             analysis.extend(pack.analyze_stack(run.resources))
             warnings = list(run.warnings)
             warnings += [f"policy pack: {m.message}" for m in pack.logs if m.severity in ("warning", "error")]
+    except BaseException:
+        cancel.set()  # the verdict is decided (an error): stop the program's process instead of waiting for it
+        raise
     finally:
         worker.join()  # never leave the program's process behind, whatever failed
     progress(f"policy pack done: {len(analysis.violations)} violation(s); estimating cost")

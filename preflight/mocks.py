@@ -637,11 +637,18 @@ def _settings_from_json(doc: dict[str, Any]) -> StackSettings:
     )
 
 
-def run_program(settings: StackSettings, *, isolate: bool = True, python: str | None = None) -> ProgramRun:
+def run_program(
+    settings: StackSettings,
+    *,
+    isolate: bool = True,
+    python: str | None = None,
+    cancel: threading.Event | None = None,
+) -> ProgramRun:
     """Run the program under mocks and return what it registered; raise :class:`ProgramError` if it failed.
 
     With ``isolate`` (the default) the program runs in a child process (``python -m preflight.mocks``); its stdout
-    goes to this process's stderr so it cannot corrupt a report on stdout.
+    goes to this process's stderr so it cannot corrupt a report on stdout. Setting ``cancel`` stops the child (the
+    caller no longer needs the result, e.g. the policy config was already found invalid).
     """
     if not isolate:
         return run_program_in_process(settings)
@@ -649,18 +656,34 @@ def run_program(settings: StackSettings, *, isolate: bool = True, python: str | 
     with tempfile.TemporaryDirectory(prefix="preflight-") as tmp:
         request = Path(tmp) / "request.json"
         result = Path(tmp) / "result.json"
+        errors = Path(tmp) / "stderr.txt"
         request.write_text(json.dumps(_settings_to_json(settings)), encoding="utf-8")
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (repo_root, env.get("PYTHONPATH", "")) if p)
-        proc = subprocess.run(
-            [python or sys.executable, "-m", "preflight.mocks", str(request), str(result)],
-            stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env=env,
-            cwd=repo_root,
-            check=False,
-        )
-        child_stderr = proc.stderr.decode("utf-8", "replace")
+        with errors.open("wb") as err_out:
+            proc = subprocess.Popen(
+                [python or sys.executable, "-m", "preflight.mocks", str(request), str(result)],
+                stdin=subprocess.DEVNULL,
+                stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else subprocess.DEVNULL,
+                stderr=err_out,
+                env=env,
+                cwd=repo_root,
+            )
+            try:
+                while True:
+                    try:
+                        proc.wait(timeout=0.1)
+                        break
+                    except subprocess.TimeoutExpired:
+                        if cancel is not None and cancel.is_set():
+                            proc.kill()
+                            proc.wait()
+                            raise ProgramError("the program run was cancelled") from None
+            finally:
+                if proc.poll() is None:  # interrupted (e.g. KeyboardInterrupt): never leave the child behind
+                    proc.kill()
+                    proc.wait()
+        child_stderr = errors.read_text(encoding="utf-8", errors="replace")
         if not result.is_file():
             raise ProgramError(
                 f"the program runner exited with code {proc.returncode} before reporting a result",

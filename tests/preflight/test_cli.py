@@ -1,0 +1,239 @@
+"""`python -m preflight` end to end, in subprocesses: the real program runner, the real policy pack over gRPC.
+
+Each full run takes several seconds (program child process + policy pack process), so these are marked slow and the
+raw-program runs are shared per output format.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.preflight.sarif_schema import sarif_errors
+
+REPO = Path(__file__).resolve().parents[2]
+RAW = REPO / "tests" / "fixtures" / "raw_program"
+RAW_STACK = RAW / "Pulumi.test.yaml"
+RAW_PRE = "urn:pulumi:test::raw-gpu-program::"
+AMD_URN = f"{RAW_PRE}azure-native:containerservice:AgentPool::amd"
+P100_URN = f"{RAW_PRE}azure-native:containerservice:AgentPool::p100"
+T4_URN = f"{RAW_PRE}databricks:index/cluster:Cluster::t4-photon"
+RAW_STACK_URN = f"{RAW_PRE}pulumi:pulumi:Stack::raw-gpu-program-test"
+STACK_FILES = sorted((REPO / "stacks").glob("Pulumi.*.yaml"))
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def preflight(*args: str, cwd: Path = REPO, timeout: float = 240) -> Run:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO)
+    proc = subprocess.run(
+        [sys.executable, "-m", "preflight", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+@cache
+def raw_run(fmt: str) -> Run:
+    return preflight("--program", str(RAW), "--config-file", str(RAW_STACK), "--format", fmt)
+
+
+@cache
+def raw_json() -> dict[str, Any]:
+    run = raw_run("json")
+    assert run.code == 1, run.stderr
+    return json.loads(run.stdout)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# the raw program: another team's resources, three GPU guard-rail breaches
+
+
+def test_raw_program_exits_1_and_reports_each_violation_with_its_urn() -> None:
+    doc = raw_json()
+    mandatory = {(v["policyName"], v["urn"]) for v in doc["violations"] if v["enforcementLevel"] == "mandatory"}
+    assert ("gpu-size-no-nvv4", AMD_URN) in mandatory
+    assert ("gpu-size-minimum", P100_URN) in mandatory
+    assert ("gpu-size-not-retired", P100_URN) in mandatory
+    assert ("databricks-gpu-no-photon", T4_URN) in mandatory
+    messages = {(v["policyName"], v["urn"]): v["message"] for v in doc["violations"]}
+    assert "Standard_NV32as_v4" in messages[("gpu-size-no-nvv4", AMD_URN)]
+    assert "Standard_NC6s_v2" in messages[("gpu-size-minimum", P100_URN)]
+    assert "PHOTON" in messages[("databricks-gpu-no-photon", T4_URN)]
+    for v in doc["violations"]:
+        assert v["policyPackName"] in ("azure-gpu-guardrails", "azure-gpu-platform-preflight")
+
+
+def test_policy_config_from_the_stack_file_reaches_the_pack() -> None:
+    # Pulumi.test.yaml sets raw-gpu-program:policy: {gpu-pool-tainted: disabled}; the pools have no taints.
+    assert not [v for v in raw_json()["violations"] if v["policyName"] == "gpu-pool-tainted"]
+
+
+def test_budget_from_the_stack_file_is_an_advisory_gpu_budget_violation() -> None:
+    [budget] = [v for v in raw_json()["violations"] if v["policyName"] == "gpu-budget"]
+    assert budget["enforcementLevel"] == "advisory"
+    assert budget["urn"] == RAW_STACK_URN
+    assert budget["message"].startswith("Indicative GPU cost can reach $9,901.72/month at maximum node counts")
+    assert "over the budget of $5,000.00/month" in budget["message"]
+
+
+def test_json_shape_and_recorded_resources() -> None:
+    doc = raw_json()
+    assert doc["stack"] == "test"
+    assert isinstance(doc["resources"], list) and isinstance(doc["violations"], list)
+    for r in doc["resources"]:
+        assert set(r) >= {"urn", "type", "name", "parent", "inputs"}
+        assert isinstance(r["urn"], str) and "pulumi:pulumi:Stack$" not in r["urn"]
+    for v in doc["violations"]:
+        assert set(v) >= {"policyName", "policyPackName", "enforcementLevel", "urn", "message"}
+    amd = next(r for r in doc["resources"] if r["urn"] == AMD_URN)
+    assert amd["parent"] == RAW_STACK_URN
+    assert amd["inputs"]["vmSize"] == "Standard_NV32as_v4"
+    assert amd["inputs"]["count"] == 2.0
+    assert amd["inputs"]["resourceName"] == "rawaks"  # stack config reached the program
+    cost = doc["cost"]
+    assert set(cost) >= {"currency", "indicative", "hourlyMin", "hourlyMax", "monthlyMin", "monthlyMax", "byResource"}
+    assert (cost["currency"], cost["indicative"]) == ("USD", True)
+    lines = {(c["urn"], c.get("role")): c for c in cost["byResource"]}
+    amd_cost = lines[(AMD_URN, "pool")]
+    assert (amd_cost["vmSize"], amd_cost["nodesMin"], amd_cost["nodesMax"]) == ("Standard_NV32as_v4", 2, 2)
+    assert amd_cost["hourlyMin"] == pytest.approx(2 * 2.888)
+    p100 = lines[(P100_URN, "pool")]
+    assert (p100["nodesMin"], p100["nodesMax"]) == (1, 3)
+    assert p100["hourlyMax"] == pytest.approx(3 * 2.07)
+    assert lines[(T4_URN, "workers")]["nodesMax"] == 2
+    assert cost["hourlyMax"] == pytest.approx(2 * 2.888 + 3 * 2.07 + 3 * 0.526, abs=1e-3)
+
+
+def test_sarif_output_validates_and_has_one_rule_per_policy() -> None:
+    run = raw_run("sarif")
+    assert run.code == 1, run.stderr
+    doc = json.loads(run.stdout)
+    assert sarif_errors(doc) == []
+    rules = doc["runs"][0]["tool"]["driver"]["rules"]
+    ids = [r["id"] for r in rules]
+    assert len(ids) == len(set(ids))
+    assert {"gpu-size-no-nvv4", "gpu-size-minimum", "gpu-size-not-retired", "databricks-gpu-no-photon"} <= set(ids)
+    assert "gpu-budget" in ids
+    results = doc["runs"][0]["results"]
+    nvv4 = next(r for r in results if r["ruleId"] == "gpu-size-no-nvv4")
+    assert nvv4["level"] == "error"
+    loc = nvv4["locations"][0]
+    assert loc["logicalLocations"][0]["fullyQualifiedName"] == AMD_URN
+    assert loc["physicalLocation"]["artifactLocation"]["uri"] == "tests/fixtures/raw_program/__main__.py"
+    line = loc["physicalLocation"]["region"]["startLine"]
+    assert "Standard_NV32as_v4" in (RAW / "__main__.py").read_text().splitlines()[line - 1]
+
+
+def test_text_report_to_an_output_file_without_progress_when_not_a_terminal(tmp_path: Path) -> None:
+    out = tmp_path / "report" / "raw.txt"
+    run = preflight("--program", str(RAW), "--config-file", str(RAW_STACK), "--output", str(out))
+    assert run.code == 1, run.stderr
+    assert run.stdout == ""  # the report went to the file
+    text = out.read_text(encoding="utf-8")
+    assert "Mandatory violations" in text and "GPU cost" in text
+    assert f"urn: {AMD_URN}" in text
+    assert text.rstrip().splitlines()[-1].startswith("Result: FAIL")
+    assert "s] running" not in run.stderr  # no progress lines: stderr is a pipe here
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# exit code 2: invalid config, unreadable program, bad usage
+
+
+def test_invalid_budget_key_exits_2_naming_file_and_key(tmp_path: Path) -> None:
+    stack = tmp_path / "Pulumi.bad.yaml"
+    stack.write_text(
+        yaml.safe_dump({"config": {"raw-gpu-program:budget": {"monthlyUsd": -1, "currency": "EUR"}}}), encoding="utf-8"
+    )
+    run = preflight("--program", str(RAW), "--config-file", str(stack))
+    assert run.code == 2
+    assert run.stdout == ""
+    assert f"{stack}: raw-gpu-program:budget.monthlyUsd: must be a number greater than 0, got -1" in run.stderr
+    assert f"{stack}: raw-gpu-program:budget.currency: unknown key" in run.stderr
+
+
+def test_unknown_policy_in_policy_config_exits_2_naming_file_and_key(tmp_path: Path) -> None:
+    stack = tmp_path / "Pulumi.bad.yaml"
+    stack.write_text(yaml.safe_dump({"config": {"raw-gpu-program:policy": {"gpu-size-minimun": "mandatory"}}}))
+    run = preflight("--program", str(RAW), "--config-file", str(stack))
+    assert run.code == 2
+    assert f"{stack}: key 'raw-gpu-program:policy' does not fit policy pack 'azure-gpu-guardrails'" in run.stderr
+    assert "gpu-size-minimun: no such policy" in run.stderr
+
+
+def test_program_that_is_not_a_program_exits_2(tmp_path: Path) -> None:
+    run = preflight("--program", str(tmp_path), "--config-file", str(RAW_STACK))
+    assert run.code == 2
+    assert f"preflight: error: {tmp_path}: no Pulumi.yaml (not a Pulumi program directory)" in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--format", "xml"], "invalid choice: 'xml'"),
+        (["--stack", "dev", "--config-file", "x.yaml"], "not allowed with argument"),
+        (["--stack", "nope"], "stacks/Pulumi.nope.yaml: no such stack file for --stack nope"),
+    ],
+)
+def test_bad_usage_exits_2(args: list[str], needle: str) -> None:
+    run = preflight(*args)
+    assert run.code == 2
+    assert needle in run.stderr
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# this repository's program and stacks
+
+
+def _needs_program() -> None:
+    if not (REPO / "__main__.py").is_file() or not STACK_FILES:
+        pytest.skip("the repository's program (__main__.py) and stacks/ are not present yet")
+
+
+@pytest.mark.parametrize("stack_file", STACK_FILES, ids=[p.name for p in STACK_FILES])
+def test_every_stack_passes(stack_file: Path) -> None:
+    _needs_program()
+    stack = stack_file.name[len("Pulumi.") : -len(".yaml")]
+    run = preflight("--stack", stack, "--format", "json")
+    assert run.code == 0, run.stderr + run.stdout[-3000:]
+    doc = json.loads(run.stdout)
+    assert doc["stack"] == stack
+    assert not [v for v in doc["violations"] if v["enforcementLevel"] == "mandatory"]
+    assert any(r["type"] == "azure-native:containerservice:AgentPool" for r in doc["resources"])
+    assert doc["cost"]["byResource"], "every stack has at least one priced GPU pool"
+
+
+def test_invalid_key_in_a_stack_file_exits_2_naming_file_and_key(tmp_path: Path) -> None:
+    _needs_program()
+    doc = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text(encoding="utf-8"))
+    doc["config"]["azure-gpu-platform:gpuPoolz"] = [{"name": "t4", "vmSize": "Standard_NC4as_T4_v3"}]
+    stack = tmp_path / "Pulumi.dev.yaml"
+    stack.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    run = preflight("--config-file", str(stack))
+    assert run.code == 2, run.stdout
+    assert str(stack) in run.stderr
+    assert "gpuPoolz" in run.stderr
+    assert run.stdout == ""
