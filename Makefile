@@ -34,5 +34,11 @@ rules: setup
 bench: setup
 	$(PY) bench/run_all.py
 
+# Offline preflight: the program under mocks + the policy pack over gRPC + GPU cost (no Pulumi CLI, no cloud).
+# `make preflight` checks stacks/Pulumi.dev.yaml; `make preflight STACK=prod FORMAT=json`. Exit 1 = mandatory violation.
+FORMAT ?= text
+preflight: setup
+	$(PY) -m preflight --stack $(STACK) --format $(FORMAT)
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
