@@ -360,6 +360,23 @@ def test_process_is_stopped_when_the_context_exits_even_on_error() -> None:
 
 
 @pytest.mark.slow
+def test_a_pack_dying_mid_run_gives_a_readable_error_and_is_reaped() -> None:
+    exits = RecordedResource(urn=f"{PREFIX}test:index:Exit::x", type="test:index:Exit", name="x", inputs={})
+    with PolicyPackProcess(SMALL) as p:
+        with pytest.raises(PolicyPackError) as err:
+            p.analyze(exits)
+        assert p.pid is not None
+        pid = p.pid
+    message = str(err.value)
+    assert (
+        "policy pack 'fixture-pack' failed in Analyze for urn:pulumi:dev::azure-gpu-platform::test:index:Exit::x"
+        in message
+    )
+    assert "fixture pack exits abruptly" in message  # its stderr
+    assert process_gone(pid)
+
+
+@pytest.mark.slow
 def test_a_crashing_pack_gives_a_readable_start_error() -> None:
     with pytest.raises(PolicyPackStartError) as err:
         run_policy_pack(CRASH, [])
