@@ -31,12 +31,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config-file", type=Path, required=True)
     ap.add_argument("--stack", default=None)
     ap.add_argument("--record", type=Path, default=None)
+    ap.add_argument("--profile", type=Path, default=None, help="write a cProfile (CPU-time clock) of the run here")
     args = ap.parse_args(argv)
 
     t_ready = time.perf_counter()
+    c_ready = time.process_time()
     settings = load_stack_settings(args.program, args.config_file.resolve(), args.stack)
-    run = run_program_in_process(settings)
+    if args.profile is not None:
+        import cProfile
+
+        prof = cProfile.Profile(time.process_time)
+        run = prof.runcall(run_program_in_process, settings)
+        prof.dump_stats(str(args.profile))
+    else:
+        run = run_program_in_process(settings)
     t_done = time.perf_counter()
+    c_done = time.process_time()
     resources = run.resources
     if args.record is not None:
         args.record.write_text(json.dumps([asdict(r) for r in resources]))
@@ -53,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
                 "startup_s": t_ready - T_START,
                 "run_s": t_done - t_ready,
                 "total_s": t_done - T_START,
+                "startup_cpu_s": c_ready,
+                "run_cpu_s": c_done - c_ready,
                 "databricks_imported": "pulumi_databricks" in sys.modules,
                 "modules_loaded": len(sys.modules),
                 "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,

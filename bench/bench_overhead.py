@@ -84,19 +84,28 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--stack", default="prod")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--work", type=Path, default=BENCH / "out" / "overhead", help="where the raw programs go")
+    ap.add_argument(
+        "--work", type=Path, default=None, help="keep the generated raw programs here (default: a temp dir)"
+    )
     args = ap.parse_args(argv)
-    stack_file = ROOT / "stacks" / f"Pulumi.{args.stack}.yaml"
-    work: Path = args.work
-    work.mkdir(parents=True, exist_ok=True)
+    if args.work is None:
+        with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
+            return run(args.stack, args.repeat, Path(tmp))
+    args.work.mkdir(parents=True, exist_ok=True)
+    return run(args.stack, args.repeat, args.work)
 
-    header(f"component overhead: stack {args.stack} vs. the same resources registered raw")
+
+def run(stack: str, repeat: int, work: Path) -> int:
+    """Generate the raw programs in ``work`` (outside the repo by default: they are not project code)."""
+    stack_file = ROOT / "stacks" / f"Pulumi.{stack}.yaml"
+
+    header(f"component overhead: stack {stack} vs. the same resources registered raw")
     recs, ours_info = _record(ROOT, stack_file, work / "ours.json")
     raw_sdk, raw_generic = work / "raw_sdk", work / "raw_generic"
     gen_sdk = rawgen.generate(recs, raw_sdk, mode="sdk")
     gen_generic = rawgen.generate(recs, raw_generic, mode="generic")
     print(
-        f"  {args.stack}: {ours_info['resources']} registrations ({ours_info['custom']} custom incl. default "
+        f"  {stack}: {ours_info['resources']} registrations ({ours_info['custom']} custom incl. default "
         f"providers, {ours_info['components']} components); raw program: {gen_sdk['resources']} resources"
     )
     for tok, cls in sorted(gen_sdk["classes"].items()):
@@ -111,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         if want != got:
             missing = [w for w in want if w not in got][:3]
             extra = [g for g in got if g not in want][:3]
-            raise SystemExit(f"raw program ({name}) differs from {args.stack}:\n  missing {missing}\n  extra {extra}")
+            raise SystemExit(f"raw program ({name}) differs from {stack}:\n  missing {missing}\n  extra {extra}")
     print(f"  check: both raw programs register the same {len(rawgen.comparable(recs))} (type, name, inputs) as ours")
 
     sides: dict[str, list[str]] = {}
@@ -125,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             "program: raw (pulumi.CustomResource)": _program_cmd(stack_file, raw_generic),
         }
         runs: dict[str, list[Run]] = {k: [] for k in sides}
-        for _ in range(max(args.repeat, 1)):
+        for _ in range(max(repeat, 1)):
             for key, cmd in sides.items():  # alternate the sides so drifting load hits both alike
                 runs[key].append(measure(cmd).check(expect=(0, 1)))
         reports = {k: json.loads((t / f).read_text()) for k, f in (("ours", "ours.json"), ("raw", "raw.json"))}
@@ -177,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     emit_result(
         "overhead",
         {
-            "stack": args.stack,
+            "stack": stack,
             "resources": ours_info,
             "raw": {"sdk": gen_sdk, "generic": gen_generic},
             "sides": s,
