@@ -182,8 +182,9 @@ class KaitoWorkspaceConfig(StrictModel):
 class KaitoConfig(StrictModel):
     """``kaito``: the AKS AI toolchain operator add-on and the model workspaces it serves."""
 
-    enabled: bool = False
-    """Turn on the KAITO add-on (``aiToolchainOperatorProfile.enabled``; needs the OIDC issuer, which it enables)."""
+    enabled: bool | None = None
+    """Turn on the KAITO add-on (``aiToolchainOperatorProfile.enabled``; it turns the OIDC issuer on). Unset: the
+    cluster's own flag (``cluster.kaitoAddon``) decides; ``false`` with workspaces is refused."""
     workspaces: list[KaitoWorkspaceConfig] = Field(default_factory=list)
 
     @field_validator("workspaces")
@@ -191,8 +192,8 @@ class KaitoConfig(StrictModel):
     def _workspaces(cls, v: list[KaitoWorkspaceConfig], info: ValidationInfo) -> list[KaitoWorkspaceConfig]:
         if v and info.data.get("enabled") is False:
             raise ValueError(
-                "KAITO workspaces need the AI toolchain operator add-on on the cluster: set kaito.enabled: true "
-                "(or remove the workspaces)"
+                "KAITO workspaces need the AI toolchain operator add-on on the cluster, and kaito.enabled is false: "
+                "set kaito.enabled: true (or remove the workspaces)"
             )
         seen: set[tuple[str, str]] = set()
         for ws in v:

@@ -6,6 +6,7 @@ from typing import Any
 
 import pulumi
 import pytest
+from pulumi.runtime import settings
 
 from components.databricks import DatabricksGpuCluster, DatabricksWorkspace, build_databricks
 from components.databricks_config import DatabricksClusterConfig, DatabricksConfig, DatabricksWorkspaceConfig
@@ -38,7 +39,12 @@ class RecordingMocks(pulumi.runtime.Mocks):
 
 
 def use_mocks() -> RecordingMocks:
+    """Fresh mocks and a clean slate (no root resource, no leftover RPCs or outputs from an earlier run)."""
     mocks = RecordingMocks()
+    settings.ROOT.set(None)
+    state: Any = settings.SETTINGS
+    state.rpc_manager.clear()
+    state.outputs.clear()
     pulumi.runtime.set_mocks(mocks, project="azure-gpu-platform", stack="test", preview=False)
     return mocks
 

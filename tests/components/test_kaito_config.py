@@ -33,7 +33,7 @@ def test_baseline_is_valid_and_defaults_are_sensible():
 
 def test_kaito_defaults_to_off_with_no_workspaces():
     cfg = KaitoConfig()
-    assert (cfg.enabled, cfg.workspaces) == (False, [])
+    assert (cfg.enabled, cfg.workspaces) == (None, [])
 
 
 def test_preset_needing_more_gpu_memory_than_the_instance_type_is_rejected():
@@ -113,9 +113,9 @@ def test_workspaces_without_the_addon_are_rejected():
     assert "set kaito.enabled: true" in msg
 
 
-def test_workspaces_with_addon_left_at_default_are_rejected():
-    loc, _ = rejection({"workspaces": [BASE]})
-    assert loc == ("workspaces",)
+def test_workspaces_with_the_flag_unset_are_left_to_the_cluster_flag():
+    cfg = KaitoConfig.model_validate({"workspaces": [BASE]})
+    assert cfg.enabled is None and len(cfg.workspaces) == 1
 
 
 @pytest.mark.parametrize(("key", "value"), [("name", "Phi_4"), ("namespace", "Models"), ("count", 0)])
