@@ -26,6 +26,7 @@ unless a policy has that level, so the verdict is identical and each resource co
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import os
 import queue
@@ -383,11 +384,13 @@ def reconcile_policy_config(info: AnalyzerInfo, policy_config: Mapping[str, Any]
         cfg: dict[str, Any] = {"enforcementLevel": p.enforcement_level}
         for prop, schema in p.config_schema.items():
             if isinstance(schema, Mapping) and "default" in schema:
-                cfg[prop] = schema["default"]
+                cfg[prop] = copy.deepcopy(schema["default"])
         result[p.name] = cfg
 
-    initial = {k: (v.get("enforcementLevel"), {pk: pv for pk, pv in v.items() if pk != "enforcementLevel"})
-               for k, v in info.initial_config.items()}  # fmt: skip
+    initial: dict[str, tuple[str | None, dict[str, Any]]] = {}
+    for key, value in info.initial_config.items():
+        props = {k: copy.deepcopy(v) for k, v in value.items() if k != "enforcementLevel"}
+        initial[key] = (value.get("enforcementLevel"), props)
     _apply(result, initial)
 
     user: dict[str, tuple[str | None, dict[str, Any]]] = {}
@@ -406,15 +409,15 @@ def reconcile_policy_config(info: AnalyzerInfo, policy_config: Mapping[str, Any]
         undeclared = sorted(set(props) - set(p.config_schema))
         if undeclared:
             allowed = sorted(p.config_schema) or "none (only enforcementLevel)"
-            errors.extend(f"{p.name}.{k}: policy '{p.name}' has no config property '{k}'; allowed: {allowed}"
-                          for k in undeclared)  # fmt: skip
+            for k in undeclared:
+                errors.append(f"{p.name}.{k}: policy '{p.name}' has no config property '{k}'; allowed: {allowed}")
         if not p.config_schema and not p.required:
             continue
         schema: dict[str, Any] = {"type": "object", "properties": p.config_schema}
         if p.required:
             schema["required"] = list(p.required)
         validator = jsonschema.Draft7Validator(schema)
-        for err in sorted(validator.iter_errors(props), key=lambda e: list(e.absolute_path)):
+        for err in sorted(validator.iter_errors(props), key=lambda e: [str(x) for x in e.absolute_path]):
             path = ".".join(str(x) for x in err.absolute_path)
             errors.append(f"{p.name}{'.' + path if path else ''}: {err.message}")
 
@@ -542,6 +545,7 @@ class PolicyPackProcess:
         self._config: dict[str, dict[str, Any]] | None = None
         self._remediate = True
         self._provider_props: dict[str, dict[str, Any]] = {}
+        self._provider_msgs: dict[str, analyzer_pb2.AnalyzerProviderResource] = {}  # by reference, built once
 
     # -- lifecycle ---------------------------------------------------------------------------------------------------
 
@@ -826,14 +830,14 @@ class PolicyPackProcess:
     def _provider(self, r: RecordedResource) -> analyzer_pb2.AnalyzerProviderResource | None:
         if not r.provider:
             return None
-        urn = engine_urn(_provider_urn(r.provider))
-        typ, name = _urn_type_and_name(urn)
-        return analyzer_pb2.AnalyzerProviderResource(
-            urn=urn,
-            type=typ,
-            name=name,
-            properties=to_struct(self._provider_props.get(urn, {}), skip_internal_keys=True),
-        )
+        msg = self._provider_msgs.get(r.provider)
+        if msg is None:
+            urn = engine_urn(_provider_urn(r.provider))
+            typ, name = _urn_type_and_name(urn)
+            props = to_struct(self._provider_props.get(urn, {}), skip_internal_keys=True)
+            msg = analyzer_pb2.AnalyzerProviderResource(urn=urn, type=typ, name=name, properties=props)
+            self._provider_msgs[r.provider] = msg
+        return msg
 
     def _request(self, r: RecordedResource, inputs: Mapping[str, Any], *, analyze: bool) -> analyzer_pb2.AnalyzeRequest:
         return analyzer_pb2.AnalyzeRequest(
@@ -949,6 +953,7 @@ class PolicyPackProcess:
         for r in resources:
             if r.type.startswith("pulumi:providers:"):
                 self._provider_props[engine_urn(r.urn)] = dict(r.inputs)
+        self._provider_msgs.clear()
 
 
 def run_policy_pack(

@@ -15,9 +15,11 @@ import pytest
 
 from preflight.analyzer import (
     UNKNOWN,
+    AnalyzerInfo,
     LogMessage,
     NotApplicable,
     PolicyConfigError,
+    PolicyInfo,
     PolicyPackError,
     PolicyPackProcess,
     PolicyPackStartError,
@@ -96,6 +98,30 @@ def test_to_struct_names_the_key_path_of_an_unsendable_value() -> None:
         import datetime
 
         to_struct({"tags": {"when": datetime.datetime(2026, 1, 1)}})
+
+
+def test_reconcile_applies_defaults_then_initial_config_then_user_config() -> None:
+    info = AnalyzerInfo(
+        name="p",
+        version="1",
+        policies=[
+            PolicyInfo("a", "A", "mandatory", "resource", config_schema={"n": {"type": "number", "default": 1.0}}),
+            PolicyInfo("b", "B", "advisory", "resource", config_schema={"s": {"type": "string"}}, required=("s",)),
+        ],
+        initial_config={"all": {"enforcementLevel": "disabled"}, "b": {"enforcementLevel": "advisory", "s": "x"}},
+        supports_config=True,
+    )
+    assert reconcile_policy_config(info, None) == {
+        "a": {"enforcementLevel": "disabled", "n": 1.0},
+        "b": {"enforcementLevel": "advisory", "s": "x"},
+    }
+    assert reconcile_policy_config(info, {"a": {"n": 2.0}, "b": "mandatory"}) == {
+        "a": {"enforcementLevel": "disabled", "n": 2.0},
+        "b": {"enforcementLevel": "mandatory", "s": "x"},
+    }
+    no_initial = AnalyzerInfo("p", "1", info.policies, {}, True)
+    with pytest.raises(PolicyConfigError, match=r"b: 's' is a required property"):
+        reconcile_policy_config(no_initial, None)
 
 
 # -- GetAnalyzerInfo and Configure ----------------------------------------------------------------------------------
