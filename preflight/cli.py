@@ -15,6 +15,7 @@ Keys the preflight itself reads from the stack file (``<project>`` is the progra
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import threading
 import time
@@ -37,6 +38,7 @@ from preflight.mocks import (
 from preflight.report import FORMATS, Report, budget_policy, budget_violation, render
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+_STACK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 EXIT_OK, EXIT_MANDATORY, EXIT_ERROR = 0, 1, 2
 
 
@@ -126,6 +128,11 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
     read_project(program_dir)  # fails early, naming Pulumi.yaml, when DIR is not a Python program
     stack_file: Path | None = args.config_file
     if args.stack is not None:
+        if not _STACK_NAME.fullmatch(args.stack):
+            raise PreflightInputError(
+                f"--stack {args.stack!r}: a stack name is letters, digits, '-', '_' and '.', "
+                "starting with a letter or digit"
+            )
         stack_file = _stack_file_for(program_dir, args.stack)
         if not stack_file.is_file():
             raise PreflightInputError(f"{stack_file}: no such stack file for --stack {args.stack}")

@@ -196,6 +196,7 @@ def test_program_that_is_not_a_program_exits_2(tmp_path: Path) -> None:
         (["--format", "xml"], "invalid choice: 'xml'"),
         (["--stack", "dev", "--config-file", "x.yaml"], "not allowed with argument"),
         (["--stack", "nope"], "stacks/Pulumi.nope.yaml: no such stack file for --stack nope"),
+        (["--stack", "../etc/x"], "--stack '../etc/x': a stack name is letters, digits"),
     ],
 )
 def test_bad_usage_exits_2(args: list[str], needle: str) -> None:
