@@ -386,3 +386,20 @@ class DatabricksConfig(StrictModel):
                 )
             seen[slug] = c.name
         return v
+
+
+def databricks_stack_problems(databricks: DatabricksConfig | None, *, floor: str) -> list[tuple[str, str]]:
+    """Cross-section problems of ``databricks`` as ``(key path, message)``: node types against a raised GPU floor."""
+    problems: list[tuple[str, str]] = []
+    if databricks is None or floor == DEFAULT_FLOOR or floor not in default_catalog():
+        return problems
+    for i, cluster in enumerate(databricks.clusters):
+        keys = [("nodeTypeId", cluster.nodeTypeId)]
+        if cluster.driverNodeTypeId is not None:
+            keys.append(("driverNodeTypeId", cluster.driverNodeTypeId))
+        for key, value in keys:
+            try:
+                check_node_type(value, key, floor=floor)
+            except ValueError as exc:
+                problems.append((f"databricks.clusters[{i}].{key}", str(exc)))
+    return problems

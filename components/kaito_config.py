@@ -204,3 +204,28 @@ class KaitoConfig(StrictModel):
                 )
             seen.add(key)
         return v
+
+
+def kaito_addon_enabled(kaito: KaitoConfig, cluster_addon: bool) -> bool:
+    """The cluster's KAITO add-on flag: ``cluster.kaitoAddon`` or ``kaito.enabled``."""
+    return cluster_addon or kaito.enabled is True
+
+
+def kaito_stack_problems(kaito: KaitoConfig, *, cluster_addon: bool, floor: str) -> list[tuple[str, str]]:
+    """Cross-section problems of ``kaito`` as ``(key path, message)``: the add-on and a raised GPU floor."""
+    problems: list[tuple[str, str]] = []
+    if kaito.workspaces and not kaito_addon_enabled(kaito, cluster_addon):
+        problems.append(
+            (
+                "kaito.enabled",
+                "KAITO workspaces need the AI toolchain operator add-on on the cluster, which is off: set "
+                "kaito.enabled: true (or cluster.kaitoAddon: true), or remove kaito.workspaces.",
+            )
+        )
+    if floor != DEFAULT_FLOOR and floor in default_catalog():
+        for i, ws in enumerate(kaito.workspaces):
+            try:
+                check_kaito_size(ws.instanceType, "instanceType", floor=floor)
+            except ValueError as exc:
+                problems.append((f"kaito.workspaces[{i}].instanceType", str(exc)))
+    return problems

@@ -203,3 +203,16 @@ def test_task_gpu_amount_is_what_spark_accepts(n: int, amount: str):
 def test_cluster_model_alone_rejects_photon():
     with pytest.raises(ValidationError, match="photon"):
         DatabricksClusterConfig.model_validate({**BASE_CLUSTER, "photon": True})
+
+
+def test_raised_floor_rejects_t4_node_types_at_stack_level():
+    from components.databricks_config import databricks_stack_problems
+
+    cfg = DatabricksConfig.model_validate(
+        stack(nodeTypeId="Standard_NC4as_T4_v3", driverNodeTypeId="Standard_NC4as_T4_v3")
+    )
+    assert databricks_stack_problems(cfg, floor="Standard_NC6s_v3") == []
+    assert databricks_stack_problems(None, floor="Standard_NC24ads_A100_v4") == []
+    problems = databricks_stack_problems(cfg, floor="Standard_NC24ads_A100_v4")
+    assert [p for p, _ in problems] == ["databricks.clusters[0].nodeTypeId", "databricks.clusters[0].driverNodeTypeId"]
+    assert all("below the GPU floor Standard_NC24ads_A100_v4" in m for _, m in problems)

@@ -140,3 +140,21 @@ def test_allowed_instance_types_are_current_nvidia_kaito_sizes():
     assert "Standard_NC24ads_A100_v4" in sizes and "Standard_ND96isr_H100_v5" in sizes
     assert "Standard_NC6s_v3" not in sizes  # retired
     assert not any("V620" in s for s in sizes)  # AMD
+
+
+def test_stack_level_addon_and_raised_floor():
+    from components.kaito_config import kaito_stack_problems
+
+    cfg = KaitoConfig.model_validate({"workspaces": [{**BASE, "preset": "phi-3-mini-4k-instruct"}]})
+    assert kaito_stack_problems(cfg, cluster_addon=True, floor="Standard_NC6s_v3") == []
+    [(path, msg)] = kaito_stack_problems(cfg, cluster_addon=False, floor="Standard_NC6s_v3")
+    assert path == "kaito.enabled" and "set kaito.enabled: true" in msg
+    t4 = KaitoConfig.model_validate(
+        {
+            "enabled": True,
+            "workspaces": [{**BASE, "preset": "phi-3-mini-4k-instruct", "instanceType": "Standard_NC4as_T4_v3"}],
+        }
+    )
+    [(path, msg)] = kaito_stack_problems(t4, cluster_addon=False, floor="Standard_NC24ads_A100_v4")
+    assert path == "kaito.workspaces[0].instanceType"
+    assert "below the GPU floor Standard_NC24ads_A100_v4" in msg
