@@ -213,6 +213,12 @@ def run_program(
     except BaseException as exc:  # handed to the test, which asserts on it
         run.error = exc
     finally:
+        # Leftover tasks (e.g. after a program raised) must not leak into the next run.
+        pending = asyncio.all_tasks(loop)
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         _settings().rpc_manager.clear()
         _settings().outputs.clear()
         loop.close()
