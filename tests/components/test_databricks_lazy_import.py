@@ -72,3 +72,21 @@ def test_creating_a_databricks_cluster_does_import_it():
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "LOADED True" in proc.stdout
+
+
+@pytest.mark.slow
+def test_an_aks_only_stack_build_never_imports_pulumi_databricks():
+    """The real program (``__main__.py``) on the dev stack (no ``databricks`` key) under mocks."""
+    proc = run_python(
+        """
+        import sys
+        from tests.components.harness import run_stack, stack_config
+        assert not any(k.endswith(":databricks") for k in stack_config("dev")), "dev is meant to be AKS-only"
+        run = run_stack("dev")
+        assert run.error is None, run.error
+        assert run.records, "nothing was registered"
+        print("LOADED", sorted(m for m in sys.modules if m.startswith("pulumi_databricks"))[:3])
+        """
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "LOADED []" in proc.stdout
