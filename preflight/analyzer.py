@@ -546,6 +546,7 @@ class PolicyPackProcess:
         self._remediate = True
         self._provider_props: dict[str, dict[str, Any]] = {}
         self._provider_msgs: dict[str, analyzer_pb2.AnalyzerProviderResource] = {}  # by reference, built once
+        self._analyzed: dict[str, tuple[Mapping[str, Any], struct_pb2.Struct]] = {}  # urn -> (inputs, Analyze props)
 
     # -- lifecycle ---------------------------------------------------------------------------------------------------
 
@@ -913,6 +914,8 @@ class PolicyPackProcess:
         for r in resources:
             inputs = self._remediate_one(r, out) if self._remediate else r.inputs
             req = self._request(r, inputs, analyze=True)
+            # AnalyzeStack sends the same (possibly remediated) properties: keep the Struct, don't rebuild it.
+            self._analyzed[r.urn] = (r.inputs, req.properties)
             pending.append((req.urn, stub.Analyze.future(req, timeout=self.rpc_timeout)))
             drain(max(in_flight - 1, 0))
         drain(0)
@@ -931,7 +934,11 @@ class PolicyPackProcess:
                 parent=engine_urn(r.parent or ""),
                 dependencies=[engine_urn(d) for d in r.dependencies],
             )
-            ar.properties.CopyFrom(to_struct(r.inputs, skip_internal_keys=True))
+            seen = self._analyzed.get(r.urn)
+            if seen is not None and seen[0] is r.inputs:
+                ar.properties.CopyFrom(seen[1])
+            else:
+                ar.properties.CopyFrom(to_struct(r.inputs, skip_internal_keys=True))
             provider = self._provider(r)
             if provider is not None:
                 ar.provider.CopyFrom(provider)
