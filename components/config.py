@@ -12,6 +12,7 @@ This module does not import any Pulumi provider package, so the preflight can va
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -156,7 +157,7 @@ class GpuPoolConfig(StrictModel):
 
     name: Annotated[str, Field(min_length=1)]
     """Logical pool name: lowercase letters and digits, starting with a letter; at most 12 characters on Linux and
-    6 on Windows. The Azure pool name is derived from it (see ``components.gpu_node_pool.azure_pool_name``)."""
+    6 on Windows. The Azure pool name is derived from it (see :func:`azure_pool_name`)."""
     vmSize: str
     os: Literal["Linux", "Windows"] = "Linux"
     osSku: LinuxOsSku | WindowsOsSku | None = None
@@ -434,6 +435,25 @@ def parse_taint(taint: str) -> tuple[str, str | None, str] | None:
     return m.group("key"), m.group("value"), m.group("effect")
 
 
+def azure_pool_name(pool: GpuPoolConfig, driver: str) -> str:
+    """The Azure agent-pool name: prefix of the logical name + a stable hash of the create-time fields."""
+    immutable = {
+        "name": pool.name,
+        "vmSize": pool.vmSize.lower(),
+        "os": pool.os,
+        "migProfile": pool.migProfile,
+        "driver": driver,
+        "taints": sorted(pool.taints),
+        "zones": sorted(pool.zones),
+        "spot": pool.spot,
+        "maxPods": pool.maxPods,
+    }
+    digest = hashlib.sha256(json.dumps(immutable, sort_keys=True).encode()).hexdigest()
+    if pool.os == "Windows":
+        return pool.name[:3] + digest[:3]
+    return pool.name[:8] + digest[:4]
+
+
 def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Problem]:
     """Every cross-field problem of one GPU pool. Also called by ``GpuNodePool`` at construction."""
     at = f"gpuPools[{index}]"
@@ -648,6 +668,19 @@ def semantic_problems(cfg: StackConfig) -> list[Problem]:
         seen.setdefault(pool.name, i)
         problems.extend(pool_problems(cfg, i, pool))
 
+    owners: dict[str, int] = {}
+    for i, pool in enumerate(cfg.gpuPools):
+        azure_name = azure_pool_name(pool, cfg.pool_driver(pool))
+        if azure_name in owners and cfg.gpuPools[owners[azure_name]].name != pool.name:
+            problems.append(
+                Problem(
+                    f"gpuPools[{i}].name",
+                    f"the derived Azure pool name {azure_name!r} collides with gpuPools[{owners[azure_name]}] "
+                    "(same name prefix and hash suffix); use a name that differs in its first characters.",
+                )
+            )
+        owners.setdefault(azure_name, i)
+
     linux_modes = {cfg.pool_driver(p) for p in cfg.gpuPools if p.os == "Linux"}
     if cfg.gpuOperator.enabled and len(linux_modes) > 1:
         problems.append(
@@ -776,6 +809,7 @@ __all__ = [
     "StackConfigError",
     "SystemPoolConfig",
     "TimeSlicingConfig",
+    "azure_pool_name",
     "cluster_problems",
     "config_from_stack_yaml",
     "key_path",

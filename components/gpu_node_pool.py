@@ -19,8 +19,6 @@ Windows pool names: ≤6 (prefix ≤3 + 3 hex characters).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from dataclasses import dataclass
 
@@ -34,6 +32,7 @@ from .config import (
     GpuPoolConfig,
     StackConfig,
     StackConfigError,
+    azure_pool_name,
     parse_taint,
     pool_problems,
     stack_file_name,
@@ -54,25 +53,6 @@ SPOT_TAINT = Toleration(
 
 _MIG_SLICES = {"MIG1g": (1, 7, 1), "MIG2g": (2, 3, 2), "MIG3g": (3, 2, 4), "MIG4g": (4, 1, 4), "MIG7g": (7, 1, 8)}
 """profile → (compute slices, instances per GPU, memory eighths): NVIDIA's A100/H100/H200 MIG geometry."""
-
-
-def azure_pool_name(pool: GpuPoolConfig, driver: str) -> str:
-    """The Azure agent-pool name: prefix of the logical name + a stable hash of the create-time fields."""
-    immutable = {
-        "name": pool.name,
-        "vmSize": pool.vmSize.lower(),
-        "os": pool.os,
-        "migProfile": pool.migProfile,
-        "driver": driver,
-        "taints": sorted(pool.taints),
-        "zones": sorted(pool.zones),
-        "spot": pool.spot,
-        "maxPods": pool.maxPods,
-    }
-    digest = hashlib.sha256(json.dumps(immutable, sort_keys=True).encode()).hexdigest()
-    if pool.os == "Windows":
-        return pool.name[:3] + digest[:3]
-    return pool.name[:8] + digest[:4]
 
 
 def _slug(text: str) -> str:

@@ -198,6 +198,13 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
         "gpuPools[0].osSku",
         "allowed for Windows: Windows2022",
     ),
+    (
+        "azure-name-collision",
+        # Windows names keep 3 characters + 3 hex: these two logical names hash to the same Azure name 'gpue27'.
+        mutate(gpuPools=[{**WIN, "name": "gpucm"}, {**WIN, "name": "gpueg"}]),
+        "gpuPools[1].name",
+        "derived Azure pool name 'gpue27' collides with gpuPools[0]",
+    ),
     ("existing-rg-unnamed", mutate(resourceGroup={"existing": True}), "resourceGroup.name", "must be named"),
 ]
 
