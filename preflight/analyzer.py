@@ -517,6 +517,7 @@ class PolicyPackProcess:
         python: str | None = None,
         startup_timeout: float = 60.0,
         rpc_timeout: float = 120.0,
+        always_remediate: bool = False,
     ) -> None:
         self.pack_dir = Path(pack_dir).resolve()
         self.project = project
@@ -530,6 +531,8 @@ class PolicyPackProcess:
         self.python = python
         self.startup_timeout = startup_timeout
         self.rpc_timeout = rpc_timeout
+        # False: skip Remediate while no policy runs at level remediate (pulumi_policy's Remediate is then a no-op).
+        self.always_remediate = always_remediate
 
         self._proc: subprocess.Popen[bytes] | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
@@ -912,7 +915,7 @@ class PolicyPackProcess:
                 self._collect(resp, urn, out)
 
         for r in resources:
-            inputs = self._remediate_one(r, out) if self._remediate else r.inputs
+            inputs = self._remediate_one(r, out) if self._remediate or self.always_remediate else r.inputs
             req = self._request(r, inputs, analyze=True)
             # AnalyzeStack sends the same (possibly remediated) properties: keep the Struct, don't rebuild it.
             self._analyzed[r.urn] = (r.inputs, req.properties)

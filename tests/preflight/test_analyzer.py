@@ -319,6 +319,19 @@ def test_remediate_runs_before_analyze_and_analyze_sees_the_result(pack: PolicyP
 
 
 @pytest.mark.slow
+def test_skipping_remediate_without_a_remediate_level_changes_nothing(pack: PolicyPackProcess) -> None:
+    pack.configure()
+    resources = [pool("a", "Standard_NC6", tags={}), pool("b")]
+    skipped = pack.analyze_many(resources)
+    pack.always_remediate = True
+    try:
+        assert pack.analyze_many(resources) == skipped
+    finally:
+        pack.always_remediate = False
+    assert len(skipped.violations) == 2
+
+
+@pytest.mark.slow
 def test_many_resources_keep_their_order_through_one_process(pack: PolicyPackProcess) -> None:
     pack.configure()
     pid = pack.pid
