@@ -25,6 +25,7 @@ POOL = "azure-native:containerservice:AgentPool"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
 DBX = "databricks:index/cluster:Cluster"
 HELM = "kubernetes:helm.sh/v3:Release"
+KAITO = "kubernetes:kaito.sh/v1beta1:Workspace"
 
 REJECTED = [
     "Standard_NV16as_v4",
@@ -247,6 +248,26 @@ def test_databricks_gpu_clusters(default_config: PolicyPackProcess) -> None:
     retired_rules = {v.policy_name for v in of(result, retired, "mandatory")}
     assert {"gpu-size-not-retired", "gpu-size-minimum"} <= retired_rules
     assert any(v.message.startswith(f"{v.description}\ndriverNodeTypeId: Standard_NC6s_v2") for v in result.violations)
+
+
+def test_kaito_workspace_instance_types(default_config: PolicyPackProcess) -> None:
+    def workspace(name: str, instance_type: str, preset: str) -> RecordedResource:
+        inputs = {
+            "apiVersion": "kaito.sh/v1beta1",
+            "kind": "Workspace",
+            "metadata": {"name": name, "namespace": "default"},
+            "resource": {"instanceType": instance_type, "count": 1.0, "labelSelector": {"matchLabels": {"app": name}}},
+            "inference": {"preset": {"name": preset}},
+        }
+        return RecordedResource(urn=f"{PREFIX}{KAITO}::{name}", type=KAITO, name=name, inputs=inputs)
+
+    fits = workspace("fits", "Standard_NC24ads_A100_v4", "phi-4-mini-instruct")
+    too_small = workspace("small", "Standard_NC4as_T4_v3", "phi-4")  # 16 GiB T4 < 40 GiB phi-4 needs
+    amd = workspace("amd", "Standard_NV32as_v4", "phi-4-mini-instruct")
+    result = default_config.analyze_many([fits, too_small, amd])
+    assert of(result, fits) == []
+    assert [v.policy_name for v in of(result, too_small, "mandatory")] == ["kaito-workspace-instance-type"]
+    assert "gpu-size-no-nvv4" in {v.policy_name for v in of(result, amd, "mandatory")}
 
 
 def test_analyze_stack_checks_the_gpu_operator_against_the_pools(default_config: PolicyPackProcess) -> None:
