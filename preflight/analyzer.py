@@ -686,7 +686,7 @@ class PolicyPackProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise PolicyPackStartError(
-                    self._describe(f"policy pack did not print its port within {self.startup_timeout:.0f} s")
+                    self._describe(f"policy pack did not print its port within {self.startup_timeout:g} s")
                 )
             try:
                 line = self._port_queue.get(timeout=min(remaining, 0.2))

@@ -435,3 +435,13 @@ def test_a_pack_that_prints_no_port_is_reported(tmp_path: Path) -> None:
     (tmp_path / "__main__.py").write_text("print('hello from the pack')\n")
     with pytest.raises(PolicyPackStartError, match=r"printed 'hello from the pack' instead of its gRPC port"):
         run_policy_pack(tmp_path, [], python=sys.executable)
+
+
+@pytest.mark.slow
+def test_a_pack_that_hangs_before_printing_its_port_times_out_and_is_killed(tmp_path: Path) -> None:
+    (tmp_path / "PulumiPolicy.yaml").write_text("runtime: python\n")
+    (tmp_path / "__main__.py").write_text("import sys, time\nprint('loading', file=sys.stderr)\ntime.sleep(60)\n")
+    p = PolicyPackProcess(tmp_path, startup_timeout=1.5)
+    with pytest.raises(PolicyPackStartError, match=r"did not print its port within 1.5 s(.|\n)*stderr:\nloading"):
+        p.start()
+    assert p.pid is not None and process_gone(p.pid)
