@@ -124,8 +124,16 @@ def read_project(program_dir: Path) -> str:
 
 
 def program_main(program_dir: Path, main: str | None = None) -> Path:
+    """The entry point: ``__main__.py`` in the program dir, or in/at ``main`` from ``Pulumi.yaml``."""
+    if main is None:
+        doc = (
+            yaml.safe_load((program_dir / "Pulumi.yaml").read_text(encoding="utf-8"))
+            if (program_dir / "Pulumi.yaml").is_file()
+            else None
+        )
+        main = doc.get("main") if isinstance(doc, dict) and isinstance(doc.get("main"), str) else None
     target = program_dir / main if main else program_dir
-    return target / "__main__.py" if target.is_dir() or not main else target
+    return target / "__main__.py" if target.is_dir() else target
 
 
 def _config_string(value: Any) -> str:
@@ -538,7 +546,10 @@ def _program_context(settings: StackSettings) -> Iterator[None]:
     old_path = list(sys.path)
     old_env = os.environ.get(STACK_FILE_ENV)
     program = str(settings.program_dir)
+    entry_dir = str(program_main(settings.program_dir).parent)
     sys.path.insert(0, program)
+    if entry_dir != program:
+        sys.path.insert(0, entry_dir)  # Pulumi.yaml `main: src/`: the entry point's folder is importable
     if settings.stack_file is not None:
         os.environ[STACK_FILE_ENV] = str(settings.stack_file)
     os.chdir(program)

@@ -287,3 +287,17 @@ def test_answered_invokes_reach_the_program(tmp_path: Path) -> None:
     run = run_program(StackSettings(program_dir=program, project="proj", stack="dev"))
     assert run.warnings == []
     assert by_name(run.resources)["r"].inputs == {"context": "gpuaks"}
+
+
+@pytest.mark.slow
+def test_pulumi_yaml_main_points_at_the_entry_point(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    (root / "src").mkdir(parents=True)
+    (root / "Pulumi.yaml").write_text("name: proj\nruntime: python\nmain: src/\n", encoding="utf-8")
+    (root / "src" / "lib.py").write_text("NAME = 'from-src'\n", encoding="utf-8")
+    (root / "src" / "__main__.py").write_text(
+        'import pulumi, lib\npulumi.CustomResource("t:m:R", "r", {"v": lib.NAME})\n', encoding="utf-8"
+    )
+    assert read_project(root) == "proj"
+    run = run_program(StackSettings(program_dir=root, project="proj", stack="dev"))
+    assert by_name(run.resources)["r"].inputs == {"v": "from-src"}
