@@ -212,6 +212,7 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
         budget=finding,
         warnings=warnings,
         policy_config=config,
+        not_applicable=list(analysis.not_applicable),
     )
 
 

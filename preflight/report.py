@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from preflight.analyzer import PolicyInfo, Violation
+from preflight.analyzer import NotApplicable, PolicyInfo, Violation
 from preflight.cost import BUDGET_DESCRIPTION, BUDGET_PACK, BUDGET_POLICY, BudgetFinding, CostEstimate, CostLine
 from preflight.mocks import mask_secrets
 from preflight.model import RecordedResource
@@ -42,6 +42,8 @@ class Report:
     budget: BudgetFinding | None = None
     warnings: list[str] = field(default_factory=list)
     policy_config: dict[str, dict[str, Any]] = field(default_factory=dict)
+    not_applicable: list[NotApplicable] = field(default_factory=list)
+    """Policies that said they could not check a resource, with the reason (not violations)."""
 
     @property
     def mandatory(self) -> list[Violation]:
@@ -207,6 +209,9 @@ def to_json(report: Report) -> dict[str, Any]:
             if report.budget
             else None
         ),
+        "notApplicable": [
+            {"policyName": n.policy_name, "urn": n.urn, "reason": n.reason} for n in report.not_applicable
+        ],
         "summary": {
             "resources": len(report.resources),
             "violations": len(report.violations),
@@ -286,6 +291,11 @@ def render_text(report: Report) -> str:
             fix = report.fix(v)
             if fix and fix not in v.message:
                 out.append(f"      fix: {fix}")
+        out.append("")
+    if report.not_applicable:
+        out.append(f"Not applicable ({len(report.not_applicable)}): policies that could not check a resource")
+        for n in report.not_applicable:
+            out.append(f"  · [{n.policy_name}] {_short(n.urn, by_urn)}: {n.reason}")
         out.append("")
     out.append(f"GPU cost — indicative {report.cost.currency} prices, VM only, {report.cost.hours_per_month} h/month")
     if report.cost.lines:

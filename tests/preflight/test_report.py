@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from preflight.analyzer import PolicyInfo, Violation
+from preflight.analyzer import NotApplicable, PolicyInfo, Violation
 from preflight.cost import BUDGET_PACK, check_budget, estimate_cost, parse_budget
 from preflight.mocks import SECRET_SIG, SIG_KEY
 from preflight.model import RecordedResource
@@ -218,3 +218,18 @@ def test_to_json_lists_unpriced_sizes(tmp_path: Path) -> None:
     assert doc["cost"]["unpriced"] == ["Standard_NC40ads_H100_v5"]
     text = render(report, "text")
     assert "not priced: Standard_NC40ads_H100_v5 (AgentPool h100): no indicative price in the catalog" in text
+
+
+def test_not_applicable_policies_are_listed_not_counted(tmp_path: Path) -> None:
+    report = make_report(tmp_path, mandatory=False)
+    report.not_applicable = [
+        NotApplicable(policy_name="kaito-workspace-instance-type", urn=AMD, reason="preset unknown")
+    ]
+    assert report.exit_code == 0
+    text = render(report, "text")
+    assert "Not applicable (1): policies that could not check a resource" in text
+    assert "  · [kaito-workspace-instance-type] AgentPool amd: preset unknown" in text
+    doc = to_json(report)
+    assert doc["notApplicable"] == [
+        {"policyName": "kaito-workspace-instance-type", "urn": AMD, "reason": "preset unknown"}
+    ]
