@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
+from gpu_catalog import default_catalog
 from tests.preflight.sarif_schema import sarif_errors
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,6 +32,12 @@ RAW_STACK_URN = f"{RAW_PRE}pulumi:pulumi:Stack::raw-gpu-program-test"
 STACK_FILES = sorted((REPO / "stacks").glob("Pulumi.*.yaml"))
 
 pytestmark = pytest.mark.slow
+
+
+def price(size: str) -> float:
+    value = default_catalog()[size].price_usd_per_hour
+    assert value is not None, f"{size} has no indicative price in the catalog"
+    return value
 
 
 @dataclass
@@ -95,7 +102,11 @@ def test_budget_from_the_stack_file_is_an_advisory_gpu_budget_violation() -> Non
     [budget] = [v for v in raw_json()["violations"] if v["policyName"] == "gpu-budget"]
     assert budget["enforcementLevel"] == "advisory"
     assert budget["urn"] == RAW_STACK_URN
-    assert budget["message"].startswith("Indicative GPU cost can reach $9,901.72/month at maximum node counts")
+    # at max: 2 x NV32as_v4, 3 x NC6s_v2, 2 + 1 x NC4as_T4_v3 (workers + driver), 730 h
+    monthly = 730 * (
+        2 * price("Standard_NV32as_v4") + 3 * price("Standard_NC6s_v2") + 3 * price("Standard_NC4as_T4_v3")
+    )
+    assert budget["message"].startswith(f"Indicative GPU cost can reach ${monthly:,.2f}/month at maximum node counts")
     assert "over the budget of $5,000.00/month" in budget["message"]
 
 
@@ -119,12 +130,13 @@ def test_json_shape_and_recorded_resources() -> None:
     lines = {(c["urn"], c.get("role")): c for c in cost["byResource"]}
     amd_cost = lines[(AMD_URN, "pool")]
     assert (amd_cost["vmSize"], amd_cost["nodesMin"], amd_cost["nodesMax"]) == ("Standard_NV32as_v4", 2, 2)
-    assert amd_cost["hourlyMin"] == pytest.approx(2 * 2.888)
+    assert amd_cost["hourlyMin"] == pytest.approx(2 * price("Standard_NV32as_v4"))
     p100 = lines[(P100_URN, "pool")]
     assert (p100["nodesMin"], p100["nodesMax"]) == (1, 3)
-    assert p100["hourlyMax"] == pytest.approx(3 * 2.07)
+    assert p100["hourlyMax"] == pytest.approx(3 * price("Standard_NC6s_v2"))
     assert lines[(T4_URN, "workers")]["nodesMax"] == 2
-    assert cost["hourlyMax"] == pytest.approx(2 * 2.888 + 3 * 2.07 + 3 * 0.526, abs=1e-3)
+    expected = 2 * price("Standard_NV32as_v4") + 3 * price("Standard_NC6s_v2") + 3 * price("Standard_NC4as_T4_v3")
+    assert cost["hourlyMax"] == pytest.approx(expected, abs=1e-3)
 
 
 def test_sarif_output_validates_and_has_one_rule_per_policy() -> None:
