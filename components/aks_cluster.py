@@ -93,7 +93,7 @@ class AksGpuCluster(pulumi.ComponentResource):
             node_taints=["CriticalAddonsOnly=true:NoSchedule"] if sp.onlyCriticalAddons else None,
             orchestrator_version=c.kubernetesVersion,
         )
-        oidc = c.oidcIssuer or c.kaitoAddon
+        oidc = c.oidcIssuer or cfg.kaito_addon
         self.cluster = containerservice.ManagedCluster(
             f"{name}-cluster",
             resource_group_name=rg_name,
@@ -134,7 +134,7 @@ class AksGpuCluster(pulumi.ComponentResource):
             if c.costAnalysis
             else None,
             ai_toolchain_operator_profile=containerservice.ManagedClusterAIToolchainOperatorProfileArgs(enabled=True)
-            if c.kaitoAddon
+            if cfg.kaito_addon
             else None,
             tags=tags,
             opts=pulumi.ResourceOptions(parent=self, protect=protect, depends_on=rg_deps),

@@ -29,6 +29,8 @@ from pydantic_core import ErrorDetails
 from gpu_catalog import DEFAULT_FLOOR, MIG_PROFILES, check_gpu_size, check_mig_profile, default_catalog, is_gpu_size
 
 from .config_base import StrictModel
+from .databricks_config import DatabricksConfig, databricks_stack_problems
+from .kaito_config import KaitoConfig, kaito_addon_enabled, kaito_stack_problems
 
 NAMESPACE = "azure-gpu-platform"
 """The stack-config namespace (the Pulumi project name)."""
@@ -241,6 +243,10 @@ class StackConfig(StrictModel):
     cluster: ClusterConfig = ClusterConfig()
     gpuPools: list[GpuPoolConfig] = Field(default_factory=list)
     gpuOperator: GpuOperatorConfig = GpuOperatorConfig()
+    kaito: KaitoConfig = KaitoConfig()
+    """KAITO model workspaces (``components/kaito_config.py``); ``kaito.enabled`` also turns the add-on on."""
+    databricks: DatabricksConfig | None = None
+    """Azure Databricks workspace and GPU clusters (``components/databricks_config.py``)."""
     budget: BudgetConfig | None = None
     policy: dict[str, PolicySetting] = Field(default_factory=dict)
     """Policy config handed to the policy pack (``{"<policy-name>": level | {"enforcementLevel": ..., ...}}``)."""
@@ -252,6 +258,11 @@ class StackConfig(StrictModel):
     @property
     def cluster_name(self) -> str:
         return self.cluster.name or f"aks-gpu-{self.environment}"
+
+    @property
+    def kaito_addon(self) -> bool:
+        """Whether the cluster runs the KAITO add-on: ``cluster.kaitoAddon`` or ``kaito.enabled``."""
+        return kaito_addon_enabled(self.kaito, self.cluster.kaitoAddon)
 
     @property
     def protect(self) -> bool:
@@ -643,11 +654,11 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
                 "available on Free). Allowed: Standard, Premium.",
             )
         )
-    if cluster.kaitoAddon and not cluster.oidcIssuer:
+    if cfg.kaito_addon and not cluster.oidcIssuer:
         problems.append(
             Problem("cluster.oidcIssuer", "the KAITO add-on needs the OIDC issuer: set oidcIssuer: true (the default).")
         )
-    if cluster.workloadIdentity and not (cluster.oidcIssuer or cluster.kaitoAddon):
+    if cluster.workloadIdentity and not (cluster.oidcIssuer or cfg.kaito_addon):
         problems.append(
             Problem("cluster.workloadIdentity", "workload identity needs the OIDC issuer: set oidcIssuer: true.")
         )
@@ -715,7 +726,16 @@ def semantic_problems(cfg: StackConfig) -> list[Problem]:
     return problems
 
 
-EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = []
+def _kaito_problems(cfg: StackConfig) -> list[Problem]:
+    found = kaito_stack_problems(cfg.kaito, cluster_addon=cfg.cluster.kaitoAddon, floor=cfg.gpu_floor)
+    return [Problem(path, message) for path, message in found]
+
+
+def _databricks_problems(cfg: StackConfig) -> list[Problem]:
+    return [Problem(path, message) for path, message in databricks_stack_problems(cfg.databricks, floor=cfg.gpu_floor)]
+
+
+EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [_kaito_problems, _databricks_problems]
 """Further cross-field checks registered by other config sections (e.g. KAITO, Databricks)."""
 
 

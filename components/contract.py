@@ -22,6 +22,10 @@ output                what
                       ``spot, minCount, maxCount, count, scheduling: {nodeSelector, tolerations, resourceName,``
                       ``sharing, replicas, mpsActiveThreadPercentage, allocatablePerNode}}}``
 ``gpuOperatorVersion`` chart version of the NVIDIA GPU operator, or ``null`` when it is not installed
+``kaitoWorkspaces``   ``{<workspace>: {workspace, namespace, preset, instanceType, count, service, port, endpoint}}``:
+                      the in-cluster Service KAITO serves each model on (OpenAI-compatible ``endpoint``)
+``databricks``        ``{workspaceUrl, clusters: {<name>: {clusterId, nodeTypeId, driverNodeTypeId, gpusPerWorker,``
+                      ``workload, tasksPerGpu, sparkVersion}}}``, or ``null`` without Databricks
 ===================== ===========================================================================================
 
 No Pulumi provider imports here: only ``pulumi`` itself.
@@ -50,6 +54,8 @@ _SCALAR_KEYS: tuple[str, ...] = (
     "oidcIssuerUrl",
     "gpuPools",
     "gpuOperatorVersion",
+    "kaitoWorkspaces",
+    "databricks",
 )
 """Every non-secret output of the contract (``kubeconfig`` is read separately, as a secret)."""
 
@@ -178,6 +184,74 @@ class GpuPoolContract:
 
 
 @dataclass(frozen=True, slots=True)
+class KaitoWorkspaceContract:
+    """A model KAITO serves in the cluster: call ``endpoint`` (OpenAI-compatible) from a pod in the cluster."""
+
+    workspace: str
+    namespace: str
+    preset: str
+    instance_type: str
+    count: int
+    service: str
+    """In-cluster DNS name of the Service (``<workspace>.<namespace>.svc.cluster.local``)."""
+    port: int
+    endpoint: str
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> KaitoWorkspaceContract:
+        return cls(
+            workspace=str(data["workspace"]),
+            namespace=str(data["namespace"]),
+            preset=str(data["preset"]),
+            instance_type=str(data["instanceType"]),
+            count=int(data["count"]),
+            service=str(data["service"]),
+            port=int(data["port"]),
+            endpoint=str(data["endpoint"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DatabricksClusterContract:
+    name: str
+    cluster_id: str
+    node_type_id: str
+    driver_node_type_id: str
+    gpus_per_worker: int
+    workload: str
+    """``training`` | ``inference`` | ``singleNode``."""
+    spark_version: str
+    tasks_per_gpu: int | None = None
+
+    @classmethod
+    def from_dict(cls, name: str, data: Mapping[str, Any]) -> DatabricksClusterContract:
+        tasks = data.get("tasksPerGpu")
+        return cls(
+            name=name,
+            cluster_id=str(data["clusterId"]),
+            node_type_id=str(data["nodeTypeId"]),
+            driver_node_type_id=str(data.get("driverNodeTypeId") or data["nodeTypeId"]),
+            gpus_per_worker=int(data["gpusPerWorker"]),
+            workload=str(data["workload"]),
+            spark_version=str(data["sparkVersion"]),
+            tasks_per_gpu=int(tasks) if tasks is not None else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DatabricksContract:
+    workspace_url: str
+    clusters: dict[str, DatabricksClusterContract] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DatabricksContract:
+        clusters = {
+            str(n): DatabricksClusterContract.from_dict(str(n), c) for n, c in (data.get("clusters") or {}).items()
+        }
+        return cls(workspace_url=str(data["workspaceUrl"]), clusters=clusters)
+
+
+@dataclass(frozen=True, slots=True)
 class PlatformContract:
     contract_version: str
     environment: str
@@ -189,6 +263,17 @@ class PlatformContract:
     oidc_issuer_url: str | None
     gpu_pools: dict[str, GpuPoolContract] = field(default_factory=dict)
     gpu_operator_version: str | None = None
+    kaito_workspaces: dict[str, KaitoWorkspaceContract] = field(default_factory=dict)
+    databricks: DatabricksContract | None = None
+
+    def kaito_workspace(self, name: str) -> KaitoWorkspaceContract:
+        try:
+            return self.kaito_workspaces[name]
+        except KeyError:
+            raise ContractError(
+                f"the platform stack has no KAITO workspace {name!r}; it has: "
+                f"{', '.join(sorted(self.kaito_workspaces)) or 'none'}"
+            ) from None
 
     def pool(self, name: str) -> GpuPoolContract:
         try:
@@ -224,6 +309,10 @@ def parse_contract(outputs: Mapping[str, Any], *, source: str = "the referenced 
         oidc_issuer_url=outputs.get("oidcIssuerUrl"),
         gpu_pools=pools,
         gpu_operator_version=outputs.get("gpuOperatorVersion"),
+        kaito_workspaces={
+            str(n): KaitoWorkspaceContract.from_dict(w) for n, w in (outputs.get("kaitoWorkspaces") or {}).items()
+        },
+        databricks=DatabricksContract.from_dict(outputs["databricks"]) if outputs.get("databricks") else None,
     )
 
 

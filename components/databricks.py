@@ -19,8 +19,8 @@ import pulumi
 
 from .databricks_config import DatabricksClusterConfig, DatabricksConfig, DatabricksWorkspaceConfig, cluster_slug
 
-WORKSPACE_TYPE = "azure-gpu-platform:databricks:Workspace"
-CLUSTER_TYPE = "azure-gpu-platform:databricks:GpuCluster"
+WORKSPACE_TYPE = "azure-gpu-platform:components:DatabricksWorkspace"
+CLUSTER_TYPE = "azure-gpu-platform:components:DatabricksGpuCluster"
 
 WORKSPACE_SKU = "premium"
 """Premium: dedicated (single-user) access mode and Unity Catalog need it."""

@@ -32,7 +32,7 @@ from .kaito_config import SERVICE_PORT, KaitoConfig, KaitoWorkspaceConfig
 API_VERSION = "kaito.sh/v1beta1"
 KIND = "Workspace"
 WORKSPACE_TYPE = f"kubernetes:{API_VERSION}:{KIND}"
-COMPONENT_TYPE = "azure-gpu-platform:kaito:ModelWorkspace"
+COMPONENT_TYPE = "azure-gpu-platform:components:KaitoWorkspace"
 WORKSPACE_LABEL = "kaito.sh/workspace"
 """Label KAITO puts on the nodes (and the AKS agent pool) it provisions for a Workspace."""
 
@@ -168,7 +168,7 @@ def build_kaito_workspaces(
     """One :class:`KaitoWorkspace` per configured workspace (named ``kaito-<name>``)."""
     return [
         KaitoWorkspace(
-            f"kaito-{ws.name}" if ws.namespace == "default" else f"kaito-{ws.namespace}-{ws.name}",
+            f"kaito-{ws.name}",
             ws,
             provider=provider,
             addon_enabled=addon_enabled,

@@ -195,14 +195,14 @@ class KaitoConfig(StrictModel):
                 "KAITO workspaces need the AI toolchain operator add-on on the cluster, and kaito.enabled is false: "
                 "set kaito.enabled: true (or remove the workspaces)"
             )
-        seen: set[tuple[str, str]] = set()
+        seen: set[str] = set()
         for ws in v:
-            key = (ws.namespace, ws.name)
-            if key in seen:
+            if ws.name in seen:
                 raise ValueError(
-                    f"workspace {ws.namespace}/{ws.name} appears twice; names must be unique per namespace"
+                    f"workspace name {ws.name!r} appears twice; names must be unique in the stack (they key the "
+                    "output contract and the resource names)"
                 )
-            seen.add(key)
+            seen.add(ws.name)
         return v
 
 

@@ -8,12 +8,17 @@ Resource tree (URNs are pinned by the snapshot tests in ``tests/components/snaps
       GpuNodePool "aks-<pool>" → AgentPool "aks-<pool>"   (chained: each after the previous)
       kubernetes Provider "aks-k8s"     (when something runs in the cluster)
     GpuOperator "gpu-operator" → helm.sh/v3 Release "gpu-operator-release"   (when gpuOperator.enabled)
+    KaitoWorkspace "kaito-<name>" → kaito.sh/v1beta1 Workspace "kaito-<name>"  (per kaito.workspaces entry)
+    DatabricksWorkspace "databricks" → databricks Workspace "databricks-workspace" (unless url), Provider
+    DatabricksGpuCluster "databricks-<cluster>" → databricks Cluster            (per databricks.clusters entry)
+
+``pulumi_databricks`` is imported only when the stack has a ``databricks`` section.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 
@@ -22,6 +27,10 @@ from .config import StackConfig
 from .contract import CONTRACT_VERSION
 from .gpu_node_pool import pool_contract
 from .gpu_operator import GpuOperator
+from .kaito import KaitoWorkspace, build_kaito_workspaces, service_info
+
+if TYPE_CHECKING:
+    from .databricks import DatabricksDeployment
 
 CLUSTER_COMPONENT = "aks"
 OPERATOR_COMPONENT = "gpu-operator"
@@ -34,13 +43,66 @@ class Platform:
     cfg: StackConfig
     cluster: AksGpuCluster
     gpu_operator: GpuOperator | None = None
+    kaito_workspaces: list[KaitoWorkspace] = field(default_factory=list)
+    databricks: DatabricksDeployment | None = None
 
 
 def build_platform(cfg: StackConfig) -> Platform:
     """Create every resource of the environment described by a validated :class:`StackConfig`."""
     cluster = AksGpuCluster(CLUSTER_COMPONENT, cfg)
     operator = GpuOperator(OPERATOR_COMPONENT, cfg, cluster) if cfg.gpuOperator.enabled else None
-    return Platform(cfg=cfg, cluster=cluster, gpu_operator=operator)
+    kaito = (
+        build_kaito_workspaces(cfg.kaito, provider=cluster.kubernetes_provider(), addon_enabled=cfg.kaito_addon)
+        if cfg.kaito.workspaces
+        else []
+    )
+    databricks = _build_databricks(cfg, cluster) if cfg.databricks is not None else None
+    return Platform(cfg=cfg, cluster=cluster, gpu_operator=operator, kaito_workspaces=kaito, databricks=databricks)
+
+
+def _build_databricks(cfg: StackConfig, cluster: AksGpuCluster) -> DatabricksDeployment:
+    """The Databricks workspace and GPU clusters, in the cluster's resource group (imports ``pulumi_databricks``)."""
+    from .databricks import build_databricks
+
+    if cfg.databricks is None:  # pragma: no cover - the caller checks
+        raise ValueError("no databricks section")
+    if cluster.resource_group is not None:
+        rg_id: pulumi.Output[str] = cluster.resource_group.id
+        deps: list[pulumi.Resource] = [cluster.resource_group]
+    else:
+        from pulumi_azure_native import resources
+
+        rg_id = resources.get_resource_group_output(resource_group_name=cfg.resource_group_name).id
+        deps = []
+    tags = {**cfg.cluster.tags, "environment": cfg.environment, "managed-by": "pulumi:azure-gpu-platform"}
+    return build_databricks(
+        cfg.databricks,
+        resource_group_name=cfg.resource_group_name,
+        resource_group_id=rg_id,
+        location=cfg.location,
+        tags=tags,
+        protect=cfg.protect,
+        opts=pulumi.ResourceOptions(depends_on=deps) if deps else None,
+    )
+
+
+def _databricks_contract(platform: Platform) -> dict[str, Any] | None:
+    cfg = platform.cfg.databricks
+    deployment = platform.databricks
+    if cfg is None or deployment is None:
+        return None
+    clusters: dict[str, Any] = {}
+    for c in cfg.clusters:
+        clusters[c.name] = {
+            "clusterId": deployment.clusters[c.name].cluster_id,
+            "nodeTypeId": c.nodeTypeId,
+            "driverNodeTypeId": c.driver_node_type,
+            "gpusPerWorker": int(c.worker_size.gpu_count),
+            "workload": c.workload,
+            "tasksPerGpu": c.tasksPerGpu,
+            "sparkVersion": c.sparkVersion,
+        }
+    return {"workspaceUrl": deployment.url, "clusters": clusters}
 
 
 def contract_outputs(platform: Platform) -> dict[str, Any]:
@@ -59,6 +121,8 @@ def contract_outputs(platform: Platform) -> dict[str, Any]:
         "kubeconfig": cluster.kubeconfig,
         "gpuPools": {p.name: pool_contract(cfg, p).to_dict() for p in cfg.gpuPools},
         "gpuOperatorVersion": platform.gpu_operator.version if platform.gpu_operator is not None else None,
+        "kaitoWorkspaces": {ws.name: service_info(ws).as_output() for ws in cfg.kaito.workspaces},
+        "databricks": _databricks_contract(platform),
     }
 
 

@@ -32,6 +32,11 @@ MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 K8S_PROVIDER = "pulumi:providers:kubernetes"
+DATABRICKS_WORKSPACE = "azure-native:databricks:Workspace"
+DATABRICKS_CLUSTER = "databricks:index/cluster:Cluster"
+KAITO_WORKSPACE = "kubernetes:kaito.sh/v1beta1:Workspace"
+SUBSCRIPTION_ID = "00000000-0000-0000-0000-000000000001"
+DATABRICKS_URL = "adb-1234567890123456.7.azuredatabricks.net"
 CREDENTIALS_INVOKE = "azure-native:containerservice:listManagedClusterUserCredentials"
 
 FAKE_KUBECONFIG = """apiVersion: v1
@@ -98,6 +103,10 @@ class PlatformMocks(pulumi.runtime.Mocks):
             return args.name, {"name": args.name, "outputs": outputs, "secretOutputNames": ["kubeconfig"]}
         if args.typ == MANAGED_CLUSTER:
             state["oidcIssuerProfile"] = {**(state.get("oidcIssuerProfile") or {}), "issuerURL": ISSUER_URL}
+        if args.typ == RESOURCE_GROUP:  # an ARM id: the Databricks workspace derives its managed group's id from it
+            return f"/subscriptions/{SUBSCRIPTION_ID}/resourceGroups/{state.get('resourceGroupName')}", state
+        if args.typ == DATABRICKS_WORKSPACE:
+            state["workspaceUrl"] = DATABRICKS_URL
         return f"/mock/{args.typ}/{args.name}", state
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:

@@ -55,7 +55,7 @@ def test_workspace_is_registered_with_top_level_resource_and_inference_and_no_sp
     assert "spec" not in record.inputs
     provider = run.one(K8S_PROVIDER)
     assert record.provider.startswith(provider.urn)
-    component = run.by_name("kaito-phi-4", "azure-gpu-platform:kaito:ModelWorkspace")
+    component = run.by_name("kaito-phi-4", "azure-gpu-platform:components:KaitoWorkspace")
     assert record.parent == component.urn
     assert components[0].service_host == "phi-4.default.svc.cluster.local"
     assert components[0].endpoint == "http://phi-4.default.svc.cluster.local/v1/chat/completions"
@@ -85,7 +85,7 @@ def test_gated_llama_workspace_carries_the_model_access_secret_and_custom_labels
     run = run_program(program, config={})
     assert run.error is None, run.error
     record = run.one(WORKSPACE_TYPE)
-    assert record.name == "kaito-models-llama-8b"
+    assert record.name == "kaito-llama-8b"
     assert record.inputs["metadata"]["namespace"] == "models"
     assert record.inputs["resource"]["labelSelector"] == {"matchLabels": {"apps": "llama", "team": "search"}}
     assert record.inputs["inference"] == {
@@ -130,7 +130,7 @@ def test_workspace_on_a_cluster_without_the_addon_is_refused_before_registration
     assert "KAITO add-on (AI toolchain operator) is off" in str(run.error)
     assert "kaito.enabled: true" in str(run.error)
     assert run.of_type(WORKSPACE_TYPE) == []
-    assert run.of_type("azure-gpu-platform:kaito:ModelWorkspace") == []
+    assert run.of_type("azure-gpu-platform:components:KaitoWorkspace") == []
 
 
 def test_raw_resource_refuses_a_spec_shaped_manifest():

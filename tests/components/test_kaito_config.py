@@ -125,9 +125,9 @@ def test_names_and_count_are_validated(key: str, value: Any):
 
 
 def test_duplicate_workspace_is_rejected():
-    loc, msg = rejection({"enabled": True, "workspaces": [BASE, BASE]})
+    loc, msg = rejection({"enabled": True, "workspaces": [BASE, {**BASE, "namespace": "models"}]})
     assert loc == ("workspaces",)
-    assert "default/phi-4 appears twice" in msg
+    assert "workspace name 'phi-4' appears twice" in msg
 
 
 def test_unknown_key_is_rejected():
