@@ -539,6 +539,15 @@ class ProgramRun:
     warnings: list[str] = field(default_factory=list)
 
 
+def stack_file_label(settings: StackSettings) -> str:
+    """How errors name the stack file: relative to the program dir when inside it (``stacks/Pulumi.dev.yaml``)."""
+    assert settings.stack_file is not None
+    try:
+        return settings.stack_file.relative_to(settings.program_dir).as_posix()
+    except ValueError:
+        return str(settings.stack_file)
+
+
 @contextlib.contextmanager
 def _program_context(settings: StackSettings) -> Iterator[None]:
     """cwd = program dir, program dir first on sys.path, AGP_STACK_FILE set; all restored afterwards."""
@@ -551,7 +560,7 @@ def _program_context(settings: StackSettings) -> Iterator[None]:
     if entry_dir != program:
         sys.path.insert(0, entry_dir)  # Pulumi.yaml `main: src/`: the entry point's folder is importable
     if settings.stack_file is not None:
-        os.environ[STACK_FILE_ENV] = str(settings.stack_file)
+        os.environ[STACK_FILE_ENV] = stack_file_label(settings)
     os.chdir(program)
     try:
         yield

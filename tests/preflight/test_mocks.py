@@ -231,7 +231,12 @@ def test_stack_file_env_is_set_for_the_program(tmp_path: Path) -> None:
     stack_file = tmp_path / "Pulumi.dev.yaml"
     stack_file.write_text("config: {}\n", encoding="utf-8")
     run = run_program(load_stack_settings(program, stack_file))
-    assert by_name(run.resources)["r"].inputs == {"file": str(stack_file.resolve())}
+    assert by_name(run.resources)["r"].inputs == {"file": str(stack_file.resolve())}  # outside the program: absolute
+    inside = program / "stacks" / "Pulumi.dev.yaml"
+    inside.parent.mkdir()
+    inside.write_text("config: {}\n", encoding="utf-8")
+    run = run_program(load_stack_settings(program, inside))
+    assert by_name(run.resources)["r"].inputs == {"file": "stacks/Pulumi.dev.yaml"}  # as our program's errors name it
 
 
 @pytest.mark.slow
