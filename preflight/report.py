@@ -97,6 +97,17 @@ def budget_violation(finding: BudgetFinding, stack_urn: str) -> Violation:
 # helpers
 
 
+def detail(v: Violation) -> str:
+    """The violation's own words: the engine prefixes the policy's description, which the rule already carries."""
+    message = v.message.strip()
+    description = v.description.strip()
+    if description and message.startswith(description):
+        rest = message[len(description) :].strip()
+        if rest:
+            return rest
+    return message or description or v.policy_name
+
+
 def _display_path(path: Path | None) -> str:
     if path is None:
         return "(none)"
@@ -286,8 +297,10 @@ def render_text(report: Report) -> str:
             out.append(f"  {mark} [{v.policy_name}] {_short(v.urn, by_urn)}")
             if v.urn:
                 out.append(f"      urn: {v.urn}")
-            for i, text in enumerate(v.message.strip().splitlines()):
+            for i, text in enumerate(detail(v).splitlines()):
                 out.append(("      " if i else "      message: ") + text)
+            if v.description and detail(v) != v.description.strip():
+                out.append(f"      policy: {v.description.strip()}")
             fix = report.fix(v)
             if fix and fix not in v.message:
                 out.append(f"      fix: {fix}")
@@ -355,7 +368,7 @@ def render_markdown(report: Report) -> str:
             resource = f"`{_short(v.urn, by_urn)}`" if v.urn else "stack"
             fix = report.fix(v)
             out.append(
-                f"| {v.enforcement_level} | `{v.policy_name}` | {resource} | {_md(v.message)} | "
+                f"| {v.enforcement_level} | `{v.policy_name}` | {resource} | {_md(detail(v))} | "
                 f"{_md(fix) if fix and fix not in v.message else ''} |"
             )
         out.append("")
@@ -529,7 +542,7 @@ def render_sarif(report: Report, *, root: Path | None = None) -> str:
                 "ruleId": v.policy_name,
                 "ruleIndex": index[v.policy_name],
                 "level": _SARIF_LEVEL.get(v.enforcement_level, "warning"),
-                "message": {"text": v.message.strip() or v.description or v.policy_name},
+                "message": {"text": detail(v)},
                 "locations": [_location(report, v, src_root, files)],
                 "partialFingerprints": {"preflightUrnPolicy/v1": f"{v.policy_name}:{v.urn}"},
                 "properties": {

@@ -149,7 +149,10 @@ def test_text_has_tree_grouped_violations_with_fixes_and_cost_table(tmp_path: Pa
     mandatory = text.index("Mandatory violations (1)")
     advisory = text.index("Advisory violations (2)")
     assert mandatory < advisory
-    assert f"      urn: {AMD}\n" in text
+    assert (
+        f"      urn: {AMD}\n      message: vmSize: Standard_NV32as_v4 is an NVv4 size.\n      policy: No NVv4.\n"
+        in text
+    )
     assert "      fix: Use an NVIDIA size.\n" in text
     assert "AgentPool gpu" in text and "$3.67" in text and "$11.02" in text  # A100 1–3 nodes per hour
     assert "total" in text
@@ -160,7 +163,8 @@ def test_text_has_tree_grouped_violations_with_fixes_and_cost_table(tmp_path: Pa
 def test_markdown_for_pull_request_comments(tmp_path: Path) -> None:
     md = render(make_report(tmp_path), "markdown")
     assert md.startswith("### ❌ GPU preflight `dev`: 1 mandatory, 2 advisory violation(s)")
-    assert "| mandatory | `gpu-size-no-nvv4` | `AgentPool amd` | No NVv4.<br>vmSize: Standard_NV32as_v4" in md
+    # the policy's description (which the engine puts first in the message) is left out of the table
+    assert "| mandatory | `gpu-size-no-nvv4` | `AgentPool amd` | vmSize: Standard_NV32as_v4 is an NVv4 size. |" in md
     assert "has no \\| NoSchedule taint" in md  # table cells escape pipes
     assert "| `AgentPool gpu` | pool | `Standard_NC24ads_A100_v4` | 1–3 | $3.67–$11.02 |" in md
     assert "<details><summary>Resources (4)</summary>" in md
@@ -178,6 +182,7 @@ def test_sarif_is_valid_with_one_rule_per_policy_and_located_results(tmp_path: P
     results = {r["ruleId"]: r for r in run["results"]}
     nvv4 = results["gpu-size-no-nvv4"]
     assert nvv4["level"] == "error"
+    assert nvv4["message"] == {"text": "vmSize: Standard_NV32as_v4 is an NVv4 size."}
     assert rules[nvv4["ruleIndex"]]["id"] == "gpu-size-no-nvv4"
     loc = nvv4["locations"][0]
     # the NVv4 size is not in the stack file, so the program line that names it is the location
