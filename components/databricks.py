@@ -34,6 +34,8 @@ RUNTIME_ENGINE = "STANDARD"
 
 def managed_resource_group_id(resource_group_id: str, managed_name: str) -> str:
     """``/subscriptions/<sub>/resourceGroups/<managed_name>`` from any id inside the same subscription."""
+    if not isinstance(resource_group_id, str):
+        raise ValueError(f"expected an Azure resource id '/subscriptions/<id>/...', got {resource_group_id!r}")
     parts = resource_group_id.split("/")
     if len(parts) < 3 or parts[1].lower() != "subscriptions" or not parts[2]:
         raise ValueError(f"expected an Azure resource id '/subscriptions/<id>/...', got {resource_group_id!r}")

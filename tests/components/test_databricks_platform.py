@@ -1,0 +1,171 @@
+"""Databricks in the platform: stack config → workspace + provider + GPU clusters → contract → policy pack."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import Any
+
+import pytest
+
+from components.config import StackConfigError
+from components.contract import parse_contract
+from components.databricks import managed_resource_group_id
+from tests.components.harness import (
+    DATABRICKS_CLUSTER,
+    DATABRICKS_URL,
+    DATABRICKS_WORKSPACE,
+    RESOURCE_GROUP,
+    SUBSCRIPTION_ID,
+    run_main,
+    run_stack,
+)
+from tests.components.test_stacks_policy_pack import check, recorded
+
+TRAINING = {"name": "train", "nodeTypeId": "Standard_NC48ads_A100_v4", "numWorkers": 2}
+BASE: dict[str, Any] = {
+    "environment": "dev",
+    "location": "westeurope",
+    "gpuPools": [{"name": "t4", "vmSize": "Standard_NC4as_T4_v3", "count": 1}],
+    "databricks": {"workspace": {"name": "dbw-gpu-dev"}, "clusters": [TRAINING]},
+}
+DBX_PROVIDER = "pulumi:providers:databricks"
+
+
+def config(**top: Any) -> dict[str, Any]:
+    out = copy.deepcopy(BASE)
+    out.update(copy.deepcopy(top))
+    return out
+
+
+def test_workspace_in_the_stack_resource_group_and_cluster_on_its_provider():
+    run = run_main(config())
+    assert run.error is None, run.error
+    rg = run.one(RESOURCE_GROUP)
+    ws = run.one(DATABRICKS_WORKSPACE)
+    assert ws.inputs == {
+        "workspaceName": "dbw-gpu-dev",
+        "resourceGroupName": "rg-gpu-dev",
+        "location": "westeurope",
+        "sku": {"name": "premium"},
+        "computeMode": "Hybrid",
+        "managedResourceGroupId": f"/subscriptions/{SUBSCRIPTION_ID}/resourceGroups/dbw-gpu-dev-managed-rg",
+        "parameters": {"enableNoPublicIp": {"value": True}},
+        "tags": {"environment": "dev", "managed-by": "pulumi:azure-gpu-platform"},
+    }
+    assert rg.urn in ws.dependencies
+    assert ws.protect is False  # dev
+    provider = run.one(DBX_PROVIDER)
+    assert provider.inputs["host"] == f"https://{DATABRICKS_URL}"
+    cluster = run.one(DATABRICKS_CLUSTER)
+    assert cluster.provider.startswith(provider.urn + "::")
+    assert cluster.inputs["sparkConf"] == {"spark.task.resource.gpu.amount": "2"}
+    assert cluster.inputs["dataSecurityMode"] == "SINGLE_USER"
+    assert cluster.inputs["runtimeEngine"] == "STANDARD"
+    assert cluster.inputs["autoterminationMinutes"] == 60.0
+    assert cluster.inputs["customTags"] == {"environment": "dev", "managed-by": "pulumi:azure-gpu-platform"}
+
+
+def test_existing_workspace_by_url_creates_only_the_provider_and_clusters():
+    run = run_main(
+        config(databricks={"workspace": {"url": "https://adb-42.3.azuredatabricks.net"}, "clusters": [TRAINING]})
+    )
+    assert run.error is None, run.error
+    assert run.of_type(DATABRICKS_WORKSPACE) == []
+    assert run.one(DBX_PROVIDER).inputs == {"host": "https://adb-42.3.azuredatabricks.net"}
+    assert run.outputs["databricks"]["workspaceUrl"] == "https://adb-42.3.azuredatabricks.net"
+
+
+def test_prod_protects_the_workspace_and_exports_cluster_ids():
+    run = run_stack("prod")
+    assert run.error is None, run.error
+    assert run.one(DATABRICKS_WORKSPACE).protect is True
+    assert run.one(DATABRICKS_CLUSTER).protect is False
+    contract = parse_contract(run.outputs)
+    assert contract.databricks is not None
+    assert contract.databricks.workspace_url == f"https://{DATABRICKS_URL}"
+    train = contract.databricks.clusters["ml-training"]
+    assert train.cluster_id == f"/mock/{DATABRICKS_CLUSTER}/databricks-ml-training"  # the mock's resource id
+    assert (train.node_type_id, train.gpus_per_worker, train.workload) == ("Standard_NC48ads_A100_v4", 2, "training")
+    assert run.one(DATABRICKS_CLUSTER).inputs["autoscale"] == {"minWorkers": 1.0, "maxWorkers": 4.0}
+
+
+def test_stacks_without_databricks_export_null():
+    for stack in ("dev", "staging"):
+        run = run_stack(stack)
+        assert run.error is None, run.error
+        assert run.outputs["databricks"] is None
+        assert parse_contract(run.outputs).databricks is None
+        assert run.of_type(DATABRICKS_CLUSTER) == [] and run.of_type(DBX_PROVIDER) == []
+
+
+@pytest.mark.parametrize(
+    ("cluster", "path", "expected"),
+    [
+        ({"nodeTypeId": "Standard_D16s_v5"}, "databricks.clusters[0].nodeTypeId", "is not a GPU node type"),
+        ({"photon": True}, "databricks.clusters[0].photon", "Photon does not run on GPU instance types"),
+        (
+            {"workload": "inference", "tasksPerGpu": 1.5},
+            "databricks.clusters[0].tasksPerGpu",
+            "tasksPerGpu must be a whole number ≥ 2, got 1.5",
+        ),
+        (
+            {"customImage": "databricksruntime/gpu-pytorch:cuda11.8"},
+            "databricks.clusters[0].sparkVersion",
+            "is an ML runtime, but customImage",
+        ),
+        ({"sparkVersion": "17.3.x-gpu-ml-scala2.12"}, "databricks.clusters[0].sparkVersion", "Scala 2.13 only"),
+        ({"runtimeEngine": "PHOTON"}, "databricks.clusters[0].runtimeEngine", "unknown key"),
+    ],
+)
+def test_invalid_databricks_config_stops_the_program_before_any_registration(
+    cluster: dict[str, Any], path: str, expected: str
+):
+    run = run_main(config(databricks={"workspace": {"name": "dbw-gpu-dev"}, "clusters": [{**TRAINING, **cluster}]}))
+    assert isinstance(run.error, StackConfigError), run.error
+    assert run.records == [], "nothing may be registered when the config is invalid"
+    assert path in run.error.paths
+    line = next(line for line in str(run.error).splitlines() if f": {path}: " in line)
+    assert "stacks/Pulumi.dev.yaml" in line
+    assert expected in line
+
+
+def test_raised_floor_applies_to_databricks_node_types():
+    run = run_main(
+        config(
+            databricks={
+                "workspace": {"name": "dbw-gpu-dev"},
+                "clusters": [{**TRAINING, "nodeTypeId": "Standard_NC4as_T4_v3"}],
+            },
+            policy={"gpu-size-minimum": {"minimumSize": "Standard_NC24ads_A100_v4"}},
+            gpuPools=[{"name": "a100", "vmSize": "Standard_NC24ads_A100_v4", "count": 1}],
+        )
+    )
+    assert isinstance(run.error, StackConfigError), run.error
+    assert run.error.paths == ["databricks.clusters[0].nodeTypeId"]
+
+
+def test_managed_resource_group_id_needs_an_arm_id():
+    with pytest.raises(ValueError, match="expected an Azure resource id"):
+        managed_resource_group_id(None, "mrg")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="expected an Azure resource id"):
+        managed_resource_group_id("/mock/rg", "mrg")
+    assert managed_resource_group_id(f"/subscriptions/{SUBSCRIPTION_ID}/resourceGroups/rg", "m") == (
+        f"/subscriptions/{SUBSCRIPTION_ID}/resourceGroups/m"
+    )
+
+
+@pytest.mark.slow
+def test_the_pack_checks_the_databricks_cluster_of_prod_over_the_wire():
+    """prod passes (test_stacks_policy_pack); the same resources with Photon on the GPU cluster do not."""
+    resources = recorded(run_stack("prod"))
+    mutated = [
+        dataclasses.replace(res, inputs={**copy.deepcopy(res.inputs), "runtimeEngine": "PHOTON"})
+        if res.type == DATABRICKS_CLUSTER
+        else res
+        for res in resources
+    ]
+    result = check("prod", mutated)
+    photon = [v for v in result.mandatory if v.policy_name == "databricks-gpu-no-photon"]
+    assert len(photon) == 1, [f"{v.policy_name}: {v.message}" for v in result.violations]
+    assert photon[0].urn.endswith("databricks:index/cluster:Cluster::databricks-ml-training")
