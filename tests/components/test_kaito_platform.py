@@ -160,3 +160,31 @@ def test_the_pack_checks_the_kaito_workspaces_of_prod_over_the_wire():
     assert len(kaito) == 1, [f"{v.policy_name}: {v.message}" for v in result.violations]
     assert kaito[0].urn.endswith("kubernetes:kaito.sh/v1beta1:Workspace::kaito-phi-4")
     assert "AMD" in kaito[0].message
+
+
+def test_another_team_reads_the_models_and_databricks_through_the_typed_consumer():
+    from components.contract import DatabricksContract, KaitoWorkspaceContract, PlatformStackReference
+    from tests.components.harness import run_program
+
+    prod = run_stack("prod")
+    assert prod.error is None, prod.error
+    seen: dict[str, Any] = {}
+
+    def program() -> None:
+        ref = PlatformStackReference("my-org/azure-gpu-platform/prod")
+        ref.contract.apply(lambda c: seen.update(phi=c.kaito_workspace("phi-4"), dbx=c.databricks))
+
+    run = run_program(program, config={}, stack="consumer", stack_outputs=prod.outputs)
+    assert run.error is None, run.error
+    assert seen["phi"] == KaitoWorkspaceContract(
+        workspace="phi-4",
+        namespace="default",
+        preset="phi-4",
+        instance_type="Standard_NC24ads_A100_v4",
+        count=1,
+        service="phi-4.default.svc.cluster.local",
+        port=80,
+        endpoint="http://phi-4.default.svc.cluster.local/v1/chat/completions",
+    )
+    assert isinstance(seen["dbx"], DatabricksContract)
+    assert seen["dbx"].clusters["ml-training"].gpus_per_worker == 2
