@@ -672,6 +672,7 @@ def run_program(
     """
     if not isolate:
         return run_program_in_process(settings)
+    python = python or program_python(settings.program_dir)
     repo_root = str(Path(__file__).resolve().parent.parent)
     with tempfile.TemporaryDirectory(prefix="preflight-") as tmp:
         request = Path(tmp) / "request.json"
@@ -682,7 +683,7 @@ def run_program(
         env["PYTHONPATH"] = os.pathsep.join(p for p in (repo_root, env.get("PYTHONPATH", "")) if p)
         with errors.open("wb") as err_out:
             proc = subprocess.Popen(
-                [python or sys.executable, "-m", "preflight.mocks", str(request), str(result)],
+                [python, "-m", "preflight.mocks", str(request), str(result)],
                 stdin=subprocess.DEVNULL,
                 stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else subprocess.DEVNULL,
                 stderr=err_out,
@@ -717,6 +718,27 @@ def run_program(
         raise ProgramError(err["message"], detail=err.get("detail"), exc_type=err.get("type"))
     resources = [RecordedResource(**r) for r in doc["resources"]]
     return ProgramRun(resources=resources, warnings=list(doc.get("warnings", [])))
+
+
+def program_python(program_dir: Path) -> str:
+    """The interpreter the Pulumi CLI would use for the program: its ``runtime.options.virtualenv`` if that exists.
+
+    Another team's program brings its own dependencies in its own virtualenv; ``preflight.mocks`` only needs the
+    ``pulumi`` SDK and PyYAML there (both dependencies of every Pulumi Python program). Else: this interpreter.
+    """
+    try:
+        doc = yaml.safe_load((program_dir / "Pulumi.yaml").read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return sys.executable
+    runtime = doc.get("runtime") if isinstance(doc, dict) else None
+    options = runtime.get("options") if isinstance(runtime, dict) else None
+    venv = options.get("virtualenv") if isinstance(options, dict) else None
+    if isinstance(venv, str) and venv:
+        base = Path(venv) if Path(venv).is_absolute() else program_dir / venv
+        for candidate in (base / "bin" / "python", base / "Scripts" / "python.exe"):
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return str(candidate)
+    return sys.executable
 
 
 def _has_fileno(stream: Any) -> bool:

@@ -22,6 +22,7 @@ from preflight.mocks import (
     engine_value,
     load_stack_settings,
     mask_secrets,
+    program_python,
     read_project,
     run_program,
     unwrap_secrets,
@@ -306,3 +307,24 @@ def test_pulumi_yaml_main_points_at_the_entry_point(tmp_path: Path) -> None:
     assert read_project(root) == "proj"
     run = run_program(StackSettings(program_dir=root, project="proj", stack="dev"))
     assert by_name(run.resources)["r"].inputs == {"v": "from-src"}
+
+
+@pytest.mark.slow
+def test_the_programs_own_virtualenv_runs_it(tmp_path: Path) -> None:
+    import sys
+
+    root = write_program(tmp_path / "p", "proj", 'import pulumi\npulumi.CustomResource("t:m:R", "r", {})\n')
+    (root / "Pulumi.yaml").write_text(
+        "name: proj\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n", encoding="utf-8"
+    )
+    # A stand-in virtualenv interpreter that leaves a mark and runs this interpreter.
+    python = root / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    marker = tmp_path / "used"
+    python.write_text(f'#!/bin/sh\ntouch "{marker}"\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
+    python.chmod(0o755)
+    assert program_python(root) == str(python)
+    run = run_program(StackSettings(program_dir=root, project="proj", stack="dev"))
+    assert marker.exists()
+    assert "r" in by_name(run.resources)
+    assert program_python(tmp_path) == sys.executable  # no Pulumi.yaml: this interpreter
