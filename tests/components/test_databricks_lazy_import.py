@@ -39,6 +39,11 @@ def test_importing_components_and_validating_databricks_config_does_not_import_p
             "workspace": {"name": "dbw-gpu"},
             "clusters": [{"name": "t", "nodeTypeId": "Standard_NC24ads_A100_v4", "numWorkers": 1}],
         })
+        # Validating a whole stack file that has Databricks clusters (what the preflight does first) is free too.
+        from components.config import config_from_stack_yaml, validate_stack_config
+        from tests.components.harness import stack_config
+        cfg = validate_stack_config(config_from_stack_yaml(stack_config("prod")), stack_file="stacks/Pulumi.prod.yaml")
+        assert cfg.databricks is not None and cfg.databricks.clusters
         loaded = sorted(m for m in sys.modules if m.startswith("pulumi_databricks"))
         print("LOADED", loaded[:3])
         assert not loaded, loaded
@@ -90,3 +95,19 @@ def test_an_aks_only_stack_build_never_imports_pulumi_databricks():
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "LOADED []" in proc.stdout
+
+
+@pytest.mark.slow
+def test_a_stack_with_databricks_does_import_it():
+    """The control for the test above: the same probe sees the package once prod (with Databricks) is built."""
+    proc = run_python(
+        """
+        import sys
+        from tests.components.harness import run_stack
+        run = run_stack("prod")
+        assert run.error is None, run.error
+        print("LOADED", "pulumi_databricks" in sys.modules)
+        """
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "LOADED True" in proc.stdout
