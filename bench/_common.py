@@ -3,21 +3,28 @@
 Every figure a benchmark prints comes from a subprocess started here, so each side of a ratio starts from a cold
 Python interpreter and pays its own imports. Two memory figures are taken for each run:
 
-- ``peak_rss_mb``: the child's ``ru_maxrss`` from ``os.wait4`` — the peak resident set of the largest process in the
-  child's tree (for the preflight that is the preflight process itself, not the policy-pack process it starts);
+- ``peak_rss_mb``: the command's ``ru_maxrss`` from ``wait4`` — the peak resident set of the largest process in its
+  tree (for the preflight: the preflight process or one of the children it waited for, whichever peaked higher).
+  Linux carries a process's pre-``exec`` peak over into ``ru_maxrss``, and a child forked from this (large) bench
+  process starts out with this process's resident set; so the command is started through a tiny launcher
+  (``python -S``, ~10 MB) that forks and execs it and reports its rusage. Without that, every figure would be at
+  least the bench process's own size;
 - ``tree_peak_mb``: the peak of the *sum* of the resident sets of the child and all its descendants, sampled from
   ``/proc`` every 20 ms (what the machine had to hold at once).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -107,6 +114,24 @@ def _tree_rss_mb(root: int) -> float:
     return total / 1024
 
 
+# Forks and execs argv[2:], waits for it, writes its rusage (JSON) to argv[1], exits with its exit code.
+_LAUNCHER = """
+import json, os, sys
+out, argv = sys.argv[1], sys.argv[2:]
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, ru = os.wait4(pid, 0)
+with open(out, "w") as fh:
+    json.dump({"maxrss_kb": ru.ru_maxrss, "utime": ru.ru_utime, "stime": ru.ru_stime}, fh)
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
 def measure(
     cmd: Sequence[str],
     *,
@@ -119,15 +144,18 @@ def measure(
     full_env = dict(os.environ)
     full_env.update(env or {})
     full_env.setdefault("PYTHONHASHSEED", "0")
+    fd, usage_file = tempfile.mkstemp(prefix="bench-rusage-", suffix=".json")
+    os.close(fd)
     start = time.perf_counter()
     proc = subprocess.Popen(
-        list(cmd),
+        [PY, "-S", "-c", _LAUNCHER, usage_file, *cmd],
         cwd=str(cwd or ROOT),
         env=full_env,
         stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,
     )
     bufs: dict[str, list[str]] = {"out": [], "err": []}
 
@@ -151,30 +179,38 @@ def measure(
     def _sample() -> None:
         nonlocal tree_peak
         while not done.is_set():
-            tree_peak = max(tree_peak, _tree_rss_mb(proc.pid))
+            # The launcher's children: the command and everything it starts (the launcher itself not counted).
+            tree_peak = max(tree_peak, sum(_tree_rss_mb(c) for c in _children(proc.pid)))
             done.wait(0.02)
+
+    def _kill() -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
 
     sampler = threading.Thread(target=_sample, daemon=True)
     sampler.start()
-    timer = threading.Timer(timeout, proc.kill)
+    timer = threading.Timer(timeout, _kill)
     timer.start()
     try:
-        _, status, usage = os.wait4(proc.pid, 0)
+        proc.wait()
     finally:
         timer.cancel()
     wall = time.perf_counter() - start
     done.set()
     sampler.join()
-    proc.returncode = os.waitstatus_to_exitcode(status)
     for t in threads:
         t.join()
+    try:
+        usage = json.loads(Path(usage_file).read_text() or "{}")
+    finally:
+        os.unlink(usage_file)
     return Run(
         cmd=list(cmd),
         returncode=proc.returncode,
         wall_s=wall,
-        user_s=usage.ru_utime,
-        sys_s=usage.ru_stime,
-        peak_rss_mb=usage.ru_maxrss / 1024,
+        user_s=float(usage.get("utime", 0.0)),
+        sys_s=float(usage.get("stime", 0.0)),
+        peak_rss_mb=float(usage.get("maxrss_kb", 0)) / 1024,
         tree_peak_mb=tree_peak,
         stdout="".join(bufs["out"]),
         stderr="".join(bufs["err"]),
