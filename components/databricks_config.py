@@ -74,7 +74,7 @@ def check_node_type(value: str, key: str, *, floor: str = DEFAULT_FLOOR) -> GpuS
         )
     findings = check_gpu_size(value, floor=floor, require_aks=False, catalog=cat)
     if findings:
-        raise ValueError(f"{key}: " + " ".join(f.message for f in findings))
+        raise ValueError(" ".join(f.message for f in findings))
     size = cat[value]
     if not size.databricks_supported:
         raise ValueError(

@@ -63,10 +63,10 @@ def check_kaito_size(value: str, key: str, *, floor: str = DEFAULT_FLOOR) -> str
         )
     findings = check_gpu_size(value, floor=floor, require_aks=False, catalog=cat)
     if findings:
-        raise ValueError(f"{key}: " + " ".join(f.message for f in findings))
+        raise ValueError(" ".join(f.message for f in findings))
     finding = check_kaito_instance_type(value, cat) or check_aks_supported(value, cat)
     if finding is not None:
-        raise ValueError(f"{key}: {finding.message} Allowed: {allowed}")
+        raise ValueError(f"{finding.message} Allowed: {allowed}")
     return cat[value].name
 
 
@@ -116,13 +116,14 @@ class KaitoWorkspaceConfig(StrictModel):
         if preset is not None and count is not None:
             finding = check_kaito_preset_fit(name, preset, count)
             if finding is not None:
-                fitting = [
-                    s
-                    for s in kaito_instance_types()
-                    if check_kaito_preset_fit(s, preset, count) is None and check_gpu_size(s) == []
-                ]
+                cat = default_catalog()
+                fitting = sorted(
+                    (s for s in kaito_instance_types() if check_kaito_preset_fit(s, preset, count) is None),
+                    key=lambda s: (cat[s].price_usd_per_hour is None, cat[s].price_usd_per_hour or 0.0, s),
+                )
                 raise ValueError(
-                    f"instanceType: {finding.message} Sizes that fit {count} node(s): {', '.join(fitting) or 'none'}"
+                    f"{finding.message} Sizes that fit with count {count}, cheapest first (indicative prices): "
+                    f"{', '.join(fitting[:5]) or 'none'}"
                 )
         return name
 

@@ -42,7 +42,7 @@ def test_preset_needing_more_gpu_memory_than_the_instance_type_is_rejected():
     assert loc == ("workspaces", 0, "instanceType")
     assert "too small for KAITO preset phi-4" in msg
     assert "16 GiB total GPU memory < 40 GiB required" in msg
-    assert "Sizes that fit 1 node(s): Standard_NC24ads_A100_v4" in msg
+    assert "Sizes that fit with count 1, cheapest first (indicative prices): Standard_NC24ads_A100_v4," in msg
 
 
 def test_raising_count_makes_a_multi_gpu_preset_fit():
