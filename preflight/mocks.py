@@ -594,6 +594,17 @@ def _cancel_pending(loop: Any) -> None:
             loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
+def _program_traceback(exc: BaseException, program_dir: Path) -> str:
+    """The traceback frames in the program's own files (the SDK's and the runner's frames are noise to its author)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    own = [
+        f for f in frames if not f.filename.startswith("<") and Path(f.filename).resolve().is_relative_to(program_dir)
+    ]
+    shown = own or frames[-3:]
+    head = "Traceback (frames in the program):\n" if own else "Traceback (last frames):\n"
+    return head + "".join(traceback.format_list(shown)) + "".join(traceback.format_exception_only(exc))
+
+
 def run_program_in_process(settings: StackSettings) -> ProgramRun:
     """Run the program in this process. Resets the SDK state it uses; still, prefer :func:`run_program` (isolated)."""
     import asyncio
@@ -612,10 +623,10 @@ def run_program_in_process(settings: StackSettings) -> ProgramRun:
     main = program_main(settings.program_dir)
     with _program_context(settings):
         try:
+            _clear_outputs()  # before set_mocks, which registers the new root stack
             pulumi.runtime.set_mocks(
                 mocks, project=settings.project, stack=settings.stack, preview=True, monitor=monitor
             )
-            _clear_outputs()
 
             def program() -> None:
                 runpy.run_path(str(main), run_name="__main__")
@@ -624,7 +635,7 @@ def run_program_in_process(settings: StackSettings) -> ProgramRun:
         except pulumi.RunError as exc:
             raise ProgramError(str(exc), exc_type=type(exc).__name__) from exc
         except Exception as exc:
-            detail = "".join(traceback.format_exception(exc))
+            detail = _program_traceback(exc, settings.program_dir)
             raise ProgramError(f"{type(exc).__name__}: {exc}", detail=detail, exc_type=type(exc).__name__) from exc
         finally:
             rt_settings.ROOT.set(None)
