@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +20,7 @@ from tests.components.harness import (
     DATABRICKS_CLUSTER,
     DATABRICKS_URL,
     DATABRICKS_WORKSPACE,
+    REPO_ROOT,
     RESOURCE_GROUP,
     SUBSCRIPTION_ID,
     run_main,
@@ -169,3 +175,54 @@ def test_the_pack_checks_the_databricks_cluster_of_prod_over_the_wire():
     photon = [v for v in result.mandatory if v.policy_name == "databricks-gpu-no-photon"]
     assert len(photon) == 1, [f"{v.policy_name}: {v.message}" for v in result.violations]
     assert photon[0].urn.endswith("databricks:index/cluster:Cluster::databricks-ml-training")
+
+
+SHARED_STACK = """\
+config:
+  azure-native:location: westeurope
+  azure-gpu-platform:environment: shared
+  azure-gpu-platform:location: westeurope
+  azure-gpu-platform:resourceGroup: {name: rg-shared, existing: true}
+  azure-gpu-platform:databricks:
+    workspace: {name: dbw-shared}
+    clusters:
+      - {name: scoring, nodeTypeId: Standard_NC4as_T4_v3, workload: inference, tasksPerGpu: 4, numWorkers: 1}
+"""
+
+
+@pytest.mark.slow
+def test_existing_resource_group_end_to_end_through_the_preflight(tmp_path: Path):
+    """An existing resource group is looked up (getResourceGroup) for the managed group's subscription; the offline
+    preflight answers that invoke, builds the stack and passes the pack."""
+    stack_file = tmp_path / "Pulumi.shared.yaml"
+    stack_file.write_text(SHARED_STACK, encoding="utf-8")
+    report = tmp_path / "report.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "preflight",
+            "--config-file",
+            str(stack_file),
+            "--format",
+            "json",
+            "--output",
+            str(report),
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = json.loads(report.read_text(encoding="utf-8"))
+    by_type = {r["type"]: r for r in doc["resources"]}
+    ws = by_type[DATABRICKS_WORKSPACE]["inputs"]
+    assert ws["resourceGroupName"] == "rg-shared"
+    assert re.fullmatch(
+        r"/subscriptions/[0-9a-f-]{36}/resourceGroups/dbw-shared-managed-rg", ws["managedResourceGroupId"]
+    )
+    assert by_type[DATABRICKS_CLUSTER]["inputs"]["sparkConf"] == {"spark.task.resource.gpu.amount": "0.25"}
+    assert RESOURCE_GROUP not in by_type
+    assert doc["violations"] == []
