@@ -468,7 +468,7 @@ def _needles(v: Violation, r: RecordedResource | None) -> list[str]:
 
 def _location(report: Report, v: Violation, root: Path, files: list[Path]) -> dict[str, Any]:
     r = report.by_urn().get(v.urn)
-    needles = _needles(v, r)
+    needles = [f"{report.project}:budget:"] if v.policy_name == BUDGET_POLICY else _needles(v, r)
     target: Path | None = None
     line: int | None = None
     candidates = ([report.stack_file] if report.stack_file else []) + files

@@ -29,7 +29,8 @@ def make_report(tmp_path: Path, *, mandatory: bool = True, budget_level: str = "
     )
     stack_file = tmp_path / "Pulumi.dev.yaml"
     stack_file.write_text(
-        "config:\n  azure-gpu-platform:gpuPools:\n    - name: gpu\n      vmSize: Standard_NC24ads_A100_v4\n",
+        "config:\n  azure-gpu-platform:gpuPools:\n    - name: gpu\n      vmSize: Standard_NC24ads_A100_v4\n"
+        "  azure-gpu-platform:budget:\n    monthlyUsd: 1000\n",
         encoding="utf-8",
     )
     resources = [
@@ -192,6 +193,7 @@ def test_sarif_is_valid_with_one_rule_per_policy_and_located_results(tmp_path: P
     # the budget violation points at the stack file
     budget_loc = results["gpu-budget"]["locations"][0]["physicalLocation"]
     assert budget_loc["artifactLocation"]["uri"] == "Pulumi.dev.yaml"
+    assert budget_loc["region"] == {"startLine": 5}  # the budget key
     assert results["gpu-pool-tainted"]["level"] == "warning"
 
 
