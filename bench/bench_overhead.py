@@ -83,6 +83,9 @@ def _summ(runs: list[Run]) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--stack", default="prod")
+    ap.add_argument(
+        "--name", default=None, help="result name (bench/out/<name>.json; default overhead or overhead_<stack>)"
+    )
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument(
         "--work", type=Path, default=None, help="keep the generated raw programs here (default: a temp dir)"
@@ -90,12 +93,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.work is None:
         with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
-            return run(args.stack, args.repeat, Path(tmp))
+            return run(args.stack, args.repeat, Path(tmp), args.name)
     args.work.mkdir(parents=True, exist_ok=True)
-    return run(args.stack, args.repeat, args.work)
+    return run(args.stack, args.repeat, args.work, args.name)
 
 
-def run(stack: str, repeat: int, work: Path) -> int:
+def run(stack: str, repeat: int, work: Path, name: str | None = None) -> int:
     """Generate the raw programs in ``work`` (outside the repo by default: they are not project code)."""
     stack_file = ROOT / "stacks" / f"Pulumi.{stack}.yaml"
 
@@ -114,13 +117,13 @@ def run(stack: str, repeat: int, work: Path) -> int:
         print(f"  no SDK class (pulumi.CustomResource used): {', '.join(gen_sdk['fallbacks'])}")
 
     # Faithfulness: the raw programs must register exactly what ours registers.
-    for name, prog in (("sdk", raw_sdk), ("generic", raw_generic)):
-        raw_recs, _ = _record(prog, stack_file, work / f"raw_{name}.json")
+    for mode, prog in (("sdk", raw_sdk), ("generic", raw_generic)):
+        raw_recs, _ = _record(prog, stack_file, work / f"raw_{mode}.json")
         want, got = rawgen.comparable(recs), rawgen.comparable(raw_recs)
         if want != got:
             missing = [w for w in want if w not in got][:3]
             extra = [g for g in got if g not in want][:3]
-            raise SystemExit(f"raw program ({name}) differs from {stack}:\n  missing {missing}\n  extra {extra}")
+            raise SystemExit(f"raw program ({mode}) differs from {stack}:\n  missing {missing}\n  extra {extra}")
     print(f"  check: both raw programs register the same {len(rawgen.comparable(recs))} (type, name, inputs) as ours")
 
     sides: dict[str, list[str]] = {}
@@ -184,7 +187,7 @@ def run(stack: str, repeat: int, work: Path) -> int:
         f"(largest process {peak:.0f} MB; all preflight processes together {tree:.0f} MB)"
     )
     emit_result(
-        "overhead",
+        name or ("overhead" if stack == "prod" else f"overhead_{stack}"),
         {
             "stack": stack,
             "resources": ours_info,
