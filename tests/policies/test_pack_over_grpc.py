@@ -16,6 +16,7 @@ import pytest
 
 from preflight.analyzer import UNKNOWN, Analysis, PolicyConfigError, PolicyPackProcess, Violation
 from preflight.model import RecordedResource
+from tests.policies.acceptance import ACCEPTED, REJECTED
 
 pytestmark = pytest.mark.slow
 
@@ -27,25 +28,6 @@ DBX = "databricks:index/cluster:Cluster"
 HELM = "kubernetes:helm.sh/v3:Release"
 KAITO = "kubernetes:kaito.sh/v1beta1:Workspace"
 
-REJECTED = [
-    "Standard_NV16as_v4",
-    "standard_nv32as_v4",
-    "Standard_NC6",
-    "Standard_NC6s_v2",
-    "Standard_ND6s",
-    "Standard_NV12s_v3",
-    "Standard_NV6ads_A10_v5",
-    "Standard_NC6s_v3",
-    "Standard_NC99zz_v9",
-]
-ACCEPTED = [
-    "Standard_NC4as_T4_v3",
-    "Standard_NC24ads_A100_v4",
-    "STANDARD_NC24ADS_A100_V4",
-    "Standard_ND96isr_H100_v5",
-    "Standard_NC40ads_H100_v5",
-    "Standard_D4s_v5",
-]
 # The rule that must be among each rejected size's mandatory violations.
 EXPECTED_RULE = {
     "Standard_NV16as_v4": "gpu-size-no-nvv4",
