@@ -157,8 +157,10 @@ def summary(info: dict[str, str], durations: dict[str, float], commands: list[st
                "peak RSS MB"]  # fmt: skip
         lines += [table(rows, hdr), ""]
         m = sc["marginal_ms"]
+        c = sc["marginal_cpu_ms"]
         lines += [
-            f"- marginal cost per pool: ours {m['ours']:.0f} ms, raw {m['raw']:.0f} ms (**{m['ratio']:.2f}×**)",
+            f"- marginal cost per pool (wall): ours {m['ours']:.0f} ms, raw {m['raw']:.0f} ms (**{m['ratio']:.2f}×**); "
+            f"in CPU time: ours {c['ours']:.0f} ms, raw {c['raw']:.0f} ms ({c['ratio']:.2f}×)",
             "",
         ]
 
