@@ -197,6 +197,18 @@ class KaitoWorkspaceContract:
     port: int
     endpoint: str
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "workspace": self.workspace,
+            "namespace": self.namespace,
+            "preset": self.preset,
+            "instanceType": self.instance_type,
+            "count": self.count,
+            "service": self.service,
+            "port": self.port,
+            "endpoint": self.endpoint,
+        }
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> KaitoWorkspaceContract:
         return cls(

@@ -21,12 +21,12 @@ that pool keeps running, and billing, after the Workspace is gone. Find and dele
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
 
 import pulumi
 
+from .contract import KaitoWorkspaceContract
 from .kaito_config import SERVICE_PORT, KaitoConfig, KaitoWorkspaceConfig
 
 API_VERSION = "kaito.sh/v1beta1"
@@ -118,34 +118,9 @@ class KaitoWorkspace(pulumi.ComponentResource):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class KaitoServiceInfo:
-    """What another team needs to call a KAITO model from inside the cluster (part of the output contract)."""
-
-    workspace: str
-    namespace: str
-    preset: str
-    instance_type: str
-    count: int
-    service: str
-    port: int
-    endpoint: str
-
-    def as_output(self) -> dict[str, Any]:
-        return {
-            "workspace": self.workspace,
-            "namespace": self.namespace,
-            "preset": self.preset,
-            "instanceType": self.instance_type,
-            "count": self.count,
-            "service": self.service,
-            "port": self.port,
-            "endpoint": self.endpoint,
-        }
-
-
-def service_info(config: KaitoWorkspaceConfig) -> KaitoServiceInfo:
-    return KaitoServiceInfo(
+def service_info(config: KaitoWorkspaceConfig) -> KaitoWorkspaceContract:
+    """The output-contract entry for one workspace: where other teams call the model."""
+    return KaitoWorkspaceContract(
         workspace=config.name,
         namespace=config.namespace,
         preset=config.preset,

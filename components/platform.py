@@ -121,7 +121,7 @@ def contract_outputs(platform: Platform) -> dict[str, Any]:
         "kubeconfig": cluster.kubeconfig,
         "gpuPools": {p.name: pool_contract(cfg, p).to_dict() for p in cfg.gpuPools},
         "gpuOperatorVersion": platform.gpu_operator.version if platform.gpu_operator is not None else None,
-        "kaitoWorkspaces": {ws.name: service_info(ws).as_output() for ws in cfg.kaito.workspaces},
+        "kaitoWorkspaces": {ws.name: service_info(ws).to_dict() for ws in cfg.kaito.workspaces},
         "databricks": _databricks_contract(platform),
     }
 

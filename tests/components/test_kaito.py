@@ -91,7 +91,7 @@ def test_gated_llama_workspace_carries_the_model_access_secret_and_custom_labels
     assert record.inputs["inference"] == {
         "preset": {"name": "llama-3.1-8b-instruct", "presetOptions": {"modelAccessSecret": "hf-token"}}
     }
-    assert service_info(cfg.workspaces[0]).as_output() == {
+    assert service_info(cfg.workspaces[0]).to_dict() == {
         "workspace": "llama-8b",
         "namespace": "models",
         "preset": "llama-3.1-8b-instruct",
