@@ -8,11 +8,12 @@ STACK ?= dev
 .PHONY: setup test lint typecheck unit rules preflight bench clean
 
 # (Re)install only when .venv is missing or a requirements file changed since the last install.
+# Nothing is cached outside .venv: pip runs without its download cache; ruff and pytest keep theirs in .venv.
 setup: $(STAMP)
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-cache-dir -r requirements-dev.txt
 	touch $(STAMP)
 
 lint: setup
@@ -41,4 +42,4 @@ preflight: setup
 	$(PY) -m preflight --stack $(STACK) --format $(FORMAT)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV)
