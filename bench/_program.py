@@ -32,10 +32,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stack", default=None)
     ap.add_argument("--record", type=Path, default=None)
     ap.add_argument("--profile", type=Path, default=None, help="write a cProfile (CPU-time clock) of the run here")
+    ap.add_argument(
+        "--count-calls", action="store_true", help="count the Python function calls of the run (deterministic work)"
+    )
     args = ap.parse_args(argv)
 
     t_ready = time.perf_counter()
     c_ready = time.process_time()
+    calls: int | None = None
     settings = load_stack_settings(args.program, args.config_file.resolve(), args.stack)
     if args.profile is not None:
         import cProfile
@@ -43,6 +47,13 @@ def main(argv: list[str] | None = None) -> int:
         prof = cProfile.Profile(time.process_time)
         run = prof.runcall(run_program_in_process, settings)
         prof.dump_stats(str(args.profile))
+    elif args.count_calls:
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        run = prof.runcall(run_program_in_process, settings)
+        calls = sum(v[1] for v in pstats.Stats(prof).stats.values())  # type: ignore[attr-defined]
     else:
         run = run_program_in_process(settings)
     t_done = time.perf_counter()
@@ -69,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
                 "modules_loaded": len(sys.modules),
                 "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                 "warnings": run.warnings,
+                "calls": calls,
             }
         ),
         flush=True,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -70,9 +71,10 @@ def _program_cmd(config_file: Path, program: Path) -> list[str]:
     return [PY, str(BENCH / "_program.py"), "--program", str(program), "--config-file", str(config_file)]
 
 
-def _summ(runs: list[Run]) -> dict[str, float]:
+def _summ(runs: list[Run]) -> dict[str, Any]:
     return {
         "wall_s": min(r.wall_s for r in runs),
+        "wall_median_s": statistics.median(r.wall_s for r in runs),
         "cpu_s": min(r.cpu_s for r in runs),
         "peak_rss_mb": max(r.peak_rss_mb for r in runs),
         "tree_peak_mb": max(r.tree_peak_mb for r in runs),
@@ -157,9 +159,21 @@ def run(stack: str, repeat: int, work: Path, name: str | None = None) -> int:
     print()
     print(table(rows, ["run", "wall s (best)", "CPU s", "peak RSS MB (largest process)", "peak RSS MB (tree sum)"]))
 
+    # Work in Python function calls (cProfile counts; deterministic, unlike time on a shared VM).
+    calls: dict[str, int] = {}
+    for key, prog in (
+        ("program: ours", ROOT),
+        ("program: raw (SDK classes)", raw_sdk),
+        ("program: raw (pulumi.CustomResource)", raw_generic),
+    ):
+        calls[key] = int(measure([*_program_cmd(stack_file, prog), "--count-calls"]).check().last_json()["calls"])
+        s[key]["calls"] = calls[key]
+
     def ratios(a: str, b: str) -> dict[str, float]:
         return {
             "wall": ratio(s[a]["wall_s"], s[b]["wall_s"]),
+            "wall_median": ratio(s[a]["wall_median_s"], s[b]["wall_median_s"]),
+            "calls": ratio(s[a].get("calls", 0), s[b].get("calls", 0)) if "calls" in s[a] else float("nan"),
             "cpu": ratio(s[a]["cpu_s"], s[b]["cpu_s"]),
             "rss": ratio(s[a]["peak_rss_mb"], s[b]["peak_rss_mb"]),
             "tree_rss": ratio(s[a]["tree_peak_mb"], s[b]["tree_peak_mb"]),
@@ -171,8 +185,8 @@ def run(stack: str, repeat: int, work: Path, name: str | None = None) -> int:
     print()
     for label, r in (("preflight ours/raw", pre), ("program ours/raw", prog), ("SDK classes/CustomResource", sdk_cost)):
         print(
-            f"  {label:<28} wall {r['wall']:.3f}x  CPU {r['cpu']:.3f}x  peak RSS {r['rss']:.3f}x  "
-            f"tree RSS {r['tree_rss']:.3f}x"
+            f"  {label:<28} wall {r['wall']:.3f}x (median {r['wall_median']:.3f}x)  CPU {r['cpu']:.3f}x  "
+            f"peak RSS {r['rss']:.3f}x  tree RSS {r['tree_rss']:.3f}x  function calls {r['calls']:.3f}x"
         )
     ok_time = max(pre["wall"], prog["wall"]) <= TARGET_RATIO
     ok_rss = max(pre["rss"], prog["rss"]) <= TARGET_RATIO

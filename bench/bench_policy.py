@@ -141,6 +141,8 @@ def run_once(resources: list[RecordedResource]) -> dict[str, Any]:
         "busy_s": busy,
         "rps": n / busy,
         "us_per_resource": busy / n * 1e6,
+        "analyze_us": (t2 - t1) / n * 1e6,
+        "analyze_stack_us": (t3 - t2) / n * 1e6,
         "pack_cpu_s": pack_cpu,
         "client_cpu_s": cli_cpu,
         "violations": len(analysis.violations) + len(stack.violations),
@@ -231,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     small, large = results[0], results[-1]
     scaling = ratio(large["us_per_resource"], small["us_per_resource"])
+    scaling_analyze = ratio(large["analyze_us"], small["analyze_us"])
+    scaling_stack = ratio(large["analyze_stack_us"], small["analyze_stack_us"])
     time_ratio = ratio(large["busy_s"], small["busy_s"])
     rows = [
         [
@@ -269,6 +273,11 @@ def main(argv: list[str] | None = None) -> int:
         f"(time ratio {time_ratio:.1f} for {large['n'] / small['n']:.0f}x the resources; 1.00 = linear)"
     )
     print(
+        f"    per phase: Analyze {small['analyze_us']:,.0f} → {large['analyze_us']:,.0f} µs/resource "
+        f"({scaling_analyze:.2f}x); AnalyzeStack {small['analyze_stack_us']:,.0f} → {large['analyze_stack_us']:,.0f} "
+        f"µs/resource ({scaling_stack:.2f}x)"
+    )
+    print(
         f"  target ≥{TARGET_RPS:,.0f} resources/s at every N: {'MET' if min_rps >= TARGET_RPS else 'MISSED'} "
         f"(lowest {min_rps:,.0f}); linear (ratio ≤{TARGET_SCALING}): {'MET' if scaling <= TARGET_SCALING else 'MISSED'}"
     )
@@ -293,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
             "breakdown": bd,
             "results": results,
             "scaling_ratio": scaling,
+            "scaling_analyze": scaling_analyze,
+            "scaling_analyze_stack": scaling_stack,
             "time_ratio": time_ratio,
             "min_rps": min_rps,
             "target_rps": TARGET_RPS,

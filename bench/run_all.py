@@ -39,8 +39,8 @@ def benches(quick: bool) -> list[tuple[str, list[str]]]:
         ("policy", ["bench/bench_policy.py", "--sizes", "100,1000,10000", "--repeat", "3"]),
         ("scaling", ["bench/bench_scaling.py", "--pools", "1,10,50"]),
         ("imports", ["bench/bench_imports.py", "--repeat", "3"]),
-        ("overhead", ["bench/bench_overhead.py", "--repeat", "3"]),
-        ("overhead (dev)", ["bench/bench_overhead.py", "--stack", "dev", "--repeat", "3"]),
+        ("overhead", ["bench/bench_overhead.py", "--repeat", "5"]),
+        ("overhead (dev)", ["bench/bench_overhead.py", "--stack", "dev", "--repeat", "5"]),
     ]
 
 
@@ -60,19 +60,30 @@ def _overhead_section(result: str, targets: list[list[str]]) -> list[str]:
         s, r = ov["sides"], ov["ratios"]
         lines += [f"### Component overhead (stack `{ov['stack']}`)", ""]
         rows = [
-            [k, f"{v['wall_s']:.2f}", f"{v['cpu_s']:.2f}", f"{v['peak_rss_mb']:.0f}", f"{v['tree_peak_mb']:.0f}"]
+            [
+                k,
+                f"{v['wall_s']:.2f}",
+                f"{v['wall_median_s']:.2f}",
+                f"{v['cpu_s']:.2f}",
+                f"{v['peak_rss_mb']:.0f}",
+                f"{v['tree_peak_mb']:.0f}",
+                f"{v['calls']:,}" if "calls" in v else "",
+            ]
             for k, v in s.items()
         ]
-        lines += [table(rows, ["run", "wall s (best)", "CPU s", "peak RSS MB (largest process)", "tree RSS MB"]), ""]
+        hdr = ["run", "wall s (best)", "wall s (median)", "CPU s", "peak RSS MB (largest process)", "tree RSS MB",
+               "function calls"]  # fmt: skip
+        lines += [table(rows, hdr), ""]
         for label, key in (
             ("preflight ours / raw", "preflight"),
             ("program ours / raw", "program"),
             ("raw: SDK classes / pulumi.CustomResource", "sdk_vs_generic"),
         ):
             x = r[key]
+            calls = f", Python function calls {x['calls']:.3f}×" if x.get("calls") == x.get("calls") else ""
             lines.append(
-                f"- {label}: wall **{x['wall']:.3f}×**, CPU {x['cpu']:.3f}×, peak RSS **{x['rss']:.3f}×**, "
-                f"tree RSS {x['tree_rss']:.3f}×"
+                f"- {label}: wall **{x['wall']:.3f}×** (median of runs {x['wall_median']:.3f}×), CPU {x['cpu']:.3f}×, "
+                f"peak RSS **{x['rss']:.3f}×**, tree RSS {x['tree_rss']:.3f}×{calls}"
             )
         lines.append(
             f"- registrations: {ov['resources']['resources']} ({ov['resources']['components']} components); "
@@ -129,8 +140,19 @@ def summary(info: dict[str, str], durations: dict[str, float], commands: list[st
         lines += [table(rows, hdr), ""]
         lines.append(
             f"- scaling ratio (per-resource cost, largest / smallest N): **{po['scaling_ratio']:.2f}** "
-            f"(time ratio {po['time_ratio']:.1f})"
+            f"(time ratio {po['time_ratio']:.1f}); per phase: Analyze {po['scaling_analyze']:.2f}×, "
+            f"AnalyzeStack {po['scaling_analyze_stack']:.2f}×"
         )
+        bd = po.get("breakdown")
+        if bd:
+            lines.append(
+                f"- where a resource's Analyze time goes (in-process, no gRPC, CPU µs per resource, "
+                f"{bd['resource_policies']} resource policies): pulumi_policy floor with 1 no-op policy "
+                f"{bd['floor_1_us']:,.0f}, with {bd['resource_policies']} no-op policies {bd['floor_k_us']:,.0f} "
+                f"(+{bd['per_policy_sdk_us']:,.0f} per policy); the real pack {bd['real_us']:,.0f}, i.e. our "
+                f"policies' own code {bd['ours_us']:,.0f} ({bd['ours_us'] / bd['real_us']:.0%}); best possible with "
+                f"this SDK and this many policies: {1e6 / bd['floor_k_us']:,.0f} resources/s"
+            )
         lines.append("")
         targets += [
             ["pack throughput ≥2,000 resources/s", f"{po['min_rps']:,.0f}/s (lowest)", _verdict(po["min_rps"] >= 2000)],
