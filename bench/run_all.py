@@ -91,15 +91,20 @@ def _overhead_section(result: str, targets: list[list[str]]) -> list[str]:
             f"{ov['violations']['ours']}/{ov['violations']['raw']}"
         )
         lines.append("")
-        worst_t = max(r["preflight"]["wall"], r["program"]["wall"])
-        worst_m = max(r["preflight"]["rss"], r["program"]["rss"])
         peak = s["preflight: ours"]["peak_rss_mb"]
+        tree = s["preflight: ours"]["tree_peak_mb"]
         if result != "overhead":
             return [*lines, "(supplementary: the targets are judged on prod)", ""]
+        pre, prog = r["preflight"], r["program"]
         targets += [
-            ["component overhead, time ≤1.15×", f"{worst_t:.3f}× (worst of the two)", _verdict(worst_t <= 1.15)],
-            ["component overhead, RSS ≤1.15×", f"{worst_m:.3f}×", _verdict(worst_m <= 1.15)],
-            ["preflight peak RSS ≤400 MB (prod)", f"{peak:.0f} MB (largest process)", _verdict(peak <= 400)],
+            ["component overhead (preflight, prod), time ≤1.15×", f"{pre['wall']:.3f}×", _verdict(pre["wall"] <= 1.15)],
+            ["component overhead (preflight, prod), RSS ≤1.15×", f"{pre['rss']:.3f}×", _verdict(pre["rss"] <= 1.15)],
+            ["stricter: the program alone, time ≤1.15×",
+             f"{prog['wall']:.3f}× (median {prog['wall_median']:.3f}×, calls {prog['calls']:.3f}×)",
+             _verdict(prog["wall"] <= 1.15)],
+            ["stricter: the program alone, RSS ≤1.15×", f"{prog['rss']:.3f}×", _verdict(prog["rss"] <= 1.15)],
+            ["preflight peak RSS ≤400 MB (prod)", f"{peak:.0f} MB largest process, {tree:.0f} MB all",
+             _verdict(peak <= 400)],
         ]  # fmt: skip
     return lines
 
