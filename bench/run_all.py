@@ -36,11 +36,11 @@ def benches(quick: bool) -> list[tuple[str, list[str]]]:
             ("overhead (dev)", ["bench/bench_overhead.py", "--stack", "dev", "--repeat", "1"]),
         ]
     return [
-        ("policy", ["bench/bench_policy.py", "--sizes", "100,1000,10000", "--repeat", "3"]),
+        ("policy", ["bench/bench_policy.py", "--sizes", "100,1000,10000", "--repeat", "2"]),
         ("scaling", ["bench/bench_scaling.py", "--pools", "1,10,50"]),
-        ("imports", ["bench/bench_imports.py", "--repeat", "3"]),
-        ("overhead", ["bench/bench_overhead.py", "--repeat", "5"]),
-        ("overhead (dev)", ["bench/bench_overhead.py", "--stack", "dev", "--repeat", "5"]),
+        ("imports", ["bench/bench_imports.py", "--repeat", "2"]),
+        ("overhead", ["bench/bench_overhead.py", "--repeat", "3"]),
+        ("overhead (dev)", ["bench/bench_overhead.py", "--stack", "dev", "--repeat", "4"]),
     ]
 
 
