@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import copy
 import json
 import runpy
 from collections.abc import Callable, Mapping
@@ -239,6 +240,13 @@ def stack_config(stack: str) -> dict[str, Any]:
     """The ``config:`` section of ``stacks/Pulumi.<stack>.yaml``."""
     doc = yaml.safe_load((STACKS_DIR / f"Pulumi.{stack}.yaml").read_text(encoding="utf-8"))
     return dict(doc["config"])
+
+
+def merged(base: Mapping[str, Any], **top: Any) -> dict[str, Any]:
+    """A deep copy of a stack config with some top-level keys replaced (the fixtures stay untouched)."""
+    out = copy.deepcopy(dict(base))
+    out.update(copy.deepcopy(top))
+    return out
 
 
 def run_main(config: Mapping[str, Any], *, stack: str = "dev") -> Run:

@@ -23,6 +23,7 @@ from tests.components.harness import (
     REPO_ROOT,
     RESOURCE_GROUP,
     SUBSCRIPTION_ID,
+    merged,
     run_main,
     run_stack,
 )
@@ -39,9 +40,7 @@ DBX_PROVIDER = "pulumi:providers:databricks"
 
 
 def config(**top: Any) -> dict[str, Any]:
-    out = copy.deepcopy(BASE)
-    out.update(copy.deepcopy(top))
-    return out
+    return merged(BASE, **top)
 
 
 def test_workspace_in_the_stack_resource_group_and_cluster_on_its_provider():

@@ -14,6 +14,7 @@ from tests.components.harness import (
     K8S_PROVIDER,
     KAITO_WORKSPACE,
     MANAGED_CLUSTER,
+    merged,
     run_main,
     run_stack,
 )
@@ -29,9 +30,7 @@ BASE: dict[str, Any] = {
 
 
 def config(**top: Any) -> dict[str, Any]:
-    out = copy.deepcopy(BASE)
-    out.update(copy.deepcopy(top))
-    return out
+    return merged(BASE, **top)
 
 
 def test_kaito_enabled_turns_on_the_addon_and_oidc_and_registers_the_workspace_on_the_cluster_provider():
