@@ -17,6 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+from . import clock
+
 CATALOG_PATH = Path(__file__).with_name("catalog.json")
 
 Lifecycle = Literal["current", "preview", "retiring", "retired"]
@@ -89,7 +91,7 @@ class GpuSize:
         if self.status == "retired":
             return True
         if self.status == "retiring" and self.retirement_date is not None:
-            return self.retirement_date <= (today or date.today())
+            return self.retirement_date <= (today or clock.today())
         return False
 
     @property

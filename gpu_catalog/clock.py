@@ -1,0 +1,29 @@
+"""Today's date for every check that depends on it (retirements, Kubernetes versions, operator releases).
+
+The real date, unless ``AGP_TODAY`` (an ISO date) pins it: the test suite pins it so that tests do not change
+verdict with the calendar, and ``python -m preflight --today YYYY-MM-DD`` pins it to ask "what will fail on that
+day?". The program and the policy pack read it in their own processes, so the preflight passes it on through the
+environment. No Pulumi imports.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import date
+
+TODAY_ENV = "AGP_TODAY"
+
+
+class ClockError(ValueError):
+    """``AGP_TODAY`` is set but is not an ISO date."""
+
+
+def today() -> date:
+    """``$AGP_TODAY`` when set (``YYYY-MM-DD``), else the real date."""
+    pinned = os.environ.get(TODAY_ENV)
+    if not pinned:
+        return date.today()
+    try:
+        return date.fromisoformat(pinned)
+    except ValueError as exc:
+        raise ClockError(f"{TODAY_ENV}={pinned!r} is not a date: use YYYY-MM-DD") from exc
