@@ -1,0 +1,131 @@
+"""Every Kubernetes version a stack asks AKS for: clusters, their inline pools and standalone AgentPools.
+
+Shared by ``aks-kubernetes-version-supported`` (mandatory: the version can be created today) and
+``aks-kubernetes-version-expiring`` (advisory: it stops being creatable soon). Whether a version can be created
+depends on the cluster's tier and support plan (LTS = Premium + AKSLongTermSupport), which a standalone AgentPool
+does not carry: its cluster is found in the stack by ``resourceGroupName`` + ``resourceName``, or, when the stack has
+exactly one ManagedCluster (this project's stacks), that one. A pool whose cluster is not in the stack is judged
+without LTS when that gives the same answer, and otherwise reported as not checked, with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from pulumi_policy import PolicyResource, StackValidationArgs
+
+from gpu_catalog.lifecycle import VersionFinding
+
+from ._resources import UNKNOWN, Review, get, is_agent_pool, is_managed_cluster, join_path, plain
+
+
+@dataclass(frozen=True, slots=True)
+class VersionField:
+    """One requested Kubernetes version: where it is and the cluster settings that decide LTS."""
+
+    resource: PolicyResource
+    path: str
+    version: str
+    tier: Any
+    support_plan: Any
+    cluster_known: bool
+
+    @property
+    def where(self) -> str:
+        return f"{self.resource.name}: {self.path}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Cluster:
+    resource: PolicyResource
+    props: dict[str, Any]
+
+    @property
+    def tier(self) -> Any:
+        return get(self.props, "sku", "tier")
+
+    @property
+    def support_plan(self) -> Any:
+        return get(self.props, "supportPlan")
+
+    def same(self, pool: dict[str, Any]) -> bool:
+        keys = ("resourceGroupName", "resourceName")
+        return all(
+            isinstance(get(pool, k), str) and str(get(pool, k)).lower() == str(get(self.props, k) or "").lower()
+            for k in keys
+        )
+
+
+def version_fields(args: StackValidationArgs, review: Review) -> Iterator[VersionField]:
+    """Known version fields; unknown ones (and unknown tier / plan) are recorded on ``review``."""
+    clusters: list[_Cluster] = []
+    pools: list[tuple[PolicyResource, dict[str, Any]]] = []
+    for resource in args.resources:
+        if is_managed_cluster(resource.resource_type):
+            props = plain(resource.props)
+            clusters.append(_Cluster(resource, props if isinstance(props, dict) else {}))
+        elif is_agent_pool(resource.resource_type):
+            props = plain(resource.props)
+            pools.append((resource, props if isinstance(props, dict) else {}))
+
+    for cluster in clusters:
+        name = cluster.resource.name
+        tier, plan = cluster.tier, cluster.support_plan
+        for key, value in (("sku.tier", tier), ("supportPlan", plan)):
+            if value is UNKNOWN:
+                review.unknown_field(f"{name}: {key}")
+        if tier is UNKNOWN or plan is UNKNOWN:
+            continue
+        version = get(cluster.props, "kubernetesVersion")
+        if version is UNKNOWN:
+            review.unknown_field(f"{name}: kubernetesVersion")
+        elif isinstance(version, str) and version:
+            yield VersionField(cluster.resource, "kubernetesVersion", version, tier, plan, True)
+        profiles = get(cluster.props, "agentPoolProfiles")
+        if profiles is UNKNOWN:
+            review.unknown_field(f"{name}: agentPoolProfiles")
+            continue
+        for i, profile in enumerate(profiles or []):
+            path = join_path("agentPoolProfiles", i, "orchestratorVersion")
+            value = get(profile, "orchestratorVersion")
+            if value is UNKNOWN:
+                review.unknown_field(f"{name}: {path}")
+            elif isinstance(value, str) and value:  # empty means "the control plane's version" (ARM)
+                yield VersionField(cluster.resource, path, value, tier, plan, True)
+
+    for resource, props in pools:
+        value = get(props, "orchestratorVersion")
+        if value is UNKNOWN:
+            review.unknown_field(f"{resource.name}: orchestratorVersion")
+            continue
+        if not isinstance(value, str) or not value:
+            continue  # inherits the control plane's version, checked on the cluster
+        owner = next((c for c in clusters if c.same(props)), None)
+        if owner is None and len(clusters) == 1:
+            owner = clusters[0]
+        if owner is None:
+            yield VersionField(resource, "orchestratorVersion", value, None, None, False)
+            continue
+        if owner.tier is UNKNOWN or owner.support_plan is UNKNOWN:
+            continue  # recorded above
+        yield VersionField(resource, "orchestratorVersion", value, owner.tier, owner.support_plan, True)
+
+
+def judge(field: VersionField, check: Any, review: Review, today: date, **kwargs: Any) -> VersionFinding | None:
+    """Run ``check`` (a lifecycle check) on one field; a pool whose cluster is unknown is judged both ways."""
+    tier = field.tier if isinstance(field.tier, str) else None
+    plan = field.support_plan if isinstance(field.support_plan, str) else None
+    finding = check(field.version, today=today, tier=tier, support_plan=plan, **kwargs)
+    if field.cluster_known or finding is None:
+        return finding
+    with_lts = check(field.version, today=today, tier="Premium", support_plan="AKSLongTermSupport", **kwargs)
+    if with_lts is not None:
+        return finding  # refused (or expiring) with or without long-term support
+    review.not_checked(
+        f"{field.where} is {field.version}; whether AKS accepts it depends on its cluster's tier and support plan "
+        "(long-term support), and that cluster is not in this stack"
+    )
+    return None

@@ -1,0 +1,83 @@
+"""gpu-operator-platform-supported: the pinned GPU operator is validated for the pools' Kubernetes version and OS."""
+
+from __future__ import annotations
+
+from pulumi_policy import ReportViolation, Severity, StackValidationArgs
+
+from gpu_catalog.lifecycle import RULE_OPERATOR_PLATFORM, check_operator_platform
+
+from ._meta import MANDATORY, GpuStackPolicy
+from ._resources import UNKNOWN, Review, get, is_managed_cluster, plain
+from ._stack import gpu_operators, linux_gpu_pools
+
+NAME = RULE_OPERATOR_PLATFORM
+DEFAULT_LINUX_OS_SKU = "Ubuntu"
+"""What AKS uses for a Linux pool without osSKU (REST spec 2025-09-01: 'The default is Ubuntu if OSType is Linux')."""
+
+
+def _cluster_version(args: StackValidationArgs, review: Review) -> str | None:
+    versions: list[str] = []
+    for resource in args.resources:
+        if is_managed_cluster(resource.resource_type):
+            value = get(plain(resource.props), "kubernetesVersion")
+            if value is UNKNOWN:
+                review.unknown_field(f"{resource.name}: kubernetesVersion")
+            elif isinstance(value, str) and value:
+                versions.append(value)
+    return versions[0] if len(versions) == 1 else None
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    review = Review(report, args)
+    operators = gpu_operators(args, review)
+    if operators:
+        cluster_version = _cluster_version(args, review)
+        for operator in operators:
+            version = get(plain(operator.resource.props), "version")
+            if version is UNKNOWN:
+                review.unknown_field(f"{operator.resource.name}: version")
+                continue
+            if not isinstance(version, str) or not version:
+                review.violation(
+                    f"{operator.resource.name}: version: {operator.label} does not pin a chart version, so Helm "
+                    "installs whatever is newest that day, which NVIDIA may not have validated for this cluster's "
+                    "Kubernetes version. Pin a version from gpu_catalog/facts/gpu_operator.json.",
+                    operator.resource.urn,
+                )
+                continue
+            for sp in linux_gpu_pools(args, review):
+                pool_version = sp.pool.get("orchestratorVersion")
+                if pool_version is UNKNOWN:
+                    review.unknown_field(sp.where("orchestratorVersion"))
+                    continue
+                if not isinstance(pool_version, str) or not pool_version:
+                    own = None if sp.pool.standalone else get(plain(sp.resource.props), "kubernetesVersion")
+                    pool_version = own if isinstance(own, str) and own else cluster_version
+                if not isinstance(pool_version, str):
+                    review.not_checked(f"{sp.where('orchestratorVersion')}: the pool's Kubernetes version is not known")
+                    continue
+                os_sku = sp.pool.get("osSKU")
+                if os_sku is UNKNOWN:
+                    review.unknown_field(sp.where("osSKU"))
+                    continue
+                problem = check_operator_platform(
+                    version, pool_version, os_sku if isinstance(os_sku, str) and os_sku else DEFAULT_LINUX_OS_SKU
+                )
+                if problem is not None:
+                    review.violation(f"{sp.where('osSKU')}: {sp.label} — {problem}", sp.resource.urn)
+    review.finish()
+
+
+POLICY = GpuStackPolicy(
+    name=NAME,
+    what="A GPU operator release in the stack pins a chart version that NVIDIA validated for the Kubernetes version "
+    "and node OS of every Linux GPU pool it manages.",
+    why="The chart installs on any Kubernetes (kubeVersion >= 1.16), but NVIDIA validates each release for a "
+    "Kubernetes range per OS and no Azure Linux: outside it the driver containers and operands are untested.",
+    validate=validate,
+    level=MANDATORY,
+    severity=Severity.HIGH,
+    topics=["gpu", "aks", "gpu-operator", "lifecycle"],
+    fix="Pin a GPU operator release that lists the pools' Kubernetes version (gpu_catalog/facts/gpu_operator.json), "
+    "and run operator-managed pools on Ubuntu.",
+)
