@@ -5,8 +5,15 @@ top level of the object, next to ``metadata``, with no ``spec``. ``pulumi_kubern
 only takes ``spec``, so :class:`KaitoWorkspaceResource` registers the object itself, exactly the way that class
 does (type token ``kubernetes:<apiVersion>:<kind>``, properties ``apiVersion``, ``kind``, ``metadata`` + the
 top-level fields, the pulumi-kubernetes plugin version), through the cluster's Kubernetes provider. Previews and the
-policy pack therefore see ``resource.instanceType``, ``resource.count``, ``resource.labelSelector`` and
-``inference.preset.name`` as inputs.
+policy pack therefore see ``resource.instanceType``, ``resource.count``, ``resource.labelSelector``,
+``inference.preset.name`` and ``inference.preset.presetOptions.modelAccessSecret`` as inputs.
+
+Presets KAITO downloads at run time (KAITO v0.6.0: Llama 3.x, DeepSeek R1/V3) read a Hugging Face token from the
+Secret named by ``modelAccessSecret`` (key ``HF_TOKEN``). The component creates that Secret (type Opaque) from the
+Pulumi secret config value named by ``modelAccessTokenConfig`` (e.g. ``kaito:hfToken``), through the same provider,
+as a child of the workspace component, and the Workspace depends on it: the token never appears in the stack file
+or in plain text in the state. KAITO's webhook does not check that the Secret exists; without it the model's pod
+would fail to start.
 
 Deleting a Workspace does NOT delete the GPU nodes KAITO provisioned for it: on AKS, KAITO's GPU provisioner adds an
 agent pool labelled ``kaito.sh/workspace=<workspace name>`` (and ``kaito.sh/workspacenamespace=<namespace>``), and
@@ -26,6 +33,8 @@ from typing import Any
 
 import pulumi
 
+from gpu_catalog.kaito_presets import MODEL_ACCESS_SECRET_KEY, check_kaito_addon_version, check_kaito_model_access
+
 from .contract import KaitoWorkspaceContract
 from .kaito_config import SERVICE_PORT, KaitoConfig, KaitoWorkspaceConfig
 
@@ -37,8 +46,19 @@ WORKSPACE_LABEL = "kaito.sh/workspace"
 """Label KAITO puts on the nodes (and the AKS agent pool) it provisions for a Workspace."""
 
 
+SECRET_TYPE = "kubernetes:core/v1:Secret"
+
+
 class KaitoAddonNotEnabledError(ValueError):
     """A KAITO Workspace was requested on a cluster without the KAITO add-on."""
+
+
+class KaitoAddonVersionError(ValueError):
+    """The cluster's Kubernetes version runs another KAITO add-on version than the preset table's (or none known)."""
+
+
+class ModelAccessError(ValueError):
+    """The model-access secret does not match the preset, or the token config value is missing."""
 
 
 def workspace_manifest(config: KaitoWorkspaceConfig) -> dict[str, Any]:
@@ -75,12 +95,40 @@ class KaitoWorkspaceResource(pulumi.CustomResource):
         super().__init__(WORKSPACE_TYPE, resource_name, dict(manifest), opts)
 
 
+def model_access_secret_manifest(config: KaitoWorkspaceConfig) -> dict[str, Any] | None:
+    """The Secret's metadata and type for a workspace that needs one (``stringData`` is added from the token)."""
+    if config.modelAccessSecret is None:
+        return None
+    return {
+        "metadata": {
+            "name": config.modelAccessSecret,
+            "namespace": config.namespace,
+            "labels": {"app.kubernetes.io/managed-by": "pulumi", "azure-gpu-platform/workspace": config.name},
+        },
+        "type": "Opaque",
+    }
+
+
+def read_token_config(key: str) -> pulumi.Output[str]:
+    """The secret config value ``<namespace>:<key>`` as a secret output, or :class:`ModelAccessError` naming it."""
+    namespace, _, name = key.partition(":")
+    value = pulumi.Config(namespace).get_secret(name)
+    if value is None:
+        raise ModelAccessError(
+            f"the secret config value {key} is not set: run `pulumi config set --secret {key} <Hugging Face token>`"
+        )
+    return value
+
+
 class KaitoWorkspace(pulumi.ComponentResource):
     """One model served by KAITO: a Workspace on a cluster whose KAITO add-on is on.
 
     ``provider`` is the cluster's Kubernetes provider; ``addon_enabled`` is the cluster's
-    ``aiToolchainOperatorProfile.enabled`` (the Workspace CRD and its controller only exist with it). Everything is
-    validated before anything is registered (the config model checks preset, instance type and GPU memory).
+    ``aiToolchainOperatorProfile.enabled`` (the Workspace CRD and its controller only exist with it);
+    ``kubernetes_version`` the cluster's, which decides the add-on version (the preset table is the add-on 0.6.0's).
+    Everything is validated before anything is registered (the config model checks preset, instance type, GPU
+    memory and the model-access secret; the same pure checks run here again for callers that build the config
+    themselves). A preset downloaded at run time gets its token Secret, created first.
     """
 
     workspace_name: str
@@ -95,6 +143,7 @@ class KaitoWorkspace(pulumi.ComponentResource):
         *,
         provider: pulumi.ProviderResource,
         addon_enabled: bool,
+        kubernetes_version: str,
         depends_on: list[pulumi.Resource] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
@@ -103,15 +152,43 @@ class KaitoWorkspace(pulumi.ComponentResource):
                 f"kaito.workspaces ({config.name}): the cluster's KAITO add-on (AI toolchain operator) is off, so "
                 "the Workspace CRD and its controller do not exist. Set kaito.enabled: true."
             )
+        why = check_kaito_addon_version(kubernetes_version, "kaito.workspaces")
+        if why is not None:
+            raise KaitoAddonVersionError(f"kaito.workspaces ({config.name}): {why}")
+        access = check_kaito_model_access(config.preset, config.modelAccessSecret)
+        if access is not None:
+            raise ModelAccessError(f"kaito.workspaces ({config.name}): {access.message}")
+        token: pulumi.Output[str] | None = None
+        if config.modelAccessSecret is not None:
+            if config.modelAccessTokenConfig is None:
+                raise ModelAccessError(
+                    f"kaito.workspaces ({config.name}): modelAccessSecret {config.modelAccessSecret!r} needs "
+                    "modelAccessTokenConfig, the secret config key the platform creates the Secret from"
+                )
+            token = read_token_config(config.modelAccessTokenConfig)
         super().__init__(COMPONENT_TYPE, name, None, opts)
         self.workspace_name = config.name
         self.namespace = config.namespace
         self.service_host = config.service_host
         self.endpoint = config.endpoint
+        self.model_access_secret: pulumi.CustomResource | None = None
+        deps = list(depends_on or [])
+        secret_manifest = model_access_secret_manifest(config)
+        if secret_manifest is not None and token is not None:
+            from pulumi_kubernetes.core.v1 import Secret  # only stacks serving a runtime-download preset need it
+
+            self.model_access_secret = Secret(
+                f"{name}-model-access",
+                metadata=secret_manifest["metadata"],
+                type=secret_manifest["type"],
+                string_data={MODEL_ACCESS_SECRET_KEY: token},
+                opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=depends_on),
+            )
+            deps.append(self.model_access_secret)
         self.workspace = KaitoWorkspaceResource(
             name,
             workspace_manifest(config),
-            pulumi.ResourceOptions(parent=self, provider=provider, depends_on=depends_on),
+            pulumi.ResourceOptions(parent=self, provider=provider, depends_on=deps or None),
         )
         self.register_outputs(
             {"workspaceName": config.name, "serviceHost": config.service_host, "endpoint": config.endpoint}
@@ -137,6 +214,7 @@ def build_kaito_workspaces(
     *,
     provider: pulumi.ProviderResource,
     addon_enabled: bool,
+    kubernetes_version: str,
     depends_on: list[pulumi.Resource] | None = None,
     opts: pulumi.ResourceOptions | None = None,
 ) -> list[KaitoWorkspace]:
@@ -147,6 +225,7 @@ def build_kaito_workspaces(
             ws,
             provider=provider,
             addon_enabled=addon_enabled,
+            kubernetes_version=kubernetes_version,
             depends_on=depends_on,
             opts=opts,
         )

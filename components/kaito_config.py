@@ -2,15 +2,20 @@
 
 KAITO (the AKS AI toolchain operator add-on) serves a model from a preset: a ``kaito.sh/v1beta1`` Workspace names
 the preset and the GPU instance type, and KAITO provisions ``count`` GPU nodes of that type and runs the model on
-them. KAITO rejects a Workspace whose nodes cannot hold the model; these models reject it earlier, when the stack
-file is loaded, with the same numbers: the preset table and the checks are the ones in
-:mod:`gpu_catalog.kaito_presets` (KAITO v0.6.0, the add-on's version), the size rules those in
-:mod:`gpu_catalog.checks` (the policy pack's messages).
+them. KAITO rejects a Workspace whose nodes cannot hold the model, or whose model-access secret does not match the
+preset; these models reject it earlier, when the stack file is loaded, with the same rules: the preset table and
+the checks are the ones in :mod:`gpu_catalog.kaito_presets` (KAITO v0.6.0, the add-on's version on Kubernetes
+1.34–1.36), the size rules those in :mod:`gpu_catalog.checks` (the policy pack's messages).
+
+Presets whose weights KAITO downloads at run time (Llama 3.x, DeepSeek R1/V3) need a Hugging Face token. The stack
+file never holds it: a workspace names the Secret (``modelAccessSecret``) and a Pulumi *secret* config key
+(``modelAccessTokenConfig``, e.g. ``kaito:hfToken``); the KAITO component creates the Secret from that value.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from pydantic import Field, ValidationInfo, field_validator
 
@@ -18,17 +23,25 @@ from gpu_catalog import DEFAULT_FLOOR, check_aks_supported, check_gpu_size, defa
 from gpu_catalog.kaito_presets import (
     KAITO_PRESETS,
     KAITO_VERSION,
+    MODEL_ACCESS_SECRET_KEY,
+    check_kaito_addon_version,
     check_kaito_instance_type,
+    check_kaito_model_access,
     check_kaito_preset_fit,
     kaito_preset,
+    runtime_download_presets,
 )
 
 from .config_base import StrictModel
 
-GATED_FAMILIES: frozenset[str] = frozenset({"llama3"})
-"""Preset families whose weights KAITO downloads at run time from Hugging Face behind a licence gate (Meta's Llama
-licence): the Workspace needs ``inference.preset.presetOptions.modelAccessSecret``, a Secret with an ``HF_TOKEN``
-key whose account accepted the licence."""
+PROJECT_NAMESPACE = "azure-gpu-platform"
+"""The stack-config namespace: every key in it is part of the typed stack config (unknown keys are refused), so the
+token's config key lives in another namespace."""
+
+EXAMPLE_TOKEN_CONFIG = "kaito:hfToken"
+"""The config key the docs and messages suggest for the Hugging Face token."""
+
+_CONFIG_KEY_RE = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9_.]*:[A-Za-z0-9][-A-Za-z0-9_.]*$")
 
 SERVICE_PORT = 80
 """KAITO exposes each Workspace as a ClusterIP Service named like the Workspace, port 80 (OpenAI-compatible API
@@ -84,7 +97,13 @@ class KaitoWorkspaceConfig(StrictModel):
     """Labels of the nodes KAITO provisions and selects (default ``{"apps": <name>}``)."""
     namespace: str = "default"
     modelAccessSecret: str | None = None
-    """Name of a Secret (same namespace) with an ``HF_TOKEN`` key, for gated models (Llama presets)."""
+    """Name of the Secret (same namespace, key ``HF_TOKEN``) the Workspace reads the Hugging Face token from:
+    required for presets KAITO downloads at run time, refused for the others (KAITO v0.6.0's rule). The KAITO
+    component creates it from ``modelAccessTokenConfig``."""
+    modelAccessTokenConfig: str | None = None
+    """Full Pulumi config key (``<namespace>:<key>``, not in the ``azure-gpu-platform`` namespace) of a *secret*
+    config value holding the Hugging Face token, e.g. ``kaito:hfToken`` set with
+    ``pulumi config set --secret kaito:hfToken <token>``. Required with ``modelAccessSecret``."""
 
     @field_validator("name")
     @classmethod
@@ -153,13 +172,49 @@ class KaitoWorkspaceConfig(StrictModel):
     def _secret(cls, v: str | None, info: ValidationInfo) -> str | None:
         if v is not None and not _DNS_SUBDOMAIN_RE.match(v):
             raise ValueError(f"modelAccessSecret {v!r} must be a Kubernetes Secret name (lowercase DNS subdomain)")
-        preset_name = info.data.get("preset")
-        preset = kaito_preset(preset_name) if preset_name else None
-        if v is None and preset is not None and preset.family in GATED_FAMILIES:
+        preset = info.data.get("preset")
+        finding = check_kaito_model_access(preset, v) if preset is not None else None
+        if finding is None:
+            return v
+        if v is None:
+            name = info.data.get("name") or "<name>"
             raise ValueError(
-                f"modelAccessSecret is required for preset {preset.name}: KAITO downloads its weights from Hugging "
-                "Face at run time and the model is gated by its licence. Name a Secret in the Workspace's namespace "
-                "with an HF_TOKEN key of an account that accepted the licence"
+                f"{finding.message} The platform creates that Secret: set modelAccessSecret (e.g. {name}-hf-token) "
+                f"and modelAccessTokenConfig (the secret config key holding the token, e.g. {EXAMPLE_TOKEN_CONFIG})"
+            )
+        raise ValueError(f"{finding.message} Remove modelAccessTokenConfig with it, if set.")
+
+    @field_validator("modelAccessTokenConfig")
+    @classmethod
+    def _token_config(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is not None:
+            if not _CONFIG_KEY_RE.match(v):
+                raise ValueError(
+                    f"modelAccessTokenConfig {v!r} must be a full Pulumi config key '<namespace>:<key>', e.g. "
+                    f"{EXAMPLE_TOKEN_CONFIG}"
+                )
+            if v.split(":", 1)[0] == PROJECT_NAMESPACE:
+                raise ValueError(
+                    f"modelAccessTokenConfig {v!r} is in the {PROJECT_NAMESPACE} namespace, where every key is part "
+                    f"of the typed stack config (an extra key is refused): use another namespace, e.g. "
+                    f"{EXAMPLE_TOKEN_CONFIG}"
+                )
+        if "modelAccessSecret" not in info.data:
+            return v  # modelAccessSecret itself was refused: one message per problem
+        secret = info.data["modelAccessSecret"]
+        preset = kaito_preset(info.data["preset"]) if info.data.get("preset") else None
+        if secret is not None and v is None:
+            raise ValueError(
+                f"modelAccessTokenConfig is required with modelAccessSecret {secret!r}: the platform creates that "
+                f"Secret (type Opaque, key {MODEL_ACCESS_SECRET_KEY}) from a Pulumi secret config value. Name its "
+                f"key, e.g. modelAccessTokenConfig: {EXAMPLE_TOKEN_CONFIG}, and set it with "
+                f"`pulumi config set --secret {EXAMPLE_TOKEN_CONFIG} <Hugging Face token>`"
+            )
+        if secret is None and v is not None and preset is not None:
+            raise ValueError(
+                f"modelAccessTokenConfig is only for presets KAITO downloads at run time "
+                f"({', '.join(runtime_download_presets())}); {preset.name} ships its weights in its image. "
+                "Remove it."
             )
         return v
 
@@ -212,8 +267,31 @@ def kaito_addon_enabled(kaito: KaitoConfig, cluster_addon: bool) -> bool:
     return cluster_addon or kaito.enabled is True
 
 
-def kaito_stack_problems(kaito: KaitoConfig, *, cluster_addon: bool, floor: str) -> list[tuple[str, str]]:
-    """Cross-section problems of ``kaito`` as ``(key path, message)``: the add-on and a raised GPU floor."""
+def config_value_present(key: str) -> bool:
+    """Whether the Pulumi config the program runs with has ``key`` (``<namespace>:<key>``), secret or not.
+
+    A ``secure:`` value reaches the program decrypted under the engine, and as an opaque placeholder marked secret
+    under the offline preflight (``preflight/mocks.py``): present either way.
+    """
+    from pulumi.runtime.config import get_config
+
+    return get_config(key) is not None
+
+
+def kaito_stack_problems(
+    kaito: KaitoConfig,
+    *,
+    cluster_addon: bool,
+    floor: str,
+    kubernetes_version: str,
+    config_present: Callable[[str], bool] = config_value_present,
+) -> list[tuple[str, str]]:
+    """Cross-section problems of ``kaito`` as ``(key path, message)``: the add-on, its version on the cluster's
+    Kubernetes version (the preset table is the add-on 0.6.0's), a raised GPU floor and the token config values.
+
+    ``config_present`` tells whether a config key is set in the stack (default: the Pulumi config the program runs
+    with; tests pass their own).
+    """
     problems: list[tuple[str, str]] = []
     if kaito.workspaces and not kaito_addon_enabled(kaito, cluster_addon):
         problems.append(
@@ -223,10 +301,27 @@ def kaito_stack_problems(kaito: KaitoConfig, *, cluster_addon: bool, floor: str)
                 "kaito.enabled: true (or cluster.kaitoAddon: true), or remove kaito.workspaces.",
             )
         )
+    if kaito.workspaces:
+        why = check_kaito_addon_version(kubernetes_version, "kaito.workspaces")
+        if why is not None:
+            problems.append(("cluster.kubernetesVersion", why))
     if floor != DEFAULT_FLOOR and floor in default_catalog():
         for i, ws in enumerate(kaito.workspaces):
             try:
                 check_kaito_size(ws.instanceType, "instanceType", floor=floor)
             except ValueError as exc:
                 problems.append((f"kaito.workspaces[{i}].instanceType", str(exc)))
+    for i, ws in enumerate(kaito.workspaces):
+        key = ws.modelAccessTokenConfig
+        if key is not None and not config_present(key):
+            problems.append(
+                (
+                    f"kaito.workspaces[{i}].modelAccessTokenConfig",
+                    f"the secret config value {key} is not set in this stack: KAITO preset {ws.preset} downloads "
+                    f"its weights from Hugging Face at run time and the platform creates Secret "
+                    f"{ws.namespace}/{ws.modelAccessSecret} (key {MODEL_ACCESS_SECRET_KEY}) from it. Set it with "
+                    f"`pulumi config set --secret {key} <Hugging Face token>` (it is stored encrypted in the stack "
+                    "file).",
+                )
+            )
     return problems

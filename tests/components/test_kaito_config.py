@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
-from components.kaito_config import KaitoConfig, kaito_instance_types
+from components.kaito_config import KaitoConfig, kaito_instance_types, kaito_stack_problems
+from gpu_catalog.kaito_presets import KAITO_FACTS_PATH, KAITO_PRESETS
 
 BASE: dict[str, Any] = {"name": "phi-4", "preset": "phi-4", "instanceType": "Standard_NC24ads_A100_v4"}
+TOKEN = {"modelAccessSecret": "hf-token", "modelAccessTokenConfig": "kaito:hfToken"}
+LLAMA: dict[str, Any] = {**BASE, "name": "llama", "preset": "llama-3.1-8b-instruct"}
+FACTS = json.loads(KAITO_FACTS_PATH.read_text(encoding="utf-8"))
+DOWNLOADED = FACTS["presets"]["downloadAtRuntime"]
+"""KAITO v0.6.0's runtime-download presets as recorded from supported_models.yaml (independent of the table)."""
+SHIPPED = sorted(set(FACTS["presets"]["names"]) - set(DOWNLOADED))
 
 
 def stack(**overrides: Any) -> dict[str, Any]:
@@ -52,7 +60,7 @@ def test_raising_count_makes_a_multi_gpu_preset_fit():
         preset="llama-3.3-70b-instruct",
         instanceType="Standard_NC48ads_A100_v4",
         count=2,
-        modelAccessSecret="hf-token",
+        **TOKEN,
     )
     KaitoConfig.model_validate(ok)
     ok["workspaces"][0]["count"] = 1
@@ -100,11 +108,88 @@ def test_unknown_preset_is_rejected_with_allowed_values():
     assert "phi-4-mini-instruct" in msg and "falcon-7b" in msg
 
 
-def test_gated_llama_preset_requires_a_model_access_secret():
-    loc, msg = rejection(stack(name="llama", preset="llama-3.1-8b-instruct"))
+def test_runtime_download_preset_without_a_model_access_secret_is_rejected():
+    loc, msg = rejection(stack(**LLAMA))
     assert loc == ("workspaces", 0, "modelAccessSecret")
-    assert "modelAccessSecret is required for preset llama-3.1-8b-instruct" in msg
-    assert "HF_TOKEN" in msg
+    assert msg == (
+        "Value error, modelAccessSecret is required for KAITO preset llama-3.1-8b-instruct: KAITO v0.6.0 downloads "
+        "its weights from Hugging Face at run time (downloadAtRuntime in supported_models.yaml) and refuses the "
+        'Workspace without one ("This preset requires a modelAccessSecret with HF_TOKEN key under presetOptions"). '
+        "Name a Secret in the Workspace's namespace with an HF_TOKEN key holding a Hugging Face token of an account "
+        "that accepted the model's licence. The platform creates that Secret: set modelAccessSecret (e.g. "
+        "llama-hf-token) and modelAccessTokenConfig (the secret config key holding the token, e.g. kaito:hfToken)"
+    )
+
+
+def test_preset_with_weights_in_its_image_refuses_a_model_access_secret():
+    loc, msg = rejection(stack(**TOKEN))
+    assert loc == ("workspaces", 0, "modelAccessSecret")
+    assert msg == (
+        "Value error, modelAccessSecret 'hf-token' is not allowed for KAITO preset phi-4: its weights ship in the "
+        'preset image (no download at run time), and KAITO v0.6.0 refuses the Workspace ("This preset does not '
+        'require a modelAccessSecret with HF_TOKEN key under presetOptions"). Remove it. Presets that take one: '
+        "deepseek-r1-0528, deepseek-v3-0324, llama-3.1-8b-instruct, llama-3.3-70b-instruct. Remove "
+        "modelAccessTokenConfig with it, if set."
+    )
+
+
+@pytest.mark.parametrize("preset", DOWNLOADED)
+def test_every_runtime_download_preset_needs_the_secret_and_accepts_it(preset: str):
+    # The size is not what is tested here: take the preset's own example instance type and count.
+    p = KAITO_PRESETS[preset]
+    sized = {"preset": preset, "instanceType": p.example_instance_type, "count": p.example_count}
+    loc, msg = rejection(stack(**sized))
+    assert loc == ("workspaces", 0, "modelAccessSecret")
+    assert msg.startswith(f"Value error, modelAccessSecret is required for KAITO preset {preset}:")
+    ok = stack(**sized, **TOKEN)
+    assert KaitoConfig.model_validate(ok).workspaces[0].modelAccessSecret == "hf-token"
+
+
+@pytest.mark.parametrize("preset", SHIPPED)
+def test_every_other_preset_refuses_the_secret(preset: str):
+    p = KAITO_PRESETS[preset]
+    loc, msg = rejection(stack(preset=preset, instanceType=p.example_instance_type, count=p.example_count, **TOKEN))
+    assert loc == ("workspaces", 0, "modelAccessSecret")
+    assert msg.startswith(f"Value error, modelAccessSecret 'hf-token' is not allowed for KAITO preset {preset}:")
+
+
+def test_secret_without_its_token_config_key_is_rejected():
+    loc, msg = rejection(stack(**LLAMA, modelAccessSecret="hf-token"))
+    assert loc == ("workspaces", 0, "modelAccessTokenConfig")
+    assert msg == (
+        "Value error, modelAccessTokenConfig is required with modelAccessSecret 'hf-token': the platform creates "
+        "that Secret (type Opaque, key HF_TOKEN) from a Pulumi secret config value. Name its key, e.g. "
+        "modelAccessTokenConfig: kaito:hfToken, and set it with "
+        "`pulumi config set --secret kaito:hfToken <Hugging Face token>`"
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        (
+            "azure-gpu-platform:hfToken",
+            "Value error, modelAccessTokenConfig 'azure-gpu-platform:hfToken' is in the azure-gpu-platform namespace, "
+            "where every key is part of the typed stack config (an extra key is refused): use another namespace, "
+            "e.g. kaito:hfToken",
+        ),
+        (
+            "hfToken",
+            "Value error, modelAccessTokenConfig 'hfToken' must be a full Pulumi config key '<namespace>:<key>', e.g. "
+            "kaito:hfToken",
+        ),
+    ],
+)
+def test_token_config_key_must_be_a_full_key_outside_the_stack_config_namespace(key: str, expected: str):
+    loc, msg = rejection(stack(**LLAMA, modelAccessSecret="hf-token", modelAccessTokenConfig=key))
+    assert loc == ("workspaces", 0, "modelAccessTokenConfig")
+    assert msg == expected
+
+
+def test_token_config_alone_on_a_preset_with_weights_in_its_image_is_rejected():
+    loc, msg = rejection(stack(modelAccessTokenConfig="kaito:hfToken"))
+    assert loc == ("workspaces", 0, "modelAccessTokenConfig")
+    assert msg.startswith("Value error, modelAccessTokenConfig is only for presets KAITO downloads at run time")
 
 
 def test_workspaces_without_the_addon_are_rejected():
@@ -143,11 +228,9 @@ def test_allowed_instance_types_are_current_nvidia_kaito_sizes():
 
 
 def test_stack_level_addon_and_raised_floor():
-    from components.kaito_config import kaito_stack_problems
-
     cfg = KaitoConfig.model_validate({"workspaces": [{**BASE, "preset": "phi-3-mini-4k-instruct"}]})
-    assert kaito_stack_problems(cfg, cluster_addon=True, floor="Standard_NC6s_v3") == []
-    [(path, msg)] = kaito_stack_problems(cfg, cluster_addon=False, floor="Standard_NC6s_v3")
+    assert kaito_stack_problems(cfg, cluster_addon=True, floor="Standard_NC6s_v3", kubernetes_version="1.36") == []
+    [(path, msg)] = kaito_stack_problems(cfg, cluster_addon=False, floor="Standard_NC6s_v3", kubernetes_version="1.36")
     assert path == "kaito.enabled" and "set kaito.enabled: true" in msg
     t4 = KaitoConfig.model_validate(
         {
@@ -155,6 +238,69 @@ def test_stack_level_addon_and_raised_floor():
             "workspaces": [{**BASE, "preset": "phi-3-mini-4k-instruct", "instanceType": "Standard_NC4as_T4_v3"}],
         }
     )
-    [(path, msg)] = kaito_stack_problems(t4, cluster_addon=False, floor="Standard_NC24ads_A100_v4")
+    [(path, msg)] = kaito_stack_problems(
+        t4, cluster_addon=False, floor="Standard_NC24ads_A100_v4", kubernetes_version="1.36"
+    )
     assert path == "kaito.workspaces[0].instanceType"
     assert "below the GPU floor Standard_NC24ads_A100_v4" in msg
+
+
+@pytest.mark.parametrize("version", ["1.34", "1.35", "1.36", "1.36.2"])
+def test_kubernetes_versions_running_the_addon_0_6_0_are_accepted(version: str):
+    cfg = KaitoConfig.model_validate(stack())
+    assert kaito_stack_problems(cfg, cluster_addon=False, floor="Standard_NC6s_v3", kubernetes_version=version) == []
+
+
+@pytest.mark.parametrize(
+    ("version", "found"),
+    [
+        ("1.33", "on Kubernetes 1.33 AKS runs the AI toolchain operator (KAITO) add-on 0.4.5, not 0.6.0"),
+        ("1.37", "the AKS add-on table records no AI toolchain operator (KAITO) add-on version for Kubernetes 1.37"),
+        ("1.32", "the AKS add-on table records no AI toolchain operator (KAITO) add-on version for Kubernetes 1.32"),
+    ],
+)
+def test_workspaces_on_a_kubernetes_version_with_another_or_no_addon_version_are_rejected(version: str, found: str):
+    cfg = KaitoConfig.model_validate(stack())
+    problems = kaito_stack_problems(cfg, cluster_addon=False, floor="Standard_NC6s_v3", kubernetes_version=version)
+    assert problems == [
+        (
+            "cluster.kubernetesVersion",
+            f"{found}: KAITO workspaces are checked against KAITO v0.6.0's presets, which the add-on 0.6.0 runs on "
+            "Kubernetes 1.34, 1.35 or 1.36 (gpu_catalog/facts/kaito_addon.json). Use Kubernetes 1.34, 1.35 or 1.36, "
+            "or remove kaito.workspaces.",
+        )
+    ]
+    # The add-on alone, without workspaces, serves no preset: nothing to refuse.
+    empty = KaitoConfig.model_validate({"enabled": True})
+    assert kaito_stack_problems(empty, cluster_addon=False, floor="Standard_NC6s_v3", kubernetes_version=version) == []
+
+
+def test_token_config_value_must_be_set_in_the_stack():
+    cfg = KaitoConfig.model_validate({"enabled": True, "workspaces": [BASE, {**LLAMA, **TOKEN}]})
+    seen: list[str] = []
+
+    def absent(key: str) -> bool:
+        seen.append(key)
+        return False
+
+    problems = kaito_stack_problems(
+        cfg, cluster_addon=True, floor="Standard_NC6s_v3", kubernetes_version="1.36", config_present=absent
+    )
+    assert seen == ["kaito:hfToken"]
+    assert problems == [
+        (
+            "kaito.workspaces[1].modelAccessTokenConfig",
+            "the secret config value kaito:hfToken is not set in this stack: KAITO preset llama-3.1-8b-instruct "
+            "downloads its weights from Hugging Face at run time and the platform creates Secret default/hf-token "
+            "(key HF_TOKEN) from it. Set it with `pulumi config set --secret kaito:hfToken <Hugging Face token>` (it "
+            "is stored encrypted in the stack file).",
+        )
+    ]
+    present = kaito_stack_problems(
+        cfg,
+        cluster_addon=True,
+        floor="Standard_NC6s_v3",
+        kubernetes_version="1.36",
+        config_present=lambda key: key == "kaito:hfToken",
+    )
+    assert present == []

@@ -14,13 +14,22 @@ from tests.components.harness import (
     K8S_PROVIDER,
     KAITO_WORKSPACE,
     MANAGED_CLUSTER,
+    REPO_ROOT,
     merged,
     run_main,
     run_stack,
 )
 from tests.components.test_stacks_policy_pack import check, recorded
 
+SECRET = "kubernetes:core/v1:Secret"
 PHI = {"name": "phi-3-mini", "preset": "phi-3-mini-4k-instruct", "instanceType": "Standard_NC24ads_A100_v4"}
+LLAMA = {
+    "name": "llama-8b",
+    "preset": "llama-3.1-8b-instruct",
+    "instanceType": "Standard_NC24ads_A100_v4",
+    "modelAccessSecret": "llama-8b-hf-token",
+    "modelAccessTokenConfig": "kaito:hfToken",
+}
 BASE: dict[str, Any] = {
     "environment": "dev",
     "location": "westeurope",
@@ -96,7 +105,22 @@ def test_no_kaito_means_no_workspace_no_addon_and_an_empty_contract_entry():
             {"enabled": True, "workspaces": [{**PHI, "preset": "llama-3.1-8b-instruct"}]},
             {},
             "kaito.workspaces[0].modelAccessSecret",
-            "modelAccessSecret is required",
+            "modelAccessSecret is required for KAITO preset llama-3.1-8b-instruct: KAITO v0.6.0 downloads its weights",
+        ),
+        (
+            {"enabled": True, "workspaces": [{**PHI, "modelAccessSecret": "hf-token"}]},
+            {},
+            "kaito.workspaces[0].modelAccessSecret",
+            "modelAccessSecret 'hf-token' is not allowed for KAITO preset phi-3-mini-4k-instruct: its weights ship",
+        ),
+        (
+            {"enabled": True, "workspaces": [LLAMA]},  # kaito:hfToken is not in this stack's config
+            {},
+            "kaito.workspaces[0].modelAccessTokenConfig",
+            "the secret config value kaito:hfToken is not set in this stack: KAITO preset llama-3.1-8b-instruct "
+            "downloads its weights from Hugging Face at run time and the platform creates Secret "
+            "default/llama-8b-hf-token (key HF_TOKEN) from it. Set it with "
+            "`pulumi config set --secret kaito:hfToken <Hugging Face token>`",
         ),
         (
             {"enabled": True, "workspaces": [{**PHI, "instanceType": "Standard_NC8as_T4_v3"}]},
@@ -113,29 +137,91 @@ def test_invalid_kaito_config_stops_the_program_before_any_registration(
     assert isinstance(run.error, StackConfigError), run.error
     assert run.records == [], "nothing may be registered when the config is invalid"
     assert path in run.error.paths
-    line = next(line for line in str(run.error).splitlines() if f": {path}: " in line)
-    assert "stacks/Pulumi.dev.yaml" in line
-    assert expected in line
+    lines = [line for line in str(run.error).splitlines() if f": {path}: " in line]
+    assert any("stacks/Pulumi.dev.yaml" in line and expected in line for line in lines), lines
 
 
-def test_prod_contract_names_the_models_and_their_in_cluster_services():
+@pytest.mark.parametrize(
+    ("version", "found"),
+    [
+        ("1.33", "on Kubernetes 1.33 AKS runs the AI toolchain operator (KAITO) add-on 0.4.5, not 0.6.0"),
+        ("1.37", "the AKS add-on table records no AI toolchain operator (KAITO) add-on version for Kubernetes 1.37"),
+    ],
+)
+def test_workspaces_on_a_kubernetes_version_without_the_addon_0_6_0_stop_the_program(version: str, found: str):
+    run = run_main(config(cluster={"kubernetesVersion": version}))
+    assert isinstance(run.error, StackConfigError), run.error
+    assert run.records == []
+    expected = (
+        f"cluster.kubernetesVersion: {found}: KAITO workspaces are checked against KAITO v0.6.0's presets, which the "
+        "add-on 0.6.0 runs on Kubernetes 1.34, 1.35 or 1.36 (gpu_catalog/facts/kaito_addon.json). Use Kubernetes "
+        "1.34, 1.35 or 1.36, or remove kaito.workspaces."
+    )
+    assert any(line.endswith(expected) for line in str(run.error).splitlines()), str(run.error)
+
+
+def test_runtime_download_preset_gets_the_secret_from_the_stacks_secret_config_value():
+    run = run_main({**config(kaito={"enabled": True, "workspaces": [PHI, LLAMA]}), "kaito:hfToken": "hf_test"})
+    assert run.error is None, run.error
+    secret = run.one(SECRET)
+    assert secret.name == "kaito-llama-8b-model-access"
+    assert secret.inputs["metadata"]["name"] == "llama-8b-hf-token"
+    assert secret.inputs["metadata"]["namespace"] == "default"
+    assert (secret.inputs["type"], secret.inputs["stringData"]) == ("Opaque", {"HF_TOKEN": "hf_test"})
+    assert "stringData" in secret.secret_inputs
+    workspace = run.by_name("kaito-llama-8b", KAITO_WORKSPACE)
+    assert workspace.inputs["inference"]["preset"]["presetOptions"] == {"modelAccessSecret": "llama-8b-hf-token"}
+    assert secret.urn in workspace.dependencies
+    assert secret.parent == run.by_name("kaito-llama-8b", "azure-gpu-platform:components:KaitoWorkspace").urn
+    assert secret.provider.startswith(run.one(K8S_PROVIDER).urn + "::")
+    phi = run.by_name("kaito-phi-3-mini", KAITO_WORKSPACE)
+    assert secret.urn not in phi.dependencies and "presetOptions" not in phi.inputs["inference"]["preset"]
+    assert "hf_test" not in str(run.outputs), "the token must not reach the stack outputs"
+
+
+def test_offline_preflight_passes_a_secure_token_through_as_an_opaque_secret(tmp_path):
+    """A ``secure:`` value cannot be decrypted offline: preflight/mocks.py hands the program a placeholder and marks
+    the key secret; the config check sees the key, and the Secret carries the placeholder, still secret."""
+    import yaml
+
+    from preflight.mocks import load_stack_settings
+
+    doc = {
+        "config": {
+            **{f"azure-gpu-platform:{k}": v for k, v in config(kaito={"enabled": True, "workspaces": [LLAMA]}).items()},
+            "kaito:hfToken": {"secure": "v1:AAAABBBBccccDDDD"},
+        }
+    }
+    stack_file = tmp_path / "Pulumi.dev.yaml"
+    stack_file.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    settings = load_stack_settings(REPO_ROOT, stack_file)
+    assert settings.secret_keys == ["kaito:hfToken"]
+    run = run_main(settings.config)
+    assert run.error is None, run.error
+    secret = run.one(SECRET)
+    assert "stringData" in secret.secret_inputs
+    assert secret.inputs["stringData"] == {"HF_TOKEN": settings.config["kaito:hfToken"]}
+    assert "v1:AAAABBBBccccDDDD" not in str(secret.inputs)
+
+
+def test_prod_serves_presets_with_weights_in_their_images_and_names_them_in_the_contract():
     run = run_stack("prod")
     assert run.error is None, run.error
     contract = parse_contract(run.outputs)
-    assert sorted(contract.kaito_workspaces) == ["llama-3-8b", "phi-4"]
-    llama = contract.kaito_workspace("llama-3-8b")
-    assert (llama.preset, llama.instance_type, llama.service, llama.port) == (
-        "llama-3.1-8b-instruct",
+    assert sorted(contract.kaito_workspaces) == ["mistral-7b", "phi-4"]
+    mistral = contract.kaito_workspace("mistral-7b")
+    assert (mistral.preset, mistral.instance_type, mistral.service, mistral.port) == (
+        "mistral-7b-instruct",
         "Standard_NC24ads_A100_v4",
-        "llama-3-8b.default.svc.cluster.local",
+        "mistral-7b.default.svc.cluster.local",
         80,
     )
-    [secret] = [
-        w.inputs["inference"]["preset"]["presetOptions"]["modelAccessSecret"]
-        for w in run.of_type(KAITO_WORKSPACE)
-        if w.inputs["metadata"]["name"] == "llama-3-8b"
+    # Neither preset downloads at run time: no token, no Secret, no presetOptions (KAITO would refuse one).
+    assert [w.inputs["inference"] for w in run.of_type(KAITO_WORKSPACE)] == [
+        {"preset": {"name": "phi-4"}},
+        {"preset": {"name": "mistral-7b-instruct"}},
     ]
-    assert secret == "hf-token"
+    assert run.of_type(SECRET) == []
 
 
 @pytest.mark.slow
@@ -159,6 +245,33 @@ def test_the_pack_checks_the_kaito_workspaces_of_prod_over_the_wire():
     assert len(kaito) == 1, [f"{v.policy_name}: {v.message}" for v in result.violations]
     assert kaito[0].urn.endswith("kubernetes:kaito.sh/v1beta1:Workspace::kaito-phi-4")
     assert "AMD" in kaito[0].message
+
+
+@pytest.mark.slow
+def test_the_pack_refuses_a_model_access_secret_on_prods_mistral_workspace_over_the_wire():
+    resources = recorded(run_stack("prod"))
+    mutated = [
+        dataclasses.replace(
+            res,
+            inputs={
+                **copy.deepcopy(res.inputs),
+                "inference": {
+                    "preset": {"name": "mistral-7b-instruct", "presetOptions": {"modelAccessSecret": "hf-token"}}
+                },
+            },
+        )
+        if res.type == KAITO_WORKSPACE and res.name == "kaito-mistral-7b"
+        else res
+        for res in resources
+    ]
+    result = check("prod", mutated)
+    assert [(v.policy_name, v.urn.rsplit("::", 1)[-1]) for v in result.mandatory] == [
+        ("kaito-workspace-model-access", "kaito-mistral-7b")
+    ], [f"{v.policy_name}: {v.message}" for v in result.violations]
+    assert (
+        "inference.preset.presetOptions.modelAccessSecret: modelAccessSecret 'hf-token' is not allowed for KAITO "
+        "preset mistral-7b-instruct"
+    ) in result.mandatory[0].message
 
 
 def test_another_team_reads_the_models_and_databricks_through_the_typed_consumer():
