@@ -26,8 +26,6 @@ WORKSPACE_SKU = "premium"
 """Premium: dedicated (single-user) access mode and Unity Catalog need it."""
 COMPUTE_MODE = "Hybrid"
 """Classic clusters in a managed resource group (``Serverless`` workspaces cannot run classic GPU clusters)."""
-DATA_SECURITY_MODE = "SINGLE_USER"
-"""Dedicated access mode: the GPU ML runtime is not supported in standard (shared) access mode."""
 RUNTIME_ENGINE = "STANDARD"
 """Photon does not run on GPU instance types."""
 
@@ -120,8 +118,14 @@ class DatabricksWorkspace(pulumi.ComponentResource):
 class DatabricksGpuCluster(pulumi.ComponentResource):
     """A Databricks GPU cluster: GPU ML runtime, catalog node types, dedicated access, Photon off, autotermination.
 
+    Dedicated access always carries its principal (``single_user_name``; the provider requires it for
+    ``SINGLE_USER``): a user → ``data_security_mode: SINGLE_USER`` with the GPU ML runtime key in ``spark_version``;
+    a group → ``kind: CLASSIC_PREVIEW``, ``data_security_mode: DATA_SECURITY_MODE_DEDICATED``, the DBR release in
+    ``spark_version`` and ``use_ml_runtime: true`` (Databricks picks the GPU ML runtime from the GPU node type).
+
     ``sparkConf`` by workload: training → ``spark.task.resource.gpu.amount`` = GPUs per worker; inference →
-    ``1/tasksPerGpu`` as a decimal (``"0.25"`` for 4); singleNode → the single-node profile, no GPU-scheduling key.
+    ``1/tasksPerGpu`` as a decimal (``"0.25"`` for 4); singleNode → the single-node profile (or, with ``kind``,
+    ``is_single_node: true``), no GPU-scheduling key.
     Node types are the catalog's names, never looked up with ``get_node_type`` (which falls back to CPU sizes).
     """
 
@@ -141,8 +145,9 @@ class DatabricksGpuCluster(pulumi.ComponentResource):
         import pulumi_databricks as databricks
 
         custom_tags = {**(tags or {}), **config.tags}
-        if config.workload == "singleNode":
-            custom_tags["ResourceClass"] = "SingleNode"
+        single_node = config.workload == "singleNode"
+        if single_node and not config.for_group:
+            custom_tags["ResourceClass"] = "SingleNode"  # with kind, is_single_node makes Databricks set it
         autoscale = (
             databricks.ClusterAutoscaleArgs(
                 min_workers=config.autoscale.minWorkers, max_workers=config.autoscale.maxWorkers
@@ -150,20 +155,23 @@ class DatabricksGpuCluster(pulumi.ComponentResource):
             if config.autoscale is not None
             else None
         )
-        num_workers = 0 if config.workload == "singleNode" else config.numWorkers
+        num_workers = 0 if single_node else config.numWorkers
         cluster = databricks.Cluster(
             name,
             cluster_name=config.name,
-            spark_version=config.sparkVersion,
+            kind=config.kind,
+            spark_version=config.api_spark_version,
+            use_ml_runtime=config.use_ml_runtime,
+            is_single_node=True if single_node and config.for_group else None,
             node_type_id=config.nodeTypeId,
             driver_node_type_id=config.driver_node_type,
             num_workers=num_workers if autoscale is None else None,
             autoscale=autoscale,
             autotermination_minutes=config.autoterminationMinutes,
-            data_security_mode=DATA_SECURITY_MODE,
-            single_user_name=config.singleUserName,
+            data_security_mode=config.data_security_mode,
+            single_user_name=config.principal,
             runtime_engine=RUNTIME_ENGINE,
-            spark_conf=config.gpu_spark_conf(),
+            spark_conf=config.gpu_spark_conf() or None,
             custom_tags=custom_tags or None,
             docker_image=databricks.ClusterDockerImageArgs(url=config.customImage) if config.customImage else None,
             opts=pulumi.ResourceOptions(parent=self, provider=provider),

@@ -4,12 +4,19 @@ Pure pydantic + the GPU catalog: no ``pulumi_databricks`` import here (it costs 
 AKS-only stack can load and validate its config without it. Every check runs when the config is loaded, before any
 resource is registered, and every message names the key and what is allowed.
 
-Facts behind the checks (Databricks docs, "GPU-enabled compute" and "Databricks Container Services"):
+Facts behind the checks (sources and dates: ``gpu_catalog/facts/databricks.json``):
 
-- GPU compute runs the GPU flavour of Databricks Runtime ML: ``<major>.<minor>.x-gpu-ml-scala<2.12|2.13>``
-  (DBR 17 and later ship Scala 2.13 only; DBR 15 and earlier Scala 2.12; DBR 16 offered both).
-- Worker and driver must be GPU node types. Node types come from this project's catalog, never from the provider's
-  ``get_node_type`` lookup, which silently falls back to a CPU size when no GPU size matches.
+- GPU compute runs the GPU flavour of Databricks Runtime ML: ``<major>[.<minor>].x-gpu-ml-scala<2.12|2.13>``
+  (DBR 17 and later ship Scala 2.13 only; DBR 15 and earlier Scala 2.12; DBR 16 offered both; DBR 18 LTS is keyed
+  by its major alone, ``18.x-…``). The default is the current LTS ``17.3.x-gpu-ml-scala2.13``.
+- Dedicated access always names its principal: the Databricks provider requires ``single_user_name`` for
+  ``data_security_mode`` ``SINGLE_USER``. A user (``singleUserName``, an e-mail) gets the classic shape; a group
+  (``dedicatedGroup``) is only possible with ``kind: CLASSIC_PREVIEW`` and ``DATA_SECURITY_MODE_DEDICATED`` (Public
+  Preview "Compute: Dedicated group clusters", Unity Catalog, DBR 15.4+), where ``spark_version`` is the plain DBR
+  release and ``use_ml_runtime: true`` makes Databricks pick the GPU ML runtime from the GPU node type.
+- Worker and driver must be GPU node types that Azure Databricks offers (``support.databricks`` in the catalog).
+  Node types come from this project's catalog, never from the provider's ``get_node_type`` lookup, which silently
+  falls back to a CPU size when no GPU size matches.
 - Photon does not run on GPU instance types.
 - A custom container (Databricks Container Services) needs a standard runtime, not an ML runtime.
 - GPU scheduling: ``spark.task.resource.gpu.amount`` is the GPUs one task takes. Spark accepts a whole number or a
@@ -31,24 +38,58 @@ from .config_base import StrictModel
 WorkloadMode = Literal["training", "inference", "singleNode"]
 WORKLOAD_MODES: tuple[str, ...] = ("training", "inference", "singleNode")
 
-_GPU_ML_RE = re.compile(r"^(\d+)\.(\d+)\.x-gpu-ml-scala(2\.1[23])$")
-_STANDARD_RE = re.compile(r"^(\d+)\.(\d+)\.x-scala(2\.1[23])$")
+_GPU_ML_RE = re.compile(r"^(\d+)(?:\.(\d+))?\.x-gpu-ml-scala(2\.1[23])$")
+_STANDARD_RE = re.compile(r"^(\d+)(?:\.(\d+))?\.x-scala(2\.1[23])$")
 _ANY_ML_RE = re.compile(r"-(?:gpu-|cpu-)?ml-", re.IGNORECASE)
 _WORKSPACE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{1,62}[A-Za-z0-9]$")
 _RG_NAME_RE = re.compile(r"^[-\w._()]{1,89}[-\w_()]$")
 _WORKSPACE_URL_RE = re.compile(r"^https://adb-\d+\.\d+\.azuredatabricks\.net/?$")
 _CLUSTER_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$")
+_USER_NAME_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
+_GROUP_NAME_RE = re.compile(r"^\S(?:[^@\t\n\r]{0,254}\S)?$")
 
 AUTOTERMINATION_MIN = 10
 AUTOTERMINATION_MAX = 43200
 DEFAULT_AUTOTERMINATION_MINUTES = 60
-EXAMPLE_GPU_ML_RUNTIME = "15.4.x-gpu-ml-scala2.12"
-EXAMPLE_STANDARD_RUNTIME = "15.4.x-scala2.12"
+EXAMPLE_GPU_ML_RUNTIME = "17.3.x-gpu-ml-scala2.13"
+"""The default runtime: Databricks Runtime 17.3 LTS for Machine Learning, GPU flavour (LTS until 2028-10-22)."""
+EXAMPLE_STANDARD_RUNTIME = "17.3.x-scala2.13"
+"""A standard (non-ML) runtime, for custom containers."""
+
+SINGLE_USER = "SINGLE_USER"
+"""Dedicated access to one user (the classic shape, no ``kind``): ``single_user_name`` is required."""
+DEDICATED = "DATA_SECURITY_MODE_DEDICATED"
+"""Dedicated access with ``kind: CLASSIC_PREVIEW``: ``single_user_name`` may then name a group."""
+CLASSIC_PREVIEW = "CLASSIC_PREVIEW"
+MIN_GROUP_RUNTIME = (15, 4)
+"""Group-dedicated compute needs Databricks Runtime 15.4 or above."""
+PRINCIPAL_HELP = (
+    "set singleUserName to a workspace user's e-mail (dataSecurityMode SINGLE_USER), e.g. 'alice@contoso.com', or "
+    "dedicatedGroup to a workspace group name (dataSecurityMode DATA_SECURITY_MODE_DEDICATED with kind "
+    "CLASSIC_PREVIEW; needs the workspace preview 'Compute: Dedicated group clusters', Unity Catalog and DBR 15.4+)"
+)
 
 
 def databricks_gpu_sizes() -> list[str]:
     """Catalog sizes Azure Databricks offers as GPU node types, current ones only (for messages)."""
     return sorted(s.name for s in default_catalog().sizes() if s.databricks_supported and not s.is_retired())
+
+
+def runtime_release(spark_version: str) -> tuple[int, int] | None:
+    """``(major, minor)`` of a runtime key (``18.x-…`` is ``(18, 0)``), or ``None`` when it is not one."""
+    m = _GPU_ML_RE.match(spark_version) or _STANDARD_RE.match(spark_version)
+    if m is None:
+        return None
+    return int(m.group(1)), int(m.group(2) or 0)
+
+
+def plain_runtime(spark_version: str) -> str:
+    """The DBR release key of a GPU ML runtime key (``17.3.x-gpu-ml-scala2.13`` → ``17.3.x-scala2.13``).
+
+    With ``kind: CLASSIC_PREVIEW`` the API takes the release in ``spark_version`` and ``use_ml_runtime: true``; it
+    picks the GPU ML flavour itself from the GPU node type.
+    """
+    return spark_version.replace("-gpu-ml-", "-", 1)
 
 
 def _scala_problem(major: int, scala: str) -> str | None:
@@ -201,8 +242,12 @@ class DatabricksClusterConfig(StrictModel):
     autoscale: DatabricksAutoscaleConfig | None = None
     photon: bool = False
     autoterminationMinutes: int = DEFAULT_AUTOTERMINATION_MINUTES
-    singleUserName: str | None = None
-    """The user (or group) the dedicated-access cluster is assigned to; default: whoever creates it."""
+    dedicatedGroup: str | None = None
+    """A workspace group the cluster is dedicated to (``kind: CLASSIC_PREVIEW``, ``DATA_SECURITY_MODE_DEDICATED``);
+    exclusive with ``singleUserName``. Needs the workspace preview "Compute: Dedicated group clusters"."""
+    singleUserName: str | None = Field(default=None, validate_default=True)
+    """The workspace user (e-mail) the dedicated-access cluster is assigned to (``SINGLE_USER``). One of
+    ``singleUserName`` and ``dedicatedGroup`` is required: the provider refuses ``SINGLE_USER`` without it."""
     tags: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("name")
@@ -231,15 +276,15 @@ class DatabricksClusterConfig(StrictModel):
             if not m:
                 raise ValueError(
                     f"sparkVersion {v!r} is not a standard Databricks runtime key: with customImage use "
-                    f"'<major>.<minor>.x-scala<2.12|2.13>', e.g. {EXAMPLE_STANDARD_RUNTIME!r}"
+                    f"'<major>[.<minor>].x-scala<2.12|2.13>', e.g. {EXAMPLE_STANDARD_RUNTIME!r}"
                 )
         else:
             m = _GPU_ML_RE.match(v)
             if not m:
                 raise ValueError(
                     f"sparkVersion {v!r} is not a GPU ML runtime: GPU clusters need "
-                    f"'<major>.<minor>.x-gpu-ml-scala<2.12|2.13>', e.g. {EXAMPLE_GPU_ML_RUNTIME!r} or "
-                    "'17.3.x-gpu-ml-scala2.13' (DBR 17+ is Scala 2.13 only)"
+                    f"'<major>[.<minor>].x-gpu-ml-scala<2.12|2.13>', e.g. {EXAMPLE_GPU_ML_RUNTIME!r} (17.3 LTS, the "
+                    "default) or '18.x-gpu-ml-scala2.13' (18 LTS); DBR 17+ is Scala 2.13 only"
                 )
         problem = _scala_problem(int(m.group(1)), m.group(3))
         if problem:
@@ -323,6 +368,60 @@ class DatabricksClusterConfig(StrictModel):
             )
         return v
 
+    @field_validator("dedicatedGroup")
+    @classmethod
+    def _dedicated_group(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is None:
+            return v
+        if "@" in v:
+            raise ValueError(
+                f"dedicatedGroup {v!r} looks like a user's e-mail: a user goes in singleUserName (dataSecurityMode "
+                "SINGLE_USER); dedicatedGroup takes a workspace group's name, e.g. 'ml-platform'"
+            )
+        if not _GROUP_NAME_RE.match(v):
+            raise ValueError(
+                f"dedicatedGroup {v!r} is not a workspace group name: 1-256 characters, no leading or trailing "
+                "whitespace, no line breaks"
+            )
+        if info.data.get("customImage"):
+            raise ValueError(
+                "dedicatedGroup cannot be combined with customImage: group-dedicated compute (kind CLASSIC_PREVIEW) "
+                "with Databricks Container Services is not covered by the sources this project verified; assign "
+                "the cluster to a user (singleUserName) or drop customImage"
+            )
+        version = info.data.get("sparkVersion")
+        release = runtime_release(version) if isinstance(version, str) else None
+        if release is not None and release < MIN_GROUP_RUNTIME:
+            raise ValueError(
+                f"dedicatedGroup needs Databricks Runtime 15.4 or above, but sparkVersion is {version!r}: use "
+                f"{EXAMPLE_GPU_ML_RUNTIME!r}, or assign the cluster to a user (singleUserName)"
+            )
+        return v
+
+    @field_validator("singleUserName")
+    @classmethod
+    def _single_user_name(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if "dedicatedGroup" not in info.data:
+            return v  # dedicatedGroup itself is invalid and already reported
+        group = info.data.get("dedicatedGroup")
+        if v is None and group is None:
+            raise ValueError(
+                "singleUserName is required: a GPU cluster runs in dedicated access mode, and the Databricks "
+                f"provider only creates dedicated compute with its principal; {PRINCIPAL_HELP}"
+            )
+        if v is not None and group is not None:
+            raise ValueError(
+                f"set either singleUserName (a user: {v!r}) or dedicatedGroup (a group: {group!r}), not both: "
+                "dedicated compute has exactly one principal"
+            )
+        if v is not None and not _USER_NAME_RE.match(v):
+            raise ValueError(
+                f"singleUserName {v!r} is not a workspace user name: SINGLE_USER compute is assigned to one user, "
+                "named by their e-mail (user name), e.g. 'alice@contoso.com'. To dedicate the cluster to a group, "
+                "set dedicatedGroup instead"
+            )
+        return v
+
     @field_validator("photon")
     @classmethod
     def _photon(cls, v: bool) -> bool:
@@ -355,8 +454,43 @@ class DatabricksClusterConfig(StrictModel):
     def driver_node_type(self) -> str:
         return self.driverNodeTypeId or self.nodeTypeId
 
+    @property
+    def for_group(self) -> bool:
+        """Dedicated to a group: the ``kind: CLASSIC_PREVIEW`` request shape."""
+        return self.dedicatedGroup is not None
+
+    @property
+    def principal(self) -> str:
+        """``single_user_name``: the user's e-mail or the group's name."""
+        principal = self.dedicatedGroup if self.dedicatedGroup is not None else self.singleUserName
+        if principal is None:  # pragma: no cover - the validator requires one
+            raise ValueError(f"singleUserName is required: {PRINCIPAL_HELP}")
+        return principal
+
+    @property
+    def data_security_mode(self) -> str:
+        return DEDICATED if self.for_group else SINGLE_USER
+
+    @property
+    def kind(self) -> str | None:
+        return CLASSIC_PREVIEW if self.for_group else None
+
+    @property
+    def api_spark_version(self) -> str:
+        """What goes in ``spark_version``: the GPU ML key, or the DBR release with ``kind`` (``use_ml_runtime``)."""
+        return plain_runtime(self.sparkVersion) if self.for_group else self.sparkVersion
+
+    @property
+    def use_ml_runtime(self) -> bool | None:
+        """``True`` with ``kind`` (Databricks then picks the GPU ML runtime from the node type), else unset."""
+        return True if self.for_group else None
+
     def gpu_spark_conf(self) -> dict[str, str]:
-        """The GPU-scheduling / profile part of ``sparkConf`` for this workload."""
+        """The GPU-scheduling / profile part of ``sparkConf`` for this workload.
+
+        Single node: the profile keys for the classic shape; nothing with ``kind``, where ``is_single_node: true``
+        makes Databricks set the profile, tags and workers itself.
+        """
         if self.workload == "training":
             count = self.worker_size.gpu_count
             return {"spark.task.resource.gpu.amount": str(int(count))}
@@ -364,6 +498,8 @@ class DatabricksClusterConfig(StrictModel):
             if self.tasksPerGpu is None:  # pragma: no cover - the validator requires it
                 raise ValueError("tasksPerGpu is required for workload 'inference'")
             return {"spark.task.resource.gpu.amount": task_gpu_amount(self.tasksPerGpu)}
+        if self.for_group:
+            return {}
         return {"spark.databricks.cluster.profile": "singleNode", "spark.master": "local[*, 4]"}
 
 

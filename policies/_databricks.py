@@ -1,9 +1,10 @@
 """What the Databricks GPU policies share: is a ``databricks:index/cluster:Cluster`` a GPU cluster, what runtime.
 
-Facts (Azure Databricks docs, GPU-enabled compute): GPU compute needs GPU node types for the workers *and* the
-driver and a ``-gpu-ml-`` Databricks Runtime for ML (e.g. ``15.4.x-gpu-ml-scala2.12``), or a standard runtime with a
-custom container; Photon is not available on GPU compute; GPU compute needs dedicated (single user) access; GPU
-scheduling is off on single-node compute; ``spark.task.resource.gpu.amount`` is ≤ 0.5 or a whole number.
+Facts (``gpu_catalog/facts/databricks.json``): GPU compute needs GPU node types for the workers *and* the driver and
+a ``-gpu-ml-`` Databricks Runtime for ML (e.g. ``17.3.x-gpu-ml-scala2.13``), or — with ``kind: CLASSIC_PREVIEW`` —
+the DBR release plus ``useMlRuntime: true``, or a standard runtime with a custom container; Photon is not available
+on GPU compute; GPU compute needs dedicated access with a principal (``singleUserName``); GPU scheduling is off on
+single-node compute; ``spark.task.resource.gpu.amount`` is ≤ 0.5 or a whole number.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ from ._resources import UNKNOWN, Review, get, is_databricks_cluster, plain
 
 GPU_ML_MARKER = "-gpu-ml-"
 ML_MARKER = "-ml-"
-EXAMPLE_RUNTIME = "15.4.x-gpu-ml-scala2.12"
+EXAMPLE_RUNTIME = "17.3.x-gpu-ml-scala2.13"
+"""Databricks Runtime 17.3 LTS ML (GPU); DBR 17+ is Scala 2.13 only."""
+CLASSIC_PREVIEW = "CLASSIC_PREVIEW"
+"""``kind`` of the newer cluster request shape (``useMlRuntime``, ``isSingleNode``, group-dedicated compute)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +44,18 @@ class DbxCluster:
     @property
     def spark_version(self) -> Any:
         return get(self.props, "sparkVersion")
+
+    @property
+    def kind(self) -> Any:
+        """``kind`` (``CLASSIC_PREVIEW`` or absent), or UNKNOWN."""
+        return get(self.props, "kind")
+
+    def has_kind(self) -> bool | Any:
+        """Whether the request uses ``kind: CLASSIC_PREVIEW``; UNKNOWN when ``kind`` is."""
+        kind = self.kind
+        if kind is UNKNOWN:
+            return UNKNOWN
+        return isinstance(kind, str) and kind.upper() == CLASSIC_PREVIEW
 
     def spark_conf(self) -> dict[str, Any] | Any:
         conf = get(self.props, "sparkConf")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from ._databricks import gpu_cluster
+from ._databricks import EXAMPLE_RUNTIME, gpu_cluster
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import UNKNOWN, Review
 
@@ -29,7 +29,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         elif isinstance(version, str) and "photon" in version.lower():
             review.violation(
                 f"sparkVersion: {version} is a Photon runtime on a GPU cluster, but Photon does not run on GPU "
-                "compute. Use a GPU ML runtime such as 15.4.x-gpu-ml-scala2.12."
+                f"compute. Use a GPU ML runtime such as {EXAMPLE_RUNTIME}."
             )
     review.finish()
 

@@ -19,12 +19,18 @@ from tests.components.harness import (
 
 RG_ID = f"/subscriptions/{SUBSCRIPTION_ID}/resourceGroups/rg-gpu-prod"
 DBX_PROVIDER = "pulumi:providers:databricks"
+USER = "ml-platform@contoso.com"
 
 
 def cluster_cfg(**overrides: Any) -> DatabricksClusterConfig:
-    base: dict[str, Any] = {"name": "ml-training", "nodeTypeId": "Standard_NC48ads_A100_v4", "numWorkers": 2}
+    base: dict[str, Any] = {
+        "name": "ml-training",
+        "nodeTypeId": "Standard_NC48ads_A100_v4",
+        "numWorkers": 2,
+        "singleUserName": USER,
+    }
     base.update(overrides)
-    return DatabricksClusterConfig.model_validate(base)
+    return DatabricksClusterConfig.model_validate({k: v for k, v in base.items() if v is not None})
 
 
 def run_cluster(cfg: DatabricksClusterConfig, **kw: Any) -> Run:
@@ -45,12 +51,13 @@ def test_training_on_nc48ads_a100_sets_two_gpus_per_task_and_secure_defaults():
     cluster = run.one(DATABRICKS_CLUSTER)
     assert cluster.inputs == {
         "clusterName": "ml-training",
-        "sparkVersion": "15.4.x-gpu-ml-scala2.12",
+        "sparkVersion": "17.3.x-gpu-ml-scala2.13",
         "nodeTypeId": "Standard_NC48ads_A100_v4",
         "driverNodeTypeId": "Standard_NC48ads_A100_v4",
         "numWorkers": 2.0,
         "autoterminationMinutes": 60.0,
         "dataSecurityMode": "SINGLE_USER",
+        "singleUserName": "ml-platform@contoso.com",
         "runtimeEngine": "STANDARD",
         "sparkConf": {"spark.task.resource.gpu.amount": "2"},
         "customTags": {"costCenter": "ml"},
@@ -62,21 +69,22 @@ def test_training_on_nc48ads_a100_sets_two_gpus_per_task_and_secure_defaults():
 def test_inference_four_tasks_per_gpu_on_one_gpu_size_gives_quarter_gpu():
     cfg = cluster_cfg(
         name="batch-scoring",
-        nodeTypeId="Standard_NC4as_T4_v3",
+        nodeTypeId="Standard_NV36ads_A10_v5",
         workload="inference",
         tasksPerGpu=4,
         numWorkers=None,
         autoscale={"minWorkers": 1, "maxWorkers": 4},
         autoterminationMinutes=30,
-        singleUserName="ml-platform@contoso.com",
+        singleUserName="ml-serving@contoso.com",
     )
     inputs = run_cluster(cfg).one(DATABRICKS_CLUSTER).inputs
     assert inputs["sparkConf"] == {"spark.task.resource.gpu.amount": "0.25"}
     assert inputs["autoscale"] == {"minWorkers": 1.0, "maxWorkers": 4.0}
     assert "numWorkers" not in inputs
     assert inputs["autoterminationMinutes"] == 30.0
-    assert inputs["singleUserName"] == "ml-platform@contoso.com"
-    assert inputs["nodeTypeId"] == inputs["driverNodeTypeId"] == "Standard_NC4as_T4_v3"
+    assert (inputs["dataSecurityMode"], inputs["singleUserName"]) == ("SINGLE_USER", "ml-serving@contoso.com")
+    assert inputs["nodeTypeId"] == inputs["driverNodeTypeId"] == "Standard_NV36ads_A10_v5"
+    assert "kind" not in inputs and "useMlRuntime" not in inputs
 
 
 def test_single_node_has_no_gpu_scheduling_key_and_single_node_profile():
@@ -92,12 +100,12 @@ def test_single_node_has_no_gpu_scheduling_key_and_single_node_profile():
 def test_custom_image_with_standard_runtime_and_distinct_driver():
     cfg = cluster_cfg(
         customImage="databricksruntime/gpu-pytorch:cuda11.8",
-        sparkVersion="15.4.x-scala2.12",
+        sparkVersion="17.3.x-scala2.13",
         driverNodeTypeId="standard_nc24ads_a100_v4",
     )
     inputs = run_cluster(cfg).one(DATABRICKS_CLUSTER).inputs
     assert inputs["dockerImage"] == {"url": "databricksruntime/gpu-pytorch:cuda11.8"}
-    assert inputs["sparkVersion"] == "15.4.x-scala2.12"
+    assert inputs["sparkVersion"] == "17.3.x-scala2.13"
     assert inputs["driverNodeTypeId"] == "Standard_NC24ads_A100_v4"  # canonical catalog spelling
 
 
@@ -105,7 +113,14 @@ def test_created_workspace_is_premium_hybrid_no_public_ip_and_provider_is_bound_
     cfg = DatabricksConfig.model_validate(
         {
             "workspace": {"name": "dbw-gpu-prod", "tags": {"team": "ml"}},
-            "clusters": [{"name": "ml-training", "nodeTypeId": "Standard_NC48ads_A100_v4", "numWorkers": 2}],
+            "clusters": [
+                {
+                    "name": "ml-training",
+                    "nodeTypeId": "Standard_NC48ads_A100_v4",
+                    "numWorkers": 2,
+                    "singleUserName": USER,
+                }
+            ],
         }
     )
 
@@ -168,3 +183,40 @@ def test_creating_a_workspace_without_resource_group_is_refused_before_registrat
 def test_cluster_config_is_validated_before_the_component_exists():
     with pytest.raises(ValueError, match="photon must be false"):
         cluster_cfg(photon=True)
+
+
+def test_group_principal_sends_kind_dedicated_mode_plain_release_and_ml_runtime():
+    cfg = cluster_cfg(singleUserName=None, dedicatedGroup="ml-platform")
+    assert run_cluster(cfg).one(DATABRICKS_CLUSTER).inputs == {
+        "clusterName": "ml-training",
+        "kind": "CLASSIC_PREVIEW",
+        "sparkVersion": "17.3.x-scala2.13",
+        "useMlRuntime": True,
+        "nodeTypeId": "Standard_NC48ads_A100_v4",
+        "driverNodeTypeId": "Standard_NC48ads_A100_v4",
+        "numWorkers": 2.0,
+        "autoterminationMinutes": 60.0,
+        "dataSecurityMode": "DATA_SECURITY_MODE_DEDICATED",
+        "singleUserName": "ml-platform",
+        "runtimeEngine": "STANDARD",
+        "sparkConf": {"spark.task.resource.gpu.amount": "2"},
+    }
+
+
+def test_single_node_group_cluster_uses_is_single_node_instead_of_the_profile():
+    cfg = cluster_cfg(
+        name="notebook",
+        workload="singleNode",
+        numWorkers=None,
+        nodeTypeId="Standard_NC24ads_A100_v4",
+        singleUserName=None,
+        dedicatedGroup="ml-platform",
+    )
+    inputs = run_cluster(cfg).one(DATABRICKS_CLUSTER).inputs
+    assert (inputs["kind"], inputs["isSingleNode"], inputs["numWorkers"]) == ("CLASSIC_PREVIEW", True, 0.0)
+    assert "sparkConf" not in inputs and "customTags" not in inputs
+
+
+def test_a_cluster_without_a_principal_never_reaches_the_engine():
+    with pytest.raises(ValueError, match="singleUserName is required"):
+        cluster_cfg(singleUserName=None)

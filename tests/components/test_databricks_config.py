@@ -14,7 +14,13 @@ from components.databricks_config import (
     task_gpu_amount,
 )
 
-BASE_CLUSTER: dict[str, Any] = {"name": "ml-training", "nodeTypeId": "Standard_NC48ads_A100_v4", "numWorkers": 2}
+USER = "ml-platform@contoso.com"
+BASE_CLUSTER: dict[str, Any] = {
+    "name": "ml-training",
+    "nodeTypeId": "Standard_NC48ads_A100_v4",
+    "numWorkers": 2,
+    "singleUserName": USER,
+}
 
 
 def stack(**cluster_overrides: Any) -> dict[str, Any]:
@@ -34,7 +40,9 @@ def rejection(data: dict[str, Any]) -> tuple[tuple[str | int, ...], str]:
 def test_baseline_is_valid_with_defaults():
     cfg = DatabricksConfig.model_validate(stack())
     [c] = cfg.clusters
-    assert c.sparkVersion == "15.4.x-gpu-ml-scala2.12"
+    assert c.sparkVersion == "17.3.x-gpu-ml-scala2.13"  # 17.3 LTS ML (GPU)
+    assert c.api_spark_version == "17.3.x-gpu-ml-scala2.13"
+    assert (c.data_security_mode, c.principal, c.kind, c.use_ml_runtime) == ("SINGLE_USER", USER, None, None)
     assert c.workload == "training"
     assert c.autoterminationMinutes == 60
     assert c.photon is False
@@ -96,8 +104,8 @@ def test_whole_float_tasks_per_gpu_from_yaml_is_accepted():
 def test_custom_image_with_ml_runtime_is_rejected():
     loc, msg = rejection(stack(customImage="databricksruntime/gpu-pytorch:cuda11.8"))
     assert loc == ("clusters", 0, "sparkVersion")
-    assert "sparkVersion '15.4.x-gpu-ml-scala2.12' is an ML runtime, but customImage" in msg
-    assert "'15.4.x-scala2.12'" in msg
+    assert "sparkVersion '17.3.x-gpu-ml-scala2.13' is an ML runtime, but customImage" in msg
+    assert "'17.3.x-scala2.13'" in msg
 
 
 @pytest.mark.parametrize(
@@ -106,6 +114,8 @@ def test_custom_image_with_ml_runtime_is_rejected():
         ("15.4.x-scala2.12", "is not a GPU ML runtime"),
         ("15.4.x-cpu-ml-scala2.12", "is not a GPU ML runtime"),
         ("15.4-gpu-ml", "is not a GPU ML runtime"),
+        ("18-gpu-ml-scala2.13", "is not a GPU ML runtime"),
+        ("18.x-gpu-ml-scala2.12", "Databricks Runtime 18 and later ship Scala 2.13 only"),
         ("17.3.x-gpu-ml-scala2.12", "Databricks Runtime 17 and later ship Scala 2.13 only"),
         ("14.3.x-gpu-ml-scala2.13", "Databricks Runtime 14 ships Scala 2.12"),
     ],
@@ -116,7 +126,10 @@ def test_runtime_format_is_validated(version: str, expected: str):
     assert expected in msg
 
 
-@pytest.mark.parametrize("version", ["15.4.x-gpu-ml-scala2.12", "16.4.x-gpu-ml-scala2.13", "17.3.x-gpu-ml-scala2.13"])
+@pytest.mark.parametrize(
+    "version",
+    ["15.4.x-gpu-ml-scala2.12", "16.4.x-gpu-ml-scala2.13", "17.3.x-gpu-ml-scala2.13", "18.x-gpu-ml-scala2.13"],
+)
 def test_gpu_ml_runtimes_accepted(version: str):
     assert DatabricksConfig.model_validate(stack(sparkVersion=version)).clusters[0].sparkVersion == version
 
@@ -141,7 +154,10 @@ def test_fixed_and_autoscale_together_is_rejected():
 
 def test_no_workers_for_training_is_rejected():
     loc, msg = rejection(
-        {"workspace": {"name": "w-1"}, "clusters": [{"name": "t", "nodeTypeId": "Standard_NC4as_T4_v3"}]}
+        {
+            "workspace": {"name": "w-1"},
+            "clusters": [{"name": "t", "nodeTypeId": "Standard_NV36ads_A10_v5", "singleUserName": USER}],
+        }
     )
     assert loc == ("clusters", 0, "autoscale")
     assert "needs workers" in msg
@@ -205,14 +221,126 @@ def test_cluster_model_alone_rejects_photon():
         DatabricksClusterConfig.model_validate({**BASE_CLUSTER, "photon": True})
 
 
-def test_raised_floor_rejects_t4_node_types_at_stack_level():
+def test_raised_floor_rejects_a10_node_types_at_stack_level():
     from components.databricks_config import databricks_stack_problems
 
     cfg = DatabricksConfig.model_validate(
-        stack(nodeTypeId="Standard_NC4as_T4_v3", driverNodeTypeId="Standard_NC4as_T4_v3")
+        stack(nodeTypeId="Standard_NV36ads_A10_v5", driverNodeTypeId="Standard_NV36ads_A10_v5")
     )
     assert databricks_stack_problems(cfg, floor="Standard_NC6s_v3") == []
     assert databricks_stack_problems(None, floor="Standard_NC24ads_A100_v4") == []
     problems = databricks_stack_problems(cfg, floor="Standard_NC24ads_A100_v4")
     assert [p for p, _ in problems] == ["databricks.clusters[0].nodeTypeId", "databricks.clusters[0].driverNodeTypeId"]
     assert all("below the GPU floor Standard_NC24ads_A100_v4" in m for _, m in problems)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# the principal of dedicated access (the provider requires single_user_name for SINGLE_USER)
+
+
+def test_missing_principal_is_refused_naming_the_key_and_what_is_allowed():
+    loc, msg = rejection(stack(singleUserName=None))
+    assert loc == ("clusters", 0, "singleUserName")
+    assert msg == (
+        "Value error, singleUserName is required: a GPU cluster runs in dedicated access mode, and the Databricks "
+        "provider only creates dedicated compute with its principal; set singleUserName to a workspace user's "
+        "e-mail (dataSecurityMode SINGLE_USER), e.g. 'alice@contoso.com', or dedicatedGroup to a workspace group "
+        "name (dataSecurityMode DATA_SECURITY_MODE_DEDICATED with kind CLASSIC_PREVIEW; needs the workspace preview "
+        "'Compute: Dedicated group clusters', Unity Catalog and DBR 15.4+)"
+    )
+
+
+def test_group_principal_uses_the_kind_shape_with_the_plain_release_and_ml_runtime():
+    cfg = DatabricksConfig.model_validate(stack(singleUserName=None, dedicatedGroup="ml-platform"))
+    [c] = cfg.clusters
+    assert c.sparkVersion == "17.3.x-gpu-ml-scala2.13"
+    assert c.api_spark_version == "17.3.x-scala2.13"
+    assert (c.data_security_mode, c.principal, c.kind, c.use_ml_runtime) == (
+        "DATA_SECURITY_MODE_DEDICATED",
+        "ml-platform",
+        "CLASSIC_PREVIEW",
+        True,
+    )
+
+
+def test_group_on_dbr18_strips_only_the_ml_flavour():
+    cfg = DatabricksConfig.model_validate(
+        stack(singleUserName=None, dedicatedGroup="ml platform", sparkVersion="18.x-gpu-ml-scala2.13")
+    )
+    assert cfg.clusters[0].api_spark_version == "18.x-scala2.13"
+
+
+def test_user_and_group_together_are_refused():
+    loc, msg = rejection(stack(dedicatedGroup="ml-platform"))
+    assert loc == ("clusters", 0, "singleUserName")
+    assert "set either singleUserName (a user: 'ml-platform@contoso.com') or dedicatedGroup" in msg
+
+
+def test_a_group_name_in_single_user_name_is_refused():
+    loc, msg = rejection(stack(singleUserName="ml-platform"))
+    assert loc == ("clusters", 0, "singleUserName")
+    assert "singleUserName 'ml-platform' is not a workspace user name" in msg
+    assert "set dedicatedGroup instead" in msg
+
+
+def test_an_email_in_dedicated_group_is_refused():
+    loc, msg = rejection(stack(singleUserName=None, dedicatedGroup="ml-platform@contoso.com"))
+    assert loc == ("clusters", 0, "dedicatedGroup")
+    assert "looks like a user's e-mail: a user goes in singleUserName" in msg
+
+
+def test_group_needs_dbr_15_4_or_later():
+    loc, msg = rejection(
+        stack(singleUserName=None, dedicatedGroup="ml-platform", sparkVersion="14.3.x-gpu-ml-scala2.12")
+    )
+    assert loc == ("clusters", 0, "dedicatedGroup")
+    assert "dedicatedGroup needs Databricks Runtime 15.4 or above, but sparkVersion is '14.3.x-gpu-ml-scala2.12'" in msg
+
+
+def test_group_with_custom_image_is_refused():
+    loc, msg = rejection(
+        stack(
+            singleUserName=None,
+            dedicatedGroup="ml-platform",
+            customImage="databricksruntime/gpu-pytorch:cuda11.8",
+            sparkVersion="17.3.x-scala2.13",
+        )
+    )
+    assert loc == ("clusters", 0, "dedicatedGroup")
+    assert "dedicatedGroup cannot be combined with customImage" in msg
+
+
+def test_single_node_group_cluster_leaves_the_profile_to_databricks():
+    cfg = DatabricksConfig.model_validate(
+        stack(singleUserName=None, dedicatedGroup="ml-platform", workload="singleNode", numWorkers=None)
+    )
+    assert cfg.clusters[0].gpu_spark_conf() == {}
+
+
+DATABRICKS_SIZES = (
+    "Standard_NC24ads_A100_v4, Standard_NC40ads_H100_v5, Standard_NC48ads_A100_v4, Standard_NC80adis_H100_v5, "
+    "Standard_NC96ads_A100_v4, Standard_ND96asr_v4, Standard_ND96isr_H100_v5, Standard_NV36adms_A10_v5, "
+    "Standard_NV36ads_A10_v5, Standard_NV72ads_A10_v5"
+)
+
+
+def test_t4_is_not_a_databricks_node_type_any_more():
+    loc, msg = rejection(stack(nodeTypeId="Standard_NC4as_T4_v3"))
+    assert loc == ("clusters", 0, "nodeTypeId")
+    assert msg == (
+        "Value error, nodeTypeId Standard_NC4as_T4_v3 (NVIDIA Tesla T4 16 GiB) is not offered by Azure Databricks "
+        f"as a GPU node type. Allowed: {DATABRICKS_SIZES}"
+    )
+
+
+def test_nc_v3_is_refused_even_before_retirement_checks():
+    from gpu_catalog import default_catalog
+
+    assert default_catalog()["Standard_NC24s_v3"].databricks_supported is False
+    loc, _ = rejection(stack(nodeTypeId="Standard_NC24s_v3"))
+    assert loc == ("clusters", 0, "nodeTypeId")
+
+
+def test_nd_h100_v5_is_a_databricks_node_type():
+    cfg = DatabricksConfig.model_validate(stack(nodeTypeId="Standard_ND96isr_H100_v5"))
+    assert cfg.clusters[0].gpu_spark_conf() == {"spark.task.resource.gpu.amount": "8"}

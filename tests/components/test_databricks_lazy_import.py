@@ -37,7 +37,8 @@ def test_importing_components_and_validating_databricks_config_does_not_import_p
         from components.databricks_config import DatabricksConfig
         DatabricksConfig.model_validate({
             "workspace": {"name": "dbw-gpu"},
-            "clusters": [{"name": "t", "nodeTypeId": "Standard_NC24ads_A100_v4", "numWorkers": 1}],
+            "clusters": [{"name": "t", "nodeTypeId": "Standard_NC24ads_A100_v4", "numWorkers": 1,
+                          "singleUserName": "ml-platform@contoso.com"}],
         })
         # Validating a whole stack file that has Databricks clusters (what the preflight does first) is free too.
         from components.config import config_from_stack_yaml, validate_stack_config

@@ -29,7 +29,12 @@ from tests.components.harness import (
 )
 from tests.components.test_stacks_policy_pack import check, recorded
 
-TRAINING = {"name": "train", "nodeTypeId": "Standard_NC48ads_A100_v4", "numWorkers": 2}
+TRAINING = {
+    "name": "train",
+    "nodeTypeId": "Standard_NC48ads_A100_v4",
+    "numWorkers": 2,
+    "singleUserName": "ml-platform@contoso.com",
+}
 BASE: dict[str, Any] = {
     "environment": "dev",
     "location": "westeurope",
@@ -66,6 +71,8 @@ def test_workspace_in_the_stack_resource_group_and_cluster_on_its_provider():
     assert cluster.provider.startswith(provider.urn + "::")
     assert cluster.inputs["sparkConf"] == {"spark.task.resource.gpu.amount": "2"}
     assert cluster.inputs["dataSecurityMode"] == "SINGLE_USER"
+    assert cluster.inputs["singleUserName"] == "ml-platform@contoso.com"
+    assert cluster.inputs["sparkVersion"] == "17.3.x-gpu-ml-scala2.13"
     assert cluster.inputs["runtimeEngine"] == "STANDARD"
     assert cluster.inputs["autoterminationMinutes"] == 60.0
     assert cluster.inputs["customTags"] == {"environment": "dev", "managed-by": "pulumi:azure-gpu-platform"}
@@ -85,14 +92,43 @@ def test_prod_protects_the_workspace_and_exports_cluster_ids():
     run = run_stack("prod")
     assert run.error is None, run.error
     assert run.one(DATABRICKS_WORKSPACE).protect is True
-    assert run.one(DATABRICKS_CLUSTER).protect is False
+    assert [c.protect for c in run.of_type(DATABRICKS_CLUSTER)] == [False, False]
     contract = parse_contract(run.outputs)
     assert contract.databricks is not None
     assert contract.databricks.workspace_url == f"https://{DATABRICKS_URL}"
     train = contract.databricks.clusters["ml-training"]
     assert train.cluster_id == f"/mock/{DATABRICKS_CLUSTER}/databricks-ml-training"  # the mock's resource id
     assert (train.node_type_id, train.gpus_per_worker, train.workload) == ("Standard_NC48ads_A100_v4", 2, "training")
-    assert run.one(DATABRICKS_CLUSTER).inputs["autoscale"] == {"minWorkers": 1.0, "maxWorkers": 4.0}
+    assert train.spark_version == "17.3.x-gpu-ml-scala2.13"
+    training = run.by_name("databricks-ml-training", DATABRICKS_CLUSTER).inputs
+    assert training["autoscale"] == {"minWorkers": 1.0, "maxWorkers": 4.0}
+    assert (training["dataSecurityMode"], training["singleUserName"]) == ("SINGLE_USER", "ml-platform@contoso.com")
+    assert training["sparkConf"] == {"spark.task.resource.gpu.amount": "2"}
+
+
+def test_prod_batch_inference_cluster_shares_each_a10_between_four_tasks():
+    run = run_stack("prod")
+    assert run.error is None, run.error
+    inputs = run.by_name("databricks-batch-inference", DATABRICKS_CLUSTER).inputs
+    assert inputs == {
+        "clusterName": "batch-inference",
+        "sparkVersion": "17.3.x-gpu-ml-scala2.13",
+        "nodeTypeId": "Standard_NV36ads_A10_v5",
+        "driverNodeTypeId": "Standard_NV36ads_A10_v5",
+        "autoscale": {"minWorkers": 1.0, "maxWorkers": 2.0},
+        "autoterminationMinutes": 30.0,
+        "dataSecurityMode": "SINGLE_USER",
+        "singleUserName": "ml-inference@contoso.com",
+        "runtimeEngine": "STANDARD",
+        "sparkConf": {"spark.task.resource.gpu.amount": "0.25"},
+        "customTags": {
+            "environment": "prod",
+            "managed-by": "pulumi:azure-gpu-platform",
+            "cost-center": "ml-inference",
+        },
+    }
+    scoring = parse_contract(run.outputs).databricks.clusters["batch-inference"]  # type: ignore[union-attr]
+    assert (scoring.workload, scoring.tasks_per_gpu, scoring.gpus_per_worker) == ("inference", 4, 1)
 
 
 def test_stacks_without_databricks_export_null():
@@ -121,12 +157,24 @@ def test_stacks_without_databricks_export_null():
         ),
         ({"sparkVersion": "17.3.x-gpu-ml-scala2.12"}, "databricks.clusters[0].sparkVersion", "Scala 2.13 only"),
         ({"runtimeEngine": "PHOTON"}, "databricks.clusters[0].runtimeEngine", "unknown key"),
+        ({"singleUserName": None}, "databricks.clusters[0].singleUserName", "singleUserName is required"),
+        (
+            {"singleUserName": None, "dedicatedGroup": "ml-platform", "sparkVersion": "14.3.x-gpu-ml-scala2.12"},
+            "databricks.clusters[0].dedicatedGroup",
+            "dedicatedGroup needs Databricks Runtime 15.4 or above",
+        ),
+        (
+            {"nodeTypeId": "Standard_NC8as_T4_v3"},
+            "databricks.clusters[0].nodeTypeId",
+            "not offered by Azure Databricks",
+        ),
     ],
 )
 def test_invalid_databricks_config_stops_the_program_before_any_registration(
     cluster: dict[str, Any], path: str, expected: str
 ):
-    run = run_main(config(databricks={"workspace": {"name": "dbw-gpu-dev"}, "clusters": [{**TRAINING, **cluster}]}))
+    merged_cluster = {k: v for k, v in {**TRAINING, **cluster}.items() if v is not None}
+    run = run_main(config(databricks={"workspace": {"name": "dbw-gpu-dev"}, "clusters": [merged_cluster]}))
     assert isinstance(run.error, StackConfigError), run.error
     assert run.records == [], "nothing may be registered when the config is invalid"
     assert path in run.error.paths
@@ -140,7 +188,7 @@ def test_raised_floor_applies_to_databricks_node_types():
         config(
             databricks={
                 "workspace": {"name": "dbw-gpu-dev"},
-                "clusters": [{**TRAINING, "nodeTypeId": "Standard_NC4as_T4_v3"}],
+                "clusters": [{**TRAINING, "nodeTypeId": "Standard_NV36ads_A10_v5"}],
             },
             policy={"gpu-size-minimum": {"minimumSize": "Standard_NC24ads_A100_v4"}},
             gpuPools=[{"name": "a100", "vmSize": "Standard_NC24ads_A100_v4", "count": 1}],
@@ -162,11 +210,11 @@ def test_managed_resource_group_id_needs_an_arm_id():
 
 @pytest.mark.slow
 def test_the_pack_checks_the_databricks_cluster_of_prod_over_the_wire():
-    """prod passes (test_stacks_policy_pack); the same resources with Photon on the GPU cluster do not."""
+    """prod passes (test_stacks_policy_pack); the same resources with Photon on the training cluster do not."""
     resources = recorded(run_stack("prod"))
     mutated = [
         dataclasses.replace(res, inputs={**copy.deepcopy(res.inputs), "runtimeEngine": "PHOTON"})
-        if res.type == DATABRICKS_CLUSTER
+        if res.type == DATABRICKS_CLUSTER and res.urn.endswith("::databricks-ml-training")
         else res
         for res in resources
     ]
@@ -185,7 +233,8 @@ config:
   azure-gpu-platform:databricks:
     workspace: {name: dbw-shared}
     clusters:
-      - {name: scoring, nodeTypeId: Standard_NC4as_T4_v3, workload: inference, tasksPerGpu: 4, numWorkers: 1}
+      - {name: scoring, nodeTypeId: Standard_NV36ads_A10_v5, workload: inference, tasksPerGpu: 4, numWorkers: 1,
+         singleUserName: ml-inference@contoso.com}
 """
 
 

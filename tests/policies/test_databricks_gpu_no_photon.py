@@ -21,8 +21,10 @@ def test_photon_engine_rejected() -> None:
 
 def test_photon_runtime_rejected() -> None:
     outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DATABRICKS_GPU, sparkVersion="15.4.x-photon-scala2.12"))
-    assert len(outcome.violations) == 1
-    assert outcome.violations[0].startswith("sparkVersion: 15.4.x-photon-scala2.12 is a Photon runtime")
+    assert outcome.violations == [
+        "sparkVersion: 15.4.x-photon-scala2.12 is a Photon runtime on a GPU cluster, but Photon does not run on GPU "
+        "compute. Use a GPU ML runtime such as 17.3.x-gpu-ml-scala2.13."
+    ]
 
 
 def test_photon_on_cpu_cluster_is_fine() -> None:

@@ -2,20 +2,38 @@
 
 from __future__ import annotations
 
+import pytest
+
 from policies.databricks_gpu_node_types import POLICY
 from tests.policies._helpers import DATABRICKS_CLUSTER, DATABRICKS_GPU, UNKNOWN, run_policy, with_
 
-CPU = with_(
-    DATABRICKS_GPU, nodeTypeId="Standard_D4s_v5", driverNodeTypeId="Standard_D4s_v5", sparkVersion="15.4.x-scala2.12"
-)
+A10 = "Standard_NV36ads_A10_v5"
+DBX = with_(DATABRICKS_GPU, nodeTypeId=A10, driverNodeTypeId=A10)
+"""The shared baseline on a node type Azure Databricks launches (MS Learn databricks/compute/gpu lists NVadsA10_v5)."""
+CPU = with_(DBX, nodeTypeId="Standard_D4s_v5", driverNodeTypeId="Standard_D4s_v5", sparkVersion="17.3.x-scala2.13")
+CHEAPEST = "Standard_NV36ads_A10_v5, Standard_NC24ads_A100_v4, Standard_NC48ads_A100_v4"
 
 
 def test_gpu_cluster_passes() -> None:
-    assert run_policy(POLICY, DATABRICKS_CLUSTER, DATABRICKS_GPU).violations == []
+    assert run_policy(POLICY, DATABRICKS_CLUSTER, DBX).violations == []
+
+
+@pytest.mark.parametrize(
+    "size",
+    [
+        "Standard_NC40ads_H100_v5",
+        "Standard_ND96isr_H100_v5",
+        "Standard_NC24ads_A100_v4",
+        "Standard_ND96asr_v4",
+        "Standard_NV72ads_A10_v5",
+    ],
+)
+def test_every_listed_family_passes(size: str) -> None:
+    assert run_policy(POLICY, DATABRICKS_CLUSTER, with_(DBX, nodeTypeId=size, driverNodeTypeId=size)).violations == []
 
 
 def test_driver_defaults_to_worker_type() -> None:
-    assert run_policy(POLICY, DATABRICKS_CLUSTER, with_(DATABRICKS_GPU, driverNodeTypeId=None)).violations == []
+    assert run_policy(POLICY, DATABRICKS_CLUSTER, with_(DBX, driverNodeTypeId=None)).violations == []
 
 
 def test_cpu_cluster_not_checked() -> None:
@@ -23,38 +41,43 @@ def test_cpu_cluster_not_checked() -> None:
 
 
 def test_cpu_driver_with_gpu_workers_rejected() -> None:
-    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DATABRICKS_GPU, driverNodeTypeId="Standard_D4s_v5"))
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DBX, driverNodeTypeId="Standard_D4s_v5"))
     assert outcome.violations == [
         "driverNodeTypeId: the driver node type Standard_D4s_v5 is not a GPU size while the workers use GPUs: "
         "Databricks GPU compute needs GPU node types for the workers and the driver (the GPU runtime does not start "
-        "otherwise). Use a GPU node type such as Standard_NC4as_T4_v3, Standard_NC8as_T4_v3, Standard_NC16as_T4_v3 "
-        "for both."
+        f"otherwise). Use a GPU node type such as {CHEAPEST} for both."
     ]
 
 
 def test_cpu_workers_with_gpu_driver_rejected() -> None:
-    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DATABRICKS_GPU, nodeTypeId="Standard_D4s_v5"))
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DBX, nodeTypeId="Standard_D4s_v5"))
     assert len(outcome.violations) == 1
     assert outcome.violations[0].startswith(
         "nodeTypeId: the worker node type Standard_D4s_v5 is not a GPU size while the driver uses GPUs"
     )
 
 
-def test_gpu_size_databricks_does_not_offer_rejected() -> None:
-    props = with_(DATABRICKS_GPU, nodeTypeId="Standard_ND96isr_H100_v5", driverNodeTypeId="Standard_ND96isr_H100_v5")
-    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, props)
+def test_t4_which_databricks_no_longer_lists_is_rejected() -> None:
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, DATABRICKS_GPU)  # the shared fixture is on NC4as_T4_v3
     assert [v.split(": ")[0] for v in outcome.violations] == ["nodeTypeId", "driverNodeTypeId"]
     assert outcome.violations[0] == (
-        "nodeTypeId: Standard_ND96isr_H100_v5 (NVIDIA H100 SXM 80 GiB) is not a GPU instance type Azure Databricks "
-        "supports, so the cluster cannot be created. Use one of Standard_NC4as_T4_v3, Standard_NC8as_T4_v3, "
-        "Standard_NC16as_T4_v3."
+        "nodeTypeId: Standard_NC4as_T4_v3 (NVIDIA Tesla T4 16 GiB) is not a GPU instance type Azure Databricks "
+        f"supports, so the cluster cannot be created. Use one of {CHEAPEST}."
+    )
+
+
+def test_nc_v3_is_rejected() -> None:
+    props = with_(DBX, nodeTypeId="Standard_NC12s_v3", driverNodeTypeId=None)
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, props)
+    assert [v.split(": ")[0] for v in outcome.violations] == ["nodeTypeId", "driverNodeTypeId"]
+    assert (
+        "Standard_NC12s_v3 (NVIDIA Tesla V100 16 GiB) is not a GPU instance type Azure Databricks"
+        in (outcome.violations[0])
     )
 
 
 def test_unknown_worker_type_named() -> None:
-    outcome = run_policy(
-        POLICY, DATABRICKS_CLUSTER, with_(DATABRICKS_GPU, nodeTypeId=UNKNOWN, driverNodeTypeId=UNKNOWN)
-    )
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DBX, nodeTypeId=UNKNOWN, driverNodeTypeId=UNKNOWN))
     assert outcome.violations == []
     assert outcome.preview_unknown is not None
     assert outcome.preview_unknown.startswith("nodeTypeId, driverNodeTypeId can't be known during preview")

@@ -25,8 +25,9 @@ def test_standard_runtime_without_image_rejected() -> None:
     outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DATABRICKS_GPU, sparkVersion="15.4.x-scala2.12"))
     assert outcome.violations == [
         "sparkVersion: the cluster has GPU node types but runtime 15.4.x-scala2.12 is not a GPU ML runtime: only "
-        "'-gpu-ml-' runtimes ship the CUDA libraries, so the GPUs would be unusable. Use 15.4.x-gpu-ml-scala2.12 "
-        "(DBR 17+: scala2.13), or a standard runtime with a custom GPU image."
+        "'-gpu-ml-' runtimes ship the CUDA libraries, so the GPUs would be unusable. Use 17.3.x-gpu-ml-scala2.13 "
+        "(17.3 LTS; DBR 17+ is scala2.13 only), or kind CLASSIC_PREVIEW with the DBR release and useMlRuntime: "
+        "true, or a standard runtime with a custom GPU image."
     ]
 
 
@@ -41,7 +42,7 @@ def test_custom_image_with_ml_runtime_rejected() -> None:
     assert outcome.violations == [
         "sparkVersion: 15.4.x-gpu-ml-scala2.12 is a Databricks Runtime for ML, but the cluster uses a custom "
         "container (dockerImage): custom containers are only supported on standard runtimes. Use a standard runtime "
-        "(e.g. 15.4.x-scala2.12) with a CUDA image, or drop dockerImage and keep the GPU ML runtime."
+        "(e.g. 17.3.x-scala2.13) with a CUDA image, or drop dockerImage and keep the GPU ML runtime."
     ]
 
 
@@ -50,7 +51,7 @@ def test_gpu_runtime_on_cpu_nodes_rejected() -> None:
     outcome = run_policy(POLICY, DATABRICKS_CLUSTER, props)
     assert outcome.violations == [
         "sparkVersion: 15.4.x-gpu-ml-scala2.12 is a GPU ML runtime but the node types are not GPU sizes: Databricks "
-        "refuses GPU runtimes on CPU nodes. Use GPU node types (e.g. Standard_NC4as_T4_v3) or a CPU runtime (drop "
+        "refuses GPU runtimes on CPU nodes. Use GPU node types (e.g. Standard_NV36ads_A10_v5) or a CPU runtime (drop "
         "'gpu-ml')."
     ]
 
@@ -73,3 +74,58 @@ def test_unknown_node_type_with_gpu_runtime_not_flagged_but_named() -> None:
     assert outcome.violations == []
     assert outcome.preview_unknown is not None
     assert outcome.preview_unknown.startswith("nodeTypeId can't be known during preview")
+
+
+# kind: CLASSIC_PREVIEW (group-dedicated compute): the DBR release + useMlRuntime selects the GPU ML runtime
+
+KIND = with_(
+    DATABRICKS_GPU,
+    kind="CLASSIC_PREVIEW",
+    dataSecurityMode="DATA_SECURITY_MODE_DEDICATED",
+    singleUserName="ml-platform",
+    sparkVersion="17.3.x-scala2.13",
+    useMlRuntime=True,
+)
+
+
+def test_kind_with_release_and_ml_runtime_passes() -> None:
+    assert run_policy(POLICY, DATABRICKS_CLUSTER, KIND).violations == []
+    assert run_policy(POLICY, DATABRICKS_CLUSTER, with_(KIND, sparkVersion="18.x-scala2.13")).violations == []
+
+
+def test_kind_with_a_gpu_ml_key_passes() -> None:
+    props = with_(KIND, sparkVersion="17.3.x-gpu-ml-scala2.13", useMlRuntime=None)
+    assert run_policy(POLICY, DATABRICKS_CLUSTER, props).violations == []
+
+
+def test_kind_without_use_ml_runtime_is_rejected() -> None:
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(KIND, useMlRuntime=None))
+    assert outcome.violations == [
+        "useMlRuntime: the cluster has GPU node types and kind CLASSIC_PREVIEW but runtime 17.3.x-scala2.13 without "
+        "useMlRuntime: true is not a GPU ML runtime: with kind, Databricks runs the GPU ML runtime (the only one that "
+        "ships CUDA) when sparkVersion is the DBR release and useMlRuntime is true. Set sparkVersion: "
+        "17.3.x-scala2.13 and useMlRuntime: true."
+    ]
+
+
+def test_kind_with_cpu_ml_key_is_rejected() -> None:
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(KIND, sparkVersion="17.3.x-cpu-ml-scala2.13"))
+    assert len(outcome.violations) == 1
+    assert outcome.violations[0].startswith("useMlRuntime: the cluster has GPU node types and kind CLASSIC_PREVIEW")
+
+
+def test_kind_with_ml_runtime_and_custom_image_is_rejected() -> None:
+    props = with_(KIND, dockerImage={"url": "contoso.azurecr.io/cuda:12.4"})
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, props)
+    assert len(outcome.violations) == 1
+    assert outcome.violations[0].startswith(
+        "sparkVersion: 17.3.x-scala2.13 with useMlRuntime: true is a Databricks Runtime for ML, but the cluster uses "
+        "a custom container"
+    )
+
+
+def test_unknown_use_ml_runtime_with_kind_is_named() -> None:
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(KIND, useMlRuntime=UNKNOWN))
+    assert outcome.violations == []
+    assert outcome.preview_unknown is not None
+    assert outcome.preview_unknown.startswith("useMlRuntime can't be known during preview")
