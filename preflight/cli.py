@@ -15,6 +15,7 @@ Keys the preflight itself reads from the stack file (``<project>`` is the progra
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import threading
@@ -23,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from gpu_catalog import clock
 from preflight.analyzer import PolicyConfigError, PolicyPackError, PolicyPackProcess, Violation
 from preflight.cost import BudgetConfigError, check_budget, estimate_cost, parse_budget
 from preflight.mocks import (
@@ -85,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=REPO_ROOT / "policies",
         help="CrossGuard policy pack directory (default: policies/)",
     )
+    parser.add_argument(
+        "--today",
+        metavar="YYYY-MM-DD",
+        help="check dates (Kubernetes and GPU operator lifecycles, size retirements) as of this day instead of today, "
+        "e.g. to see what a stack needs before a planned date",
+    )
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     parser.add_argument("--output", metavar="FILE", type=Path, help="write the report here instead of stdout")
     return parser
@@ -134,8 +142,19 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
                 "starting with a letter or digit"
             )
         stack_file = _stack_file_for(program_dir, args.stack)
-        if not stack_file.is_file():
-            raise PreflightInputError(f"{stack_file}: no such stack file for --stack {args.stack}")
+    notes: list[str] = []
+    if stack_file is not None and args.stack is not None and not stack_file.exists():
+        # As `pulumi` does for a stack without a Pulumi.<stack>.yaml: run with empty stack config.
+        notes.append(
+            f"no stack file {stack_file}: the program ran with empty stack config (and Pulumi.yaml defaults), as "
+            f"`pulumi preview --stack {args.stack}` does for a stack without one"
+        )
+        stack_file = None
+    elif stack_file is None:
+        notes.append(
+            "no stack file given (--stack or --config-file): the program ran with empty stack config (and Pulumi.yaml "
+            "defaults) as stack 'dev'"
+        )
     settings = load_stack_settings(program_dir, stack_file, stack=args.stack)
     where = _where(settings)
     policy_config = _policy_config(settings, where)
@@ -174,13 +193,16 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
                 ) from exc
             worker.join()
             if "error" in outcome:
-                raise outcome["error"]
+                error = outcome["error"]
+                if notes and isinstance(error, ProgramError):
+                    error.message = f"({notes[0]})\n{error.message}"
+                raise error
             run: ProgramRun = outcome["run"]
             progress(f"program registered {len(run.resources)} resources; analyzing them")
             pack.know_providers(run.resources)
             analysis = pack.analyze_many(run.resources)
             analysis.extend(pack.analyze_stack(run.resources))
-            warnings = list(run.warnings)
+            warnings = notes + list(run.warnings)
             warnings += [f"policy pack: {m.message}" for m in pack.logs if m.severity in ("warning", "error")]
     except BaseException:
         cancel.set()  # the verdict is decided (an error): stop the program's process instead of waiting for it
@@ -213,6 +235,7 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
         warnings=warnings,
         policy_config=config,
         not_applicable=list(analysis.not_applicable),
+        checked_on=clock.today().isoformat(),
     )
 
 
@@ -225,6 +248,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)  # bad usage: argparse prints usage and exits 2
     progress = _Progress(sys.stderr)
+    if args.today is not None:
+        try:
+            clock.date.fromisoformat(args.today)
+        except ValueError:
+            return _error(f"--today {args.today!r}: expected a date YYYY-MM-DD")
+        os.environ[clock.TODAY_ENV] = args.today  # the program and the policy pack run in child processes
+    try:
+        clock.today()
+    except clock.ClockError as exc:
+        return _error(str(exc))
     try:
         report = run_preflight(args, progress)
     except (PreflightInputError, BudgetConfigError) as exc:

@@ -44,6 +44,8 @@ class Report:
     policy_config: dict[str, dict[str, Any]] = field(default_factory=dict)
     not_applicable: list[NotApplicable] = field(default_factory=list)
     """Policies that said they could not check a resource, with the reason (not violations)."""
+    checked_on: str | None = None
+    """The date the lifecycle checks used (ISO): today, or ``--today``."""
 
     @property
     def mandatory(self) -> list[Violation]:
@@ -181,6 +183,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "project": report.project,
         "programDir": str(report.program_dir),
         "stackFile": str(report.stack_file) if report.stack_file else None,
+        "checkedOn": report.checked_on,
         "policyPack": {"name": report.pack_name, "version": report.pack_version},
         "resources": [
             {
@@ -277,6 +280,7 @@ def render_text(report: Report) -> str:
     out.append(
         f"Preflight: stack {report.stack} · project {report.project} · program {_display_path(report.program_dir)}"
         f" · stack file {_display_path(report.stack_file)}"
+        + (f" · dates checked as of {report.checked_on}" if report.checked_on else "")
     )
     out.append(f"Policy pack: {report.pack_name} {report.pack_version} ({len(report.policies)} policies)")
     out.append("")

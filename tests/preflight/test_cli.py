@@ -207,7 +207,9 @@ def test_program_that_is_not_a_program_exits_2(tmp_path: Path) -> None:
     [
         (["--format", "xml"], "invalid choice: 'xml'"),
         (["--stack", "dev", "--config-file", "x.yaml"], "not allowed with argument"),
-        (["--stack", "nope"], "stacks/Pulumi.nope.yaml: no such stack file for --stack nope"),
+        # No stack file: the program runs with empty config, as Pulumi would, and ours refuses that config.
+        (["--stack", "nope"], "the program ran with empty stack config"),
+        (["--stack", "nope"], "stacks/Pulumi.nope.yaml: environment: required key is missing."),
         (["--stack", "../etc/x"], "--stack '../etc/x': a stack name is letters, digits"),
     ],
 )
@@ -250,3 +252,43 @@ def test_invalid_key_in_a_stack_file_exits_2_naming_file_and_key(tmp_path: Path)
     assert str(stack) in run.stderr
     assert "gpuPoolz" in run.stderr
     assert run.stdout == ""
+
+
+def test_program_without_a_stack_file_runs_with_empty_config(tmp_path: Path) -> None:
+    program = tmp_path / "raw"
+    program.mkdir()
+    for name in ("Pulumi.yaml", "__main__.py"):
+        (program / name).write_text((RAW / name).read_text(encoding="utf-8"), encoding="utf-8")
+    run = preflight("--program", str(program), "--stack", "ci", "--format", "json")
+    assert run.code == 1, run.stderr  # the program's own violations, not a usage error
+    doc = json.loads(run.stdout)
+    assert doc["stack"] == "ci" and doc["stackFile"] is None
+    assert doc["warnings"][0] == (
+        f"no stack file {program / 'Pulumi.ci.yaml'}: the program ran with empty stack config (and Pulumi.yaml "
+        "defaults), as `pulumi preview --stack ci` does for a stack without one"
+    )
+    assert {v["policyName"] for v in doc["violations"]} >= {"gpu-size-no-nvv4", "gpu-size-not-retired"}
+
+
+def test_a_stack_fails_its_preflight_on_the_day_its_kubernetes_version_expires() -> None:
+    # Our program refuses the stack file itself (exit 2, invalid config) ...
+    ours = preflight("--stack", "dev", "--today", "2027-07-01")
+    assert ours.code == 2
+    assert (
+        "stacks/Pulumi.dev.yaml: cluster.kubernetesVersion: Kubernetes 1.36 can no longer be created on AKS: its end "
+        "of life was 2027-06-30 (today is 2027-07-01)"
+    ) in ours.stderr
+    # ... and the policy pack refuses another team's raw program on the same day (exit 1).
+    raw = preflight("--program", str(RAW), "--config-file", str(RAW_STACK), "--format", "json", "--today", "2027-07-01")
+    assert raw.code == 1, raw.stderr
+    doc = json.loads(raw.stdout)
+    assert doc["checkedOn"] == "2027-07-01"
+    version = [v for v in doc["violations"] if v["policyName"] == "aks-kubernetes-version-supported"]
+    assert [v["urn"] for v in version] == [f"{RAW_PRE}azure-native:containerservice:ManagedCluster::aks"]
+    assert version[0]["enforcementLevel"] == "mandatory"
+
+
+def test_bad_today_exits_2() -> None:
+    run = preflight("--stack", "dev", "--today", "next week")
+    assert run.code == 2
+    assert run.stderr == "preflight: error: --today 'next week': expected a date YYYY-MM-DD\n"
