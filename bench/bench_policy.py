@@ -64,7 +64,7 @@ def synth_resources(n: int) -> list[RecordedResource]:
                 "gpuProfile": {"driver": "None"},
                 "nodeTaints": ["sku=gpu:NoSchedule"],
                 "nodeLabels": {"agp.io/pool": f"gpu{i}", "agp.io/gpu-size": size},
-                "orchestratorVersion": "1.31",
+                "orchestratorVersion": "1.36",
                 "tags": {"environment": "bench", "costCenter": "gpu"},
             }
         elif kind == 3:
@@ -75,7 +75,7 @@ def synth_resources(n: int) -> list[RecordedResource]:
                 "resourceName": f"aks-bench-{i}",
                 "location": "westeurope",
                 "dnsPrefix": f"aks-bench-{i}",
-                "kubernetesVersion": "1.31",
+                "kubernetesVersion": "1.36",
                 "identity": {"type": "SystemAssigned"},
                 "sku": {"name": "Base", "tier": "Standard"},
                 "oidcIssuerProfile": {"enabled": True},

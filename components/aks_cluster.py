@@ -7,6 +7,17 @@ channel and a node-OS upgrade channel. The inline ``agentPoolProfiles`` hold onl
 created **one after another** because AKS rejects concurrent agent-pool operations on one cluster
 (409 OperationNotAllowed; Azure/AKS #1913, #2720).
 
+Kubernetes API access (first ``pulumi up``)
+-------------------------------------------
+Local accounts are disabled and Azure RBAC authorizes the Kubernetes API, so nothing can reach the cluster until
+someone holds an AKS data-plane role. Unless ``cluster.access.grantDeployer`` is false, the component assigns
+*Azure Kubernetes Service RBAC Cluster Admin* (``gpu_catalog/facts/aks_access.json``) at the cluster's scope to the
+identity running ``pulumi up`` (``authorization.getClientConfig``) and to every ``adminGroupObjectIds`` group, then
+waits ``cluster.access.propagationWaitSeconds`` (default 300: Microsoft documents up to five minutes before a new
+assignment is enforced) with a ``time.Sleep`` that re-runs when an assignment is replaced. The Kubernetes provider
+and every Kubernetes resource depend on that wait (:attr:`AksGpuCluster.kubernetes_access`). Creating role
+assignments needs Owner or User Access Administrator on the cluster's resource group.
+
 Credentials and kubelogin
 -------------------------
 Local accounts are disabled, so admin credentials are refused. :attr:`AksGpuCluster.kubeconfig` is the *user*
@@ -23,7 +34,10 @@ import base64
 from typing import TYPE_CHECKING
 
 import pulumi
-from pulumi_azure_native import containerservice, resources
+from pulumi_azure_native import authorization, containerservice, resources
+from pulumiverse_time import Sleep
+
+from gpu_catalog.access import cluster_admin_role
 
 from .config import StackConfig, StackConfigError, cluster_problems, stack_file_name
 from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs
@@ -52,6 +66,10 @@ class AksGpuCluster(pulumi.ComponentResource):
     cluster_id: pulumi.Output[str]
     oidc_issuer_url: pulumi.Output[str | None]
     kubeconfig: pulumi.Output[str]
+    role_assignments: list[authorization.RoleAssignment]
+    kubernetes_access: list[pulumi.Resource]
+    """What every Kubernetes resource must wait for: the data-plane role assignments' propagation wait (or the
+    cluster when access is granted elsewhere)."""
 
     def __init__(self, name: str, cfg: StackConfig, opts: pulumi.ResourceOptions | None = None) -> None:
         problems = cluster_problems(cfg)
@@ -102,6 +120,7 @@ class AksGpuCluster(pulumi.ComponentResource):
             dns_prefix=cfg.cluster_name,
             kubernetes_version=c.kubernetesVersion,
             sku=containerservice.ManagedClusterSKUArgs(name="Base", tier=c.skuTier),
+            support_plan=c.supportPlan,
             identity=containerservice.ManagedClusterIdentityArgs(
                 type=containerservice.ResourceIdentityType.SYSTEM_ASSIGNED
             ),
@@ -153,6 +172,7 @@ class AksGpuCluster(pulumi.ComponentResource):
             opts=pulumi.InvokeOutputOptions(parent=self, depends_on=[self.cluster]),
         )
         self.kubeconfig = pulumi.Output.secret(creds.apply(_decode_kubeconfig))
+        self.role_assignments, self.kubernetes_access = self._grant_kubernetes_access(name, cfg)
 
         self.pools = []
         previous: pulumi.Resource | None = None
@@ -180,6 +200,43 @@ class AksGpuCluster(pulumi.ComponentResource):
             }
         )
 
+    def _grant_kubernetes_access(
+        self, name: str, cfg: StackConfig
+    ) -> tuple[list[authorization.RoleAssignment], list[pulumi.Resource]]:
+        """Cluster Admin for the deploying identity and the admin groups, then the propagation wait."""
+        access = cfg.cluster.access
+        groups = list(cfg.cluster.adminGroupObjectIds)
+        if not access.grantDeployer and not groups:
+            return [], [self.cluster]
+        role = cluster_admin_role()
+        client = authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=self))
+        definition = client.subscription_id.apply(role.definition_id)
+        principals: list[tuple[str, pulumi.Input[str], str | None]] = []
+        if access.grantDeployer:
+            principals.append(("deployer", client.object_id, access.deployerPrincipalType))
+        principals += [(f"group-{group.lower()}", group, "Group") for group in groups]
+        assignments = [
+            authorization.RoleAssignment(
+                f"{name}-access-{suffix}",
+                scope=self.cluster.id,
+                role_definition_id=definition,
+                principal_id=principal,
+                principal_type=principal_type,
+                description=f"{role.name} for azure-gpu-platform ({suffix})",
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            for suffix, principal, principal_type in principals
+        ]
+        if access.propagationWaitSeconds == 0:
+            return assignments, list(assignments)
+        wait = Sleep(
+            f"{name}-access-wait",
+            create_duration=f"{access.propagationWaitSeconds}s",
+            triggers={suffix: a.id for (suffix, _, _), a in zip(principals, assignments, strict=True)},
+            opts=pulumi.ResourceOptions(parent=self, depends_on=list(assignments)),
+        )
+        return assignments, [wait]
+
     def kubernetes_provider(self) -> k8s.Provider:
         """A Kubernetes provider for this cluster (created once, on first use), from the secret user kubeconfig.
 
@@ -191,6 +248,6 @@ class AksGpuCluster(pulumi.ComponentResource):
             self._k8s_provider = k8s.Provider(
                 f"{self._name}-k8s",
                 kubeconfig=self.kubeconfig,
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.cluster]),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.cluster, *self.kubernetes_access]),
             )
         return self._k8s_provider

@@ -26,7 +26,27 @@ import pulumi
 from pydantic import BaseModel, Field, ValidationError
 from pydantic_core import ErrorDetails
 
-from gpu_catalog import DEFAULT_FLOOR, MIG_PROFILES, check_gpu_size, check_mig_profile, default_catalog, is_gpu_size
+from gpu_catalog import (
+    DEFAULT_FLOOR,
+    MIG_PROFILES,
+    check_gpu_size,
+    check_mig_profile,
+    clock,
+    default_catalog,
+    is_gpu_size,
+)
+from gpu_catalog.access import load_access_facts
+from gpu_catalog.lifecycle import (
+    DEFAULT_SUPPORT_PLAN,
+    LTS_SUPPORT_PLAN,
+    LTS_TIER,
+    check_kubernetes_version,
+    check_operator_platform,
+    default_gpu_operator_version,
+    load_operator_facts,
+    minor_of,
+    minor_tuple,
+)
 
 from .config_base import StrictModel
 from .databricks_config import DatabricksConfig, databricks_stack_problems
@@ -42,8 +62,14 @@ DEFAULT_GPU_TAINT = "nvidia.com/gpu=present:NoSchedule"
 """Tolerated by the GPU operator's daemonsets by default and by AKS's ExtendedResourceToleration admission plugin
 for pods requesting ``nvidia.com/gpu``."""
 
-DEFAULT_GPU_OPERATOR_VERSION = "v25.3.4"
-"""Pinned NVIDIA gpu-operator chart version (https://helm.ngc.nvidia.com/nvidia, released 2025-09)."""
+DEFAULT_GPU_OPERATOR_VERSION = default_gpu_operator_version()
+"""Pinned NVIDIA gpu-operator chart version: the ``default`` of ``gpu_catalog/facts/gpu_operator.json`` (a release
+NVIDIA validated for the Kubernetes versions below, with its sources)."""
+
+DEFAULT_KUBERNETES_VERSION = "1.36"
+"""AKS GA Jun 2026, end of life Jun 2027 (``gpu_catalog/facts/aks_kubernetes.json``); the newest minor the default
+GPU operator and the KAITO add-on are validated on. A stack on it starts failing its preflight when AKS stops
+creating it: the checks read the dates, not this constant."""
 
 MIN_WINDOWS_GPU_K8S = (1, 29)
 """Windows GPU node pools need Kubernetes 1.29 or later (AKS docs: use Windows GPU nodes)."""
@@ -94,13 +120,33 @@ class SystemPoolConfig(StrictModel):
     user pool that tolerates it)."""
 
 
+class ClusterAccessConfig(StrictModel):
+    """``cluster.access``: who may call the Kubernetes API (local accounts are disabled; Azure RBAC authorizes it).
+
+    By default the identity running ``pulumi up`` and every ``adminGroupObjectIds`` group get *Azure Kubernetes
+    Service RBAC Cluster Admin* on the cluster, and every Kubernetes resource waits ``propagationWaitSeconds`` after
+    the assignments (new assignments take up to five minutes to apply). Creating role assignments needs Owner or
+    User Access Administrator. Organisations that grant cluster access elsewhere set ``grantDeployer: false``.
+    """
+
+    grantDeployer: bool = True
+    deployerPrincipalType: Literal["User", "ServicePrincipal"] | None = None
+    """Optional: tells ARM what the deploying identity is (``ServicePrincipal`` in CI avoids replication errors for
+    new service principals). Unset: ARM looks it up."""
+    propagationWaitSeconds: Annotated[int, Field(ge=0, le=1800)] = load_access_facts().propagation_seconds
+
+
 class ClusterConfig(StrictModel):
     """``cluster``: the AKS managed cluster."""
 
     name: Annotated[str, Field(min_length=1, max_length=63, pattern=r"^[a-zA-Z0-9][-_a-zA-Z0-9]*$")] | None = None
     """Defaults to ``aks-gpu-<environment>``."""
-    kubernetesVersion: KubernetesVersion = "1.33"
+    kubernetesVersion: KubernetesVersion = DEFAULT_KUBERNETES_VERSION
+    """A Kubernetes minor AKS creates today (checked against the release calendar and today's date)."""
     skuTier: Literal["Free", "Standard", "Premium"] = "Standard"
+    supportPlan: Literal["KubernetesOfficial", "AKSLongTermSupport"] = DEFAULT_SUPPORT_PLAN
+    """``AKSLongTermSupport`` (needs ``skuTier: Premium``) keeps a minor creatable for a year after its end of life."""
+    access: ClusterAccessConfig = ClusterAccessConfig()
     systemPool: SystemPoolConfig = SystemPoolConfig()
     autoUpgradeChannel: Literal["rapid", "stable", "patch", "node-image", "none"] = "stable"
     nodeOsUpgradeChannel: Literal["NodeImage", "SecurityPatch", "Unmanaged", "None"] = "NodeImage"
@@ -418,10 +464,10 @@ def _error_to_problem(err: ErrorDetails, root: type[BaseModel]) -> Problem:
 
 
 _PATTERN_TEXT = {
-    _K8S_VERSION_RE: "must be a Kubernetes version like '1.33' or '1.33.2'",
+    _K8S_VERSION_RE: "must be a Kubernetes version like '1.36' or '1.36.2' (quote it: 1.30 unquoted is the number 1.3)",
     r"^[a-z][a-z0-9-]{0,15}$": "must be lowercase letters, digits and '-', starting with a letter, ≤16 characters",
     r"^[a-z][a-z0-9]+$": "must be an Azure region name like 'westeurope' or 'eastus2'",
-    r"^v\d+\.\d+\.\d+$": "must be a chart version like 'v25.3.4'",
+    r"^v\d+\.\d+\.\d+$": "must be a chart version like 'v26.7.0'",
     r"^[0-9a-fA-F-]{36}$": "must be an Entra ID object id (a GUID)",
 }
 
@@ -500,6 +546,15 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
     mig = check_mig_profile(pool.vmSize, pool.migProfile)
     if mig is not None:
         problems.append(Problem(f"{at}.migProfile", mig.message))
+    elif pool.migProfile is not None and pool.os == "Linux" and not cfg.gpuOperator.enabled:
+        problems.append(
+            Problem(
+                f"{at}.migProfile",
+                "a MIG pool needs gpuOperator.enabled: true here: AKS installs no NVIDIA device plugin (only its "
+                "preview managed-GPU mode does, which API 2025-09-01 lacks), so without the operator's device plugin "
+                "no MIG resource is ever advertised and pods that request one stay Pending.",
+            )
+        )
 
     # Node counts.
     if pool.autoscaling:
@@ -527,6 +582,10 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
         problems.append(
             Problem(f"{at}.minCount", "minCount needs maxCount (autoscaling); for a fixed-size pool use count.")
         )
+
+    # Kubernetes version: creatable today, and within AKS's skew window of the control plane.
+    if pool.orchestratorVersion:
+        problems.extend(_pool_version_problems(cfg, f"{at}.orchestratorVersion", pool.orchestratorVersion))
 
     # OS.
     os_sku = pool.effective_os_sku
@@ -576,6 +635,15 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
                     "node). Keep one of them.",
                 )
             )
+        if pool.sharing.mps is not None and cfg.gpuOperator.enabled and cfg.gpuOperator.migStrategy == "mixed":
+            problems.append(
+                Problem(
+                    f"{at_s}.mps",
+                    "MPS sharing cannot run with gpuOperator.migStrategy 'mixed': the NVIDIA device plugin refuses "
+                    "that combination at start-up (k8s-device-plugin cmd/nvidia-device-plugin/main.go), so the pool "
+                    "would advertise no GPUs. Allowed: migStrategy 'single' with MPS, or timeSlicing with 'mixed'.",
+                )
+            )
         if pool.sharing.mps is not None and pool.migProfile is not None:
             problems.append(
                 Problem(
@@ -619,6 +687,44 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
     return problems
 
 
+MAX_NODE_POOL_SKEW = 3
+"""The control plane may be up to three minors ahead of its node pools, never behind (AKS, from Kubernetes 1.28:
+MicrosoftDocs/azure-aks-docs articles/aks/supported-kubernetes-versions.md, 'version skew')."""
+
+
+def _pool_version_problems(cfg: StackConfig, path: str, version: str) -> list[Problem]:
+    cluster = cfg.cluster
+    problems: list[Problem] = []
+    finding = check_kubernetes_version(
+        version, today=clock.today(), tier=cluster.skuTier, support_plan=cluster.supportPlan
+    )
+    if finding is not None:
+        problems.append(Problem(path, finding.message))
+    pool_minor, cluster_minor = minor_of(version), minor_of(cluster.kubernetesVersion)
+    if pool_minor is None or cluster_minor is None:
+        return problems
+    (pool_major, pool_rest), (cp_major, cp_rest) = minor_tuple(pool_minor), minor_tuple(cluster_minor)
+    if (pool_major, pool_rest) > (cp_major, cp_rest):
+        problems.append(
+            Problem(
+                path,
+                f"{version} is newer than the control plane (cluster.kubernetesVersion {cluster.kubernetesVersion}): "
+                f"AKS never runs node pools ahead of the control plane. Allowed: {cluster_minor} or up to "
+                f"{MAX_NODE_POOL_SKEW} minors older.",
+            )
+        )
+    elif pool_major == cp_major and cp_rest - pool_rest > MAX_NODE_POOL_SKEW:
+        problems.append(
+            Problem(
+                path,
+                f"{version} is {cp_rest - pool_rest} minors behind the control plane ({cluster.kubernetesVersion}): "
+                f"AKS allows node pools at most {MAX_NODE_POOL_SKEW} minors behind. Allowed: "
+                f"{cp_major}.{cp_rest - MAX_NODE_POOL_SKEW} to {cluster_minor}.",
+            )
+        )
+    return problems
+
+
 def _usable_floor(cfg: StackConfig) -> str:
     # An unknown floor name is reported on its own key (policy.gpu-size-minimum.minimumSize); check pools against
     # the default floor meanwhile instead of failing.
@@ -646,6 +752,19 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
     if not re.match(r"^Standard_[A-Za-z0-9_]+$", sys_size):
         problems.append(Problem("cluster.systemPool.vmSize", f"{sys_size!r} is not an Azure VM size name."))
 
+    finding = check_kubernetes_version(
+        cluster.kubernetesVersion, today=clock.today(), tier=cluster.skuTier, support_plan=cluster.supportPlan
+    )
+    if finding is not None:
+        problems.append(Problem("cluster.kubernetesVersion", finding.message))
+    if cluster.supportPlan == LTS_SUPPORT_PLAN and cluster.skuTier != LTS_TIER:
+        problems.append(
+            Problem(
+                "cluster.supportPlan",
+                f"{LTS_SUPPORT_PLAN} (long-term support) is only available on the {LTS_TIER} tier, and skuTier is "
+                f"{cluster.skuTier}. Set skuTier: {LTS_TIER}, or supportPlan: {DEFAULT_SUPPORT_PLAN}.",
+            )
+        )
     if cluster.costAnalysis and cluster.skuTier == "Free":
         problems.append(
             Problem(
@@ -703,6 +822,8 @@ def semantic_problems(cfg: StackConfig) -> list[Problem]:
             )
         )
 
+    problems.extend(_operator_platform_problems(cfg))
+
     for name, setting in cfg.policy.items():
         if isinstance(setting, dict):
             level = setting.get("enforcementLevel")
@@ -726,8 +847,35 @@ def semantic_problems(cfg: StackConfig) -> list[Problem]:
     return problems
 
 
+def _operator_platform_problems(cfg: StackConfig) -> list[Problem]:
+    """The pinned GPU operator release is validated (NVIDIA's matrix) for every managed pool's Kubernetes and OS."""
+    if not cfg.gpuOperator.enabled:
+        return []
+    facts = load_operator_facts()
+    version = cfg.gpuOperator.version
+    problems: list[Problem] = []
+    for i, pool in enumerate(cfg.gpuPools):
+        if not cfg.operator_manages(pool):
+            continue
+        problem = check_operator_platform(version, cfg.pool_kubernetes_version(pool), pool.effective_os_sku, facts)
+        if problem is None:
+            continue
+        if facts.get(version) is None:
+            return [Problem("gpuOperator.version", problem)]
+        key = f"gpuPools[{i}].osSku" if pool.effective_os_sku not in facts.os_images else "gpuOperator.version"
+        text = problem if key.endswith("osSku") else f"gpuPools[{i}] ({pool.name}): {problem}"
+        if all(p.message != text for p in problems):
+            problems.append(Problem(key, text))
+    return problems
+
+
 def _kaito_problems(cfg: StackConfig) -> list[Problem]:
-    found = kaito_stack_problems(cfg.kaito, cluster_addon=cfg.cluster.kaitoAddon, floor=cfg.gpu_floor)
+    found = kaito_stack_problems(
+        cfg.kaito,
+        cluster_addon=cfg.cluster.kaitoAddon,
+        floor=cfg.gpu_floor,
+        kubernetes_version=cfg.cluster.kubernetesVersion,
+    )
     return [Problem(path, message) for path, message in found]
 
 

@@ -46,6 +46,11 @@ POOL_LABEL = "azure-gpu-platform/pool"
 GPU_MODEL_LABEL = "azure-gpu-platform/gpu-model"
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 """The GPU operator's device plugin picks its named config (time-slicing/MPS) from this node label."""
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+"""The GPU operator's MIG manager partitions a node's GPUs into the layout this label names (``all-3g.40gb``: every
+GPU split into 3g.40gb instances). NVIDIA/gpu-operator v26.7.0 ``assets/state-mig-manager/0400_configmap.yaml`` and
+the MIG manager's hardware-generated configs name layouts ``all-<profile>``; without the label the operator sets
+``all-disabled`` on MIG-capable nodes (``controllers/nodelabeling_controller.go``)."""
 SPOT_TAINT = Toleration(
     key="kubernetes.azure.com/scalesetpriority", operator="Equal", value="spot", effect="NoSchedule"
 )
@@ -60,14 +65,34 @@ def _slug(text: str) -> str:
     return slug[:63].rstrip("-")
 
 
+def mig_profile_name(pool: GpuPoolConfig) -> str:
+    """NVIDIA's name of a pool's MIG instance (``MIG3g`` on an A100 80GB → ``3g.40gb``)."""
+    if pool.migProfile is None:
+        raise ValueError(f"pool {pool.name} has no migProfile")
+    size = default_catalog()[pool.vmSize]
+    g, _, eighths = _MIG_SLICES[pool.migProfile]
+    memory = int(size.whole_gpu_memory_gib / 8 * eighths + 0.5)
+    return f"{g}g.{memory}gb"
+
+
+def mig_config_name(pool: GpuPoolConfig) -> str:
+    """The GPU operator MIG manager layout for a pool: every GPU split into the pool's profile."""
+    return f"all-{mig_profile_name(pool)}"
+
+
+def mig_partitioned_by_operator(cfg: StackConfig, pool: GpuPoolConfig) -> bool:
+    """Who partitions a MIG pool. AKS does (``gpuInstanceProfile``) only when it installs the driver: Azure/AgentBaker
+    ``cse_main.sh`` runs ``ensureMigPartition`` inside the ``GPU_NODE && skip_nvidia_driver_install != true``
+    branch. Pools whose driver the operator installs (``gpuProfile.driver: None``) are partitioned by the operator's
+    MIG manager through :data:`MIG_CONFIG_LABEL` instead."""
+    return pool.migProfile is not None and cfg.pool_driver(pool) == "operator"
+
+
 def mig_resource_name(pool: GpuPoolConfig, operator: GpuOperatorConfig) -> str:
     """What the device plugin advertises for a MIG pool (``nvidia.com/gpu`` under the single strategy)."""
     if pool.migProfile is None or operator.migStrategy == "single":
         return "nvidia.com/gpu"
-    size = default_catalog()[pool.vmSize]
-    g, _, eighths = _MIG_SLICES[pool.migProfile]
-    memory = int(size.whole_gpu_memory_gib / 8 * eighths + 0.5)
-    return f"nvidia.com/mig-{g}g.{memory}gb"
+    return f"nvidia.com/mig-{mig_profile_name(pool)}"
 
 
 def pool_tolerations(pool: GpuPoolConfig) -> list[Toleration]:
@@ -93,6 +118,8 @@ def pool_node_labels(cfg: StackConfig, pool: GpuPoolConfig) -> dict[str, str]:
     labels[GPU_MODEL_LABEL] = _slug(size.gpu_model)
     if cfg.operator_manages(pool) and pool.sharing_mode != "none":
         labels[DEVICE_PLUGIN_CONFIG_LABEL] = pool.name
+    if mig_partitioned_by_operator(cfg, pool):
+        labels[MIG_CONFIG_LABEL] = mig_config_name(pool)
     return labels
 
 
@@ -191,7 +218,8 @@ class GpuNodePool(pulumi.ComponentResource):
             os_sku=pool.effective_os_sku,
             count=pool.effective_count,
             gpu_profile=containerservice.GPUProfileArgs(driver="None" if driver == "operator" else "Install"),
-            gpu_instance_profile=pool.migProfile,
+            # AKS partitions only pools whose driver it installs; the operator's MIG manager does the others.
+            gpu_instance_profile=None if mig_partitioned_by_operator(cfg, pool) else pool.migProfile,
             node_taints=list(pool.taints),
             node_labels=pool_node_labels(cfg, pool),
             orchestrator_version=cfg.pool_kubernetes_version(pool),

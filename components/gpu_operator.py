@@ -10,8 +10,13 @@
   ConfigMap (``devicePlugin.config``); each pool's nodes select their entry with the node label
   ``nvidia.com/device-plugin.config: <pool name>`` (set by ``GpuNodePool``). Nodes without the label use
   ``default`` (no sharing).
-* MIG: AKS partitions the GPUs (``gpuInstanceProfile``) when it creates the nodes, so the operator's MIG manager is
-  off and the device plugin only needs the MIG strategy (``single`` or ``mixed``).
+* MIG, by driver mode. AKS partitions a pool's GPUs (``gpuInstanceProfile``) only when AKS installs the driver
+  (Azure/AgentBaker ``cse_main.sh``: ``ensureMigPartition`` sits inside the ``skip_nvidia_driver_install != true``
+  branch). So when the operator installs the driver, its MIG manager is on and partitions each MIG pool into the
+  layout of the pool's ``nvidia.com/mig.config`` label (``all-3g.40gb``; set by ``GpuNodePool``); when AKS installs
+  the driver, AKS partitions and the MIG manager stays off (it would reset unlabelled MIG-capable nodes to
+  ``all-disabled``). Either way the device plugin advertises what the MIG strategy names (``single``:
+  ``nvidia.com/gpu``; ``mixed``: ``nvidia.com/mig-3g.40gb``), which is what the output contract says.
 * Tolerations: the daemonsets (and node-feature-discovery's worker) tolerate every taint of every managed pool.
 """
 
@@ -24,7 +29,7 @@ import yaml
 
 from .aks_cluster import AksGpuCluster
 from .config import GpuPoolConfig, StackConfig
-from .gpu_node_pool import mig_resource_name, pool_tolerations
+from .gpu_node_pool import mig_partitioned_by_operator, mig_resource_name, pool_tolerations
 
 TYPE_TOKEN = "azure-gpu-platform:components:GpuOperator"
 CHART = "gpu-operator"
@@ -80,6 +85,11 @@ def operator_tolerations(cfg: StackConfig) -> list[dict[str, str]]:
     return out
 
 
+def operator_partitions_mig(cfg: StackConfig) -> bool:
+    """Whether the operator's MIG manager runs: some MIG pool gets its driver (and MIG layout) from the operator."""
+    return any(mig_partitioned_by_operator(cfg, p) for p in managed_pools(cfg))
+
+
 def operator_values(cfg: StackConfig) -> dict[str, Any]:
     """Helm values for the chart, derived from the pools."""
     installs = operator_installs_driver(cfg)
@@ -88,7 +98,7 @@ def operator_values(cfg: StackConfig) -> dict[str, Any]:
         "driver": {"enabled": installs},
         "toolkit": {"enabled": installs},
         "mig": {"strategy": cfg.gpuOperator.migStrategy},
-        "migManager": {"enabled": False},
+        "migManager": {"enabled": operator_partitions_mig(cfg)},
         "dcgmExporter": {"enabled": cfg.gpuOperator.dcgmExporter},
         "daemonsets": {"tolerations": tolerations},
         "node-feature-discovery": {"worker": {"tolerations": tolerations}},
@@ -140,7 +150,8 @@ class GpuOperator(pulumi.ComponentResource):
                 provider=cluster.kubernetes_provider(),
                 # After the GPU pools: the operator's daemonsets land on nodes that exist, and a pool replacement
                 # (new name) is in place before the operator is reconfigured for it.
-                depends_on=pools or [cluster.cluster],
+                # ... and after the data-plane role assignments have propagated (the first `pulumi up`).
+                depends_on=[*(pools or [cluster.cluster]), *cluster.kubernetes_access],
             ),
         )
         self.register_outputs({"version": self.version, "namespace": self.namespace})

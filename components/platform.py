@@ -9,6 +9,7 @@ Resource tree (URNs are pinned by the snapshot tests in ``tests/components/snaps
       kubernetes Provider "aks-k8s"     (when something runs in the cluster)
     GpuOperator "gpu-operator" → helm.sh/v3 Release "gpu-operator-release"   (when gpuOperator.enabled)
     KaitoWorkspace "kaito-<name>" → kaito.sh/v1beta1 Workspace "kaito-<name>"  (per kaito.workspaces entry)
+      (+ v1 Secret "kaito-<name>-model-access" before it, for presets downloaded at run time)
     DatabricksWorkspace "databricks" → databricks Workspace "databricks-workspace" (unless url), Provider
     DatabricksGpuCluster "databricks-<cluster>" → databricks Cluster            (per databricks.clusters entry)
 
@@ -52,7 +53,13 @@ def build_platform(cfg: StackConfig) -> Platform:
     cluster = AksGpuCluster(CLUSTER_COMPONENT, cfg)
     operator = GpuOperator(OPERATOR_COMPONENT, cfg, cluster) if cfg.gpuOperator.enabled else None
     kaito = (
-        build_kaito_workspaces(cfg.kaito, provider=cluster.kubernetes_provider(), addon_enabled=cfg.kaito_addon)
+        build_kaito_workspaces(
+            cfg.kaito,
+            provider=cluster.kubernetes_provider(),
+            addon_enabled=cfg.kaito_addon,
+            kubernetes_version=cfg.cluster.kubernetesVersion,
+            depends_on=cluster.kubernetes_access,
+        )
         if cfg.kaito.workspaces
         else []
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from . import (
     aks_cost_analysis_requires_paid_tier,
     aks_kaito_requires_oidc,
+    aks_kubernetes_version_expiring,
+    aks_kubernetes_version_supported,
     databricks_gpu_dedicated_access,
     databricks_gpu_no_photon,
     databricks_gpu_node_types,
@@ -15,6 +17,7 @@ from . import (
     gpu_mig_profile_capable_size,
     gpu_operator_autoscale_min_count,
     gpu_operator_driver_mode,
+    gpu_operator_platform_supported,
     gpu_pool_tainted,
     gpu_size_aks_supported,
     gpu_size_known,
@@ -23,6 +26,7 @@ from . import (
     gpu_size_not_retired,
     gpu_windows_pool,
     kaito_workspace_instance_type,
+    kaito_workspace_model_access,
 )
 from ._meta import DocumentedPolicy
 
@@ -42,6 +46,8 @@ ALL_POLICIES: list[DocumentedPolicy] = [
     gpu_pool_tainted.POLICY,
     aks_kaito_requires_oidc.POLICY,
     aks_cost_analysis_requires_paid_tier.POLICY,
+    aks_kubernetes_version_supported.POLICY,
+    aks_kubernetes_version_expiring.POLICY,
     # Databricks GPU clusters
     databricks_gpu_node_types.POLICY,
     databricks_gpu_runtime.POLICY,
@@ -50,8 +56,10 @@ ALL_POLICIES: list[DocumentedPolicy] = [
     databricks_gpu_task_amount.POLICY,
     # KAITO
     kaito_workspace_instance_type.POLICY,
+    kaito_workspace_model_access.POLICY,
     # Stack: GPU operator and drivers
     gpu_operator_driver_mode.POLICY,
     gpu_driver_skipped_needs_operator.POLICY,
     gpu_operator_autoscale_min_count.POLICY,
+    gpu_operator_platform_supported.POLICY,
 ]

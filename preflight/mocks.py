@@ -394,7 +394,7 @@ def _mock_call(token: str, args: dict[str, Any]) -> dict[str, Any] | None:
         }
     if token == "azure-native:containerservice:getManagedCluster":
         name = str(args.get("resourceName") or "aks")
-        return {"name": name, "kubernetesVersion": "1.33", "fqdn": f"{name}-dns-00000000.hcp.westeurope.azmk8s.io"}
+        return {"name": name, "kubernetesVersion": "1.36", "fqdn": f"{name}-dns-00000000.hcp.westeurope.azmk8s.io"}
     if token == "databricks:index/getSparkVersion:getSparkVersion":
         gpu, ml = bool(args.get("gpu")), bool(args.get("ml"))
         suffix = "-gpu-ml" if gpu else ("-ml" if ml else "")

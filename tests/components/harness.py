@@ -39,6 +39,12 @@ KAITO_WORKSPACE = "kubernetes:kaito.sh/v1beta1:Workspace"
 SUBSCRIPTION_ID = "00000000-0000-0000-0000-000000000001"
 DATABRICKS_URL = "adb-1234567890123456.7.azuredatabricks.net"
 CREDENTIALS_INVOKE = "azure-native:containerservice:listManagedClusterUserCredentials"
+CLIENT_CONFIG_INVOKE = "azure-native:authorization:getClientConfig"
+ROLE_ASSIGNMENT = "azure-native:authorization:RoleAssignment"
+SLEEP = "time:index/sleep:Sleep"
+DEPLOYER_OBJECT_ID = "00000000-0000-0000-0000-0000000000d1"
+DEPLOYER_CLIENT_ID = "00000000-0000-0000-0000-0000000000c1"
+TENANT_ID = "00000000-0000-0000-0000-0000000000e1"
 
 FAKE_KUBECONFIG = """apiVersion: v1
 kind: Config
@@ -115,6 +121,13 @@ class PlatformMocks(pulumi.runtime.Mocks):
         if args.token == CREDENTIALS_INVOKE:
             value = base64.b64encode(FAKE_KUBECONFIG.encode()).decode()
             return {"kubeconfigs": [{"name": "clusterUser", "value": value}]}, []
+        if args.token == CLIENT_CONFIG_INVOKE:
+            return {
+                "clientId": DEPLOYER_CLIENT_ID,
+                "objectId": DEPLOYER_OBJECT_ID,
+                "subscriptionId": SUBSCRIPTION_ID,
+                "tenantId": TENANT_ID,
+            }, []
         return {}, []
 
 

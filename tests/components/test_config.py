@@ -59,7 +59,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     ("missing-environment", mutate(environment=DELETE), "environment", "required key is missing"),
     ("missing-vm-size", mutate(**{"gpuPools.0.vmSize": DELETE}), "gpuPools[0].vmSize", "required key is missing"),
     ("location-display-name", mutate(location="West Europe"), "location", "Azure region name"),
-    ("k8s-version", mutate(**{"cluster.kubernetesVersion": "latest"}), "cluster.kubernetesVersion", "'1.33'"),
+    ("k8s-version", mutate(**{"cluster.kubernetesVersion": "latest"}), "cluster.kubernetesVersion", "'1.36'"),
     ("system-pool-one-node", mutate(**{"cluster.systemPool.count": 1}), "cluster.systemPool.count", "2"),
     (
         "system-pool-gpu-size",
@@ -136,7 +136,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
         "windows-old-k8s",
         mutate(gpuPools=[{**WIN, "orchestratorVersion": "1.28"}]),
         "gpuPools[0].orchestratorVersion",
-        "Kubernetes ≥ 1.29",
+        "Kubernetes 1.28 is older than every version this project tracks",
     ),
     (
         "windows-sharing",
@@ -184,7 +184,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
         "policy.gpu-size-minimum.minimumSize",
         "not a catalog size",
     ),
-    ("operator-version", mutate(**{"gpuOperator.version": "25.3"}), "gpuOperator.version", "'v25.3.4'"),
+    ("operator-version", mutate(**{"gpuOperator.version": "25.3"}), "gpuOperator.version", "'v26.7.0'"),
     (
         "mps-replicas",
         mutate(**{"gpuPools.0.sharing": {"mps": {"replicas": 100}}}),

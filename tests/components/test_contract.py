@@ -45,7 +45,7 @@ def test_contract_round_trips_through_the_consumer(prod_outputs: dict[str, Any])
     assert contract.contract_version == CONTRACT_VERSION
     assert contract.cluster_name == "aks-gpu-prod"
     assert contract.resource_group_name == "rg-gpu-prod"
-    assert contract.gpu_operator_version == "v25.3.4"
+    assert contract.gpu_operator_version == "v26.7.0"
     assert set(contract.gpu_pools) == {"a100mig", "h100", "t4"}
     pool = seen["pool"]
     assert isinstance(pool, GpuPoolContract)

@@ -50,7 +50,8 @@ def test_cluster_inputs_are_secure_by_default() -> None:
     mc = run.one(MANAGED_CLUSTER).inputs
     assert mc["resourceName"] == "aks-gpu-dev"
     assert mc["resourceGroupName"] == "rg-gpu-dev"
-    assert mc["kubernetesVersion"] == "1.33"
+    assert mc["kubernetesVersion"] == "1.36"
+    assert mc["supportPlan"] == "KubernetesOfficial"
     assert mc["identity"] == {"type": "SystemAssigned"}
     assert mc["disableLocalAccounts"] is True
     assert mc["enableRBAC"] is True
@@ -119,7 +120,7 @@ def test_gpu_pool_inputs_without_operator() -> None:
     assert i["nodeLabels"]["azure-gpu-platform/gpu-model"] == "nvidia-tesla-t4-16-gib"
     assert DEVICE_PLUGIN_CONFIG_LABEL not in i["nodeLabels"]
     assert i["enableNodePublicIP"] is False
-    assert i["orchestratorVersion"] == "1.33"
+    assert i["orchestratorVersion"] == "1.36"
     assert "scaleSetPriority" not in i
     assert run.of_type(HELM_RELEASE) == []
 
@@ -140,7 +141,8 @@ def test_operator_managed_mig_spot_pool_inputs() -> None:
     run = ok(run_main(config(gpuPools=[pool], gpuOperator={"enabled": True})))
     i = run.one(AGENT_POOL).inputs
     assert i["gpuProfile"] == {"driver": "None"}
-    assert i["gpuInstanceProfile"] == "MIG3g"
+    # The operator installs the driver, so AKS would not partition: the operator's MIG manager does, from the label.
+    assert "gpuInstanceProfile" not in i
     assert i["enableAutoScaling"] is False
     assert i["count"] == 2.0
     assert "minCount" not in i and "maxCount" not in i
@@ -155,8 +157,10 @@ def test_operator_managed_mig_spot_pool_inputs() -> None:
         POOL_LABEL: "a100",
         "azure-gpu-platform/gpu-model": "nvidia-a100-pcie-80-gib",
         DEVICE_PLUGIN_CONFIG_LABEL: "a100",
+        "nvidia.com/mig.config": "all-3g.40gb",
     }
     values = run.one(HELM_RELEASE).inputs["values"]
+    assert values["migManager"] == {"enabled": True}
     tolerations = values["daemonsets"]["tolerations"]
     assert {"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"} in tolerations
     spot = {
@@ -240,7 +244,7 @@ def test_gpu_operator_release_inputs() -> None:
     rel = run.one(HELM_RELEASE)
     i = rel.inputs
     assert i["chart"] == "gpu-operator"
-    assert i["version"] == "v25.3.4"
+    assert i["version"] == "v26.7.0"
     assert i["repositoryOpts"] == {"repo": "https://helm.ngc.nvidia.com/nvidia"}
     assert i["namespace"] == "gpu-operator"
     assert i["createNamespace"] is True
@@ -263,21 +267,20 @@ def test_gpu_operator_release_inputs() -> None:
     assert "kubeconfig" in provider.secret_inputs
     assert provider.inputs["kubeconfig"] == FAKE_KUBECONFIG
     assert run.one(AGENT_POOL).urn in rel.dependencies
-    token, args = run.invokes[0]
-    assert token == CREDENTIALS_INVOKE
-    assert args == {"resourceGroupName": "rg-gpu-dev", "resourceName": "aks-gpu-dev", "format": "exec"}
+    credentials = [args for token, args in run.invokes if token == CREDENTIALS_INVOKE]
+    assert credentials == [{"resourceGroupName": "rg-gpu-dev", "resourceName": "aks-gpu-dev", "format": "exec"}]
 
 
 def test_operator_mode_b_keeps_the_aks_driver() -> None:
     pool = {**T4, "driver": "aks", "sharing": {"mps": {"replicas": 4}}}
-    run = ok(run_main(config(gpuPools=[pool], gpuOperator={"enabled": True, "migStrategy": "mixed"})))
+    run = ok(run_main(config(gpuPools=[pool], gpuOperator={"enabled": True, "migStrategy": "single"})))
     assert run.one(AGENT_POOL).inputs["gpuProfile"] == {"driver": "Install"}
     values = run.one(HELM_RELEASE).inputs["values"]
     assert values["driver"] == {"enabled": False}
     assert values["toolkit"] == {"enabled": False}
     mps = yaml.safe_load(values["devicePlugin"]["config"]["data"]["t4"])
     assert mps["sharing"]["mps"]["resources"] == [{"name": "nvidia.com/gpu", "replicas": 4}]
-    assert mps["flags"] == {"migStrategy": "mixed"}
+    assert mps["flags"] == {"migStrategy": "single"}
 
 
 # --------------------------------------------------------------------------------------------- contract
@@ -288,7 +291,8 @@ def test_output_contract() -> None:
         {**T4, "sharing": {"mps": {"replicas": 4}}},
         {"name": "a100", "vmSize": "Standard_NC24ads_A100_v4", "migProfile": "MIG1g", "minCount": 1, "maxCount": 2},
     ]
-    run = ok(run_main(config(gpuPools=pools, gpuOperator={"enabled": True, "migStrategy": "mixed"})))
+    # MPS needs the single MIG strategy (the device plugin refuses mixed + MPS): MIG slices are nvidia.com/gpu.
+    run = ok(run_main(config(gpuPools=pools, gpuOperator={"enabled": True, "migStrategy": "single"})))
     out = run.outputs
     assert out["contractVersion"] == CONTRACT_VERSION == "1"
     assert out["clusterName"] == "aks-gpu-dev"
@@ -297,7 +301,7 @@ def test_output_contract() -> None:
     assert out["oidcIssuerUrl"] == ISSUER_URL
     assert out["kubeconfig"] == FAKE_KUBECONFIG
     assert run.secret_outputs == {"kubeconfig"}
-    assert out["gpuOperatorVersion"] == "v25.3.4"
+    assert out["gpuOperatorVersion"] == "v26.7.0"
     t4 = out["gpuPools"]["t4"]
     azure_names = {p.inputs["vmSize"]: p.inputs["agentPoolName"] for p in run.of_type(AGENT_POOL)}
     assert t4["azureName"] == azure_names["Standard_NC4as_T4_v3"]
@@ -312,7 +316,7 @@ def test_output_contract() -> None:
         "allocatablePerNode": 4,
     }
     a100 = out["gpuPools"]["a100"]["scheduling"]
-    assert a100["resourceName"] == "nvidia.com/mig-1g.10gb"
+    assert a100["resourceName"] == "nvidia.com/gpu"
     assert a100["allocatablePerNode"] == 7
     contract = parse_contract(out)
     assert contract.pool("a100").mig_profile == "MIG1g"

@@ -30,15 +30,19 @@ EXPECTED_LEVELS = {
     "gpu-pool-tainted": "advisory",
     "aks-kaito-requires-oidc": "mandatory",
     "aks-cost-analysis-requires-paid-tier": "mandatory",
+    "aks-kubernetes-version-supported": "mandatory",
+    "aks-kubernetes-version-expiring": "advisory",
     "databricks-gpu-node-types": "mandatory",
     "databricks-gpu-runtime": "mandatory",
     "databricks-gpu-no-photon": "mandatory",
     "databricks-gpu-dedicated-access": "mandatory",
     "databricks-gpu-task-amount": "mandatory",
     "kaito-workspace-instance-type": "mandatory",
+    "kaito-workspace-model-access": "mandatory",
     "gpu-operator-driver-mode": "mandatory",
     "gpu-driver-skipped-needs-operator": "advisory",
     "gpu-operator-autoscale-min-count": "mandatory",
+    "gpu-operator-platform-supported": "mandatory",
 }
 
 
@@ -72,9 +76,12 @@ def test_every_policy_carries_metadata() -> None:
 def test_stack_policies() -> None:
     stack = sorted(p.name for p in ALL_POLICIES if isinstance(p, StackValidationPolicy))
     assert stack == [
+        "aks-kubernetes-version-expiring",
+        "aks-kubernetes-version-supported",
         "gpu-driver-skipped-needs-operator",
         "gpu-operator-autoscale-min-count",
         "gpu-operator-driver-mode",
+        "gpu-operator-platform-supported",
     ]
 
 

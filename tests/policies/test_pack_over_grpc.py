@@ -191,7 +191,7 @@ def test_sizes_inside_managed_cluster_agent_pool_profiles(default_config: Policy
              "nodeTaints": ["nvidia.com/gpu=present:NoSchedule"]}
             for i, s in enumerate(sizes)
         ]  # fmt: skip
-        inputs = {"resourceGroupName": "rg-gpu", "kubernetesVersion": "1.31", "agentPoolProfiles": profiles}
+        inputs = {"resourceGroupName": "rg-gpu", "kubernetesVersion": "1.36", "agentPoolProfiles": profiles}
         return RecordedResource(urn=f"{PREFIX}{CLUSTER}::{name}", type=CLUSTER, name=name, inputs=inputs)
 
     bad = cluster("bad", "Standard_NC24ads_A100_v4", "Standard_NV32as_v4")
@@ -211,10 +211,11 @@ def test_databricks_gpu_clusters(default_config: PolicyPackProcess) -> None:
     def dbx(name: str, **overrides: Any) -> RecordedResource:
         inputs: dict[str, Any] = {
             "clusterName": name,
-            "sparkVersion": "15.4.x-gpu-ml-scala2.12",
-            "nodeTypeId": "Standard_NC4as_T4_v3",
+            "sparkVersion": "17.3.x-gpu-ml-scala2.13",
+            "nodeTypeId": "Standard_NV36ads_A10_v5",
             "runtimeEngine": "STANDARD",
             "dataSecurityMode": "SINGLE_USER",
+            "singleUserName": "ml-team@contoso.com",
             "numWorkers": 2.0,
             "sparkConf": {"spark.task.resource.gpu.amount": "1"},
         }
@@ -257,7 +258,12 @@ def test_analyze_stack_checks_the_gpu_operator_against_the_pools(default_config:
         urn=f"{PREFIX}{HELM}::gpu-operator",
         type=HELM,
         name="gpu-operator",
-        inputs={"chart": "gpu-operator", "namespace": "gpu-operator", "values": {"driver": {"enabled": True}}},
+        inputs={
+            "chart": "gpu-operator",
+            "version": "v26.7.0",
+            "namespace": "gpu-operator",
+            "values": {"driver": {"enabled": True}},
+        },
     )
     # AKS installs the driver AND the operator installs one: a conflict the stack policy must catch.
     installs = agent_pool("installs", "Standard_NC24ads_A100_v4", gpuProfile={"driver": "Install"})
