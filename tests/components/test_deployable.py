@@ -221,3 +221,20 @@ def test_mixed_strategy_with_mps_refused() -> None:
     assert found["gpuPools[0].sharing.mps"].startswith(
         "MPS sharing cannot run with gpuOperator.migStrategy 'mixed': the NVIDIA device plugin refuses"
     )
+
+
+def test_cluster_component_refuses_a_removed_version_at_construction() -> None:
+    # Built without the config loader: the component itself runs the lifecycle check before registering anything.
+    from components.aks_cluster import AksGpuCluster
+    from components.config import StackConfig
+    from tests.components.harness import run_program
+
+    cfg = StackConfig.model_validate(config(cluster={"kubernetesVersion": "1.33"}, gpuPools=[]))
+
+    def program() -> None:
+        AksGpuCluster("aks", cfg)
+
+    run = run_program(program, config={})
+    assert isinstance(run.error, StackConfigError)
+    assert run.records == []
+    assert "cluster.kubernetesVersion: Kubernetes 1.33 can no longer be created on AKS" in str(run.error)
