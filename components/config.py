@@ -479,11 +479,6 @@ def _describe_pattern(pattern: str) -> str:
 # --------------------------------------------------------------------------------------------------- semantics
 
 
-def _version_tuple(version: str) -> tuple[int, int]:
-    major, minor = version.split(".")[:2]
-    return int(major), int(minor)
-
-
 def parse_taint(taint: str) -> tuple[str, str | None, str] | None:
     """``key=value:Effect`` → ``(key, value, effect)``; ``None`` when malformed."""
     m = _TAINT_RE.match(taint)
@@ -607,7 +602,7 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
                 )
             )
         k8s = cfg.pool_kubernetes_version(pool)
-        if _version_tuple(k8s) < MIN_WINDOWS_GPU_K8S:
+        if minor_tuple(k8s) < MIN_WINDOWS_GPU_K8S:
             key = "orchestratorVersion" if pool.orchestratorVersion else "kubernetesVersion"
             where = f"{at}.orchestratorVersion" if key == "orchestratorVersion" else "cluster.kubernetesVersion"
             problems.append(

@@ -18,12 +18,15 @@ class ClockError(ValueError):
     """``AGP_TODAY`` is set but is not an ISO date."""
 
 
+def parse_day(text: str, source: str = TODAY_ENV) -> date:
+    """``YYYY-MM-DD`` → a date, or :class:`ClockError` naming where the text came from."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError as exc:
+        raise ClockError(f"{source}={text!r} is not a date: use YYYY-MM-DD") from exc
+
+
 def today() -> date:
     """``$AGP_TODAY`` when set (``YYYY-MM-DD``), else the real date."""
     pinned = os.environ.get(TODAY_ENV)
-    if not pinned:
-        return date.today()
-    try:
-        return date.fromisoformat(pinned)
-    except ValueError as exc:
-        raise ClockError(f"{TODAY_ENV}={pinned!r} is not a date: use YYYY-MM-DD") from exc
+    return parse_day(pinned) if pinned else date.today()

@@ -250,8 +250,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     progress = _Progress(sys.stderr)
     if args.today is not None:
         try:
-            clock.date.fromisoformat(args.today)
-        except ValueError:
+            clock.parse_day(args.today, "--today")
+        except clock.ClockError:
             return _error(f"--today {args.today!r}: expected a date YYYY-MM-DD")
         os.environ[clock.TODAY_ENV] = args.today  # the program and the policy pack run in child processes
     try:
