@@ -6,9 +6,11 @@ Deliberately free of Pulumi imports.
 
 from .catalog import CATALOG_PATH, Catalog, CatalogError, GpuSize, default_catalog, load_catalog
 from .checks import (
+    AMD_NEEDS,
     DEFAULT_FLOOR,
     MIG_PROFILES,
     RULE_AKS,
+    RULE_AMD,
     RULE_KNOWN,
     RULE_MIG,
     RULE_MINIMUM,
@@ -16,6 +18,7 @@ from .checks import (
     RULE_RETIRED,
     Finding,
     check_aks_supported,
+    check_amd_features,
     check_gpu_size,
     check_known,
     check_mig_profile,
@@ -28,10 +31,12 @@ from .checks import (
 )
 
 __all__ = [
+    "AMD_NEEDS",
     "CATALOG_PATH",
     "DEFAULT_FLOOR",
     "MIG_PROFILES",
     "RULE_AKS",
+    "RULE_AMD",
     "RULE_KNOWN",
     "RULE_MIG",
     "RULE_MINIMUM",
@@ -42,6 +47,7 @@ __all__ = [
     "Finding",
     "GpuSize",
     "check_aks_supported",
+    "check_amd_features",
     "check_gpu_size",
     "check_known",
     "check_mig_profile",

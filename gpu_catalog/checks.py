@@ -21,6 +21,14 @@ RULE_RETIRED = "gpu-size-not-retired"
 RULE_KNOWN = "gpu-size-known"
 RULE_AKS = "gpu-size-aks-supported"
 RULE_MIG = "gpu-mig-profile-capable-size"
+RULE_AMD = "gpu-amd-no-nvidia-features"
+
+AMD_NEEDS = (
+    "AMD GPUs need the AMD GPU Operator (its driver and ROCm device plugin advertise amd.com/gpu), which this "
+    "platform does not install, and AKS installs no driver for them (MicrosoftDocs/azure-aks-docs "
+    "articles/aks/use-amd-gpus.md)"
+)
+"""What an AMD GPU pool needs instead of the NVIDIA stack; every AMD finding ends with it."""
 
 MIG_PROFILES: tuple[str, ...] = ("MIG1g", "MIG2g", "MIG3g", "MIG4g", "MIG7g")
 """AKS ``gpuInstanceProfile`` values (API 2025-09-01)."""
@@ -184,6 +192,78 @@ def check_mig_profile(name: str, profile: str | None, catalog: Catalog | None = 
         f"and H200 sizes can be partitioned with Multi-Instance GPU. Remove the profile or use one of: "
         f"{', '.join(capable)}.",
     )
+
+
+def check_amd_features(
+    name: str,
+    *,
+    nvidia_operator: bool,
+    aks_driver: bool,
+    sharing: str | None,
+    os_sku: str | None = None,
+    catalog: Catalog | None = None,
+) -> list[tuple[str, Finding]]:
+    """NVIDIA-only set-ups on a size with AMD GPUs, each as ``(field, finding)``; empty for any other size.
+
+    ``field`` names what to change: ``vmSize`` (NVIDIA's GPU operator would manage the pool), ``driver`` (an AKS driver
+    install: AKS installs none for AMD and refuses the pool unless the install is skipped), ``sharing`` (time-slicing
+    and MPS are NVIDIA device plugin features), ``osSku`` (AKS runs AMD GPUs on Ubuntu only). MIG is refused by
+    :func:`check_mig_profile` (no AMD size is MIG-capable).
+    """
+    size = _cat(catalog).lookup(name)
+    if size is None or size.gpu_vendor != "AMD" or not size.aks_supported or is_nvv4(name):
+        return []  # other AMD sizes are refused outright (check_nvv4, check_aks_supported)
+    gpus = f"{size.name} has AMD GPUs ({size.gpu_model})"
+    out: list[tuple[str, Finding]] = []
+    if nvidia_operator:
+        out.append(
+            (
+                "vmSize",
+                Finding(
+                    RULE_AMD,
+                    name,
+                    f"{gpus}, and NVIDIA's GPU operator (gpuOperator.enabled) manages every Linux GPU pool here: it "
+                    f"installs NVIDIA drivers and device plugins only, so these GPUs would stay unusable. {AMD_NEEDS}; "
+                    "use an NVIDIA size in this cluster.",
+                ),
+            )
+        )
+    elif aks_driver:
+        out.append(
+            (
+                "driver",
+                Finding(
+                    RULE_AMD,
+                    name,
+                    f"{gpus}: AKS creates an AMD GPU pool only with the driver install skipped (gpuProfile.driver "
+                    f"None), and nothing here would install one. {AMD_NEEDS}.",
+                ),
+            )
+        )
+    if sharing and sharing != "none":
+        out.append(
+            (
+                "sharing",
+                Finding(
+                    RULE_AMD,
+                    name,
+                    f"{gpus}: {sharing} is a feature of NVIDIA's device plugin and does nothing on AMD GPUs. "
+                    f"{AMD_NEEDS}; remove sharing.",
+                ),
+            )
+        )
+    if os_sku is not None and not os_sku.startswith("Ubuntu"):
+        out.append(
+            (
+                "osSku",
+                Finding(
+                    RULE_AMD,
+                    name,
+                    f"{gpus}: AKS supports AMD GPU pools on Ubuntu only, not {os_sku}. Allowed: Ubuntu, Ubuntu2204.",
+                ),
+            )
+        )
+    return out
 
 
 def check_gpu_size(
