@@ -12,6 +12,7 @@ This module does not import any Pulumi provider package, so the preflight can va
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -19,16 +20,16 @@ import re
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
 
 import pulumi
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails
 
 from gpu_catalog import (
     DEFAULT_FLOOR,
     MIG_PROFILES,
+    check_amd_features,
     check_gpu_size,
     check_mig_profile,
     clock,
@@ -47,10 +48,14 @@ from gpu_catalog.lifecycle import (
     minor_of,
     minor_tuple,
 )
+from gpu_catalog.problems import Problem, key_path, render_problems, show
+from gpu_catalog.regions import check_region
 
 from .config_base import StrictModel
+from .config_keys import foreign_key_findings, referenced_keys
 from .databricks_config import DatabricksConfig, databricks_stack_problems
 from .kaito_config import KaitoConfig, kaito_addon_enabled, kaito_stack_problems
+from .kube_names import label_value_problem, node_label_key_problem
 
 NAMESPACE = "azure-gpu-platform"
 """The stack-config namespace (the Pulumi project name)."""
@@ -87,7 +92,6 @@ _TAINT_RE = re.compile(
     r"^(?P<key>[A-Za-z0-9]([A-Za-z0-9._/-]{0,251}[A-Za-z0-9])?)(=(?P<value>[A-Za-z0-9._-]{0,63}))?"
     r":(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$"
 )
-_LABEL_VALUE_RE = re.compile(r"^([A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)?$")
 
 Environment = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,15}$")]
 KubernetesVersion = Annotated[str, Field(pattern=_K8S_VERSION_RE)]
@@ -284,7 +288,8 @@ class StackConfig(StrictModel):
     """Everything under ``azure-gpu-platform:`` in a stack file."""
 
     environment: Environment
-    location: Annotated[str, Field(pattern=r"^[a-z][a-z0-9]+$")]
+    location: str
+    """An Azure region's programmatic name (``westeurope``): ``gpu_catalog/facts/azure_regions.json``."""
     resourceGroup: ResourceGroupConfig = ResourceGroupConfig()
     cluster: ClusterConfig = ClusterConfig()
     gpuPools: list[GpuPoolConfig] = Field(default_factory=list)
@@ -296,6 +301,14 @@ class StackConfig(StrictModel):
     budget: BudgetConfig | None = None
     policy: dict[str, PolicySetting] = Field(default_factory=dict)
     """Policy config handed to the policy pack (``{"<policy-name>": level | {"enforcementLevel": ..., ...}}``)."""
+
+    @field_validator("location")
+    @classmethod
+    def _location(cls, v: str) -> str:
+        problem = check_region(v)
+        if problem is not None:
+            raise ValueError(f"{show(v)} is {problem}")
+        return v
 
     @property
     def resource_group_name(self) -> str:
@@ -342,30 +355,13 @@ class StackConfig(StrictModel):
 # --------------------------------------------------------------------------------------------------- errors
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One thing wrong with a stack file: where (key path) and what (message, including what is allowed)."""
-
-    path: str
-    message: str
-
-    def line(self, stack_file: str) -> str:
-        return f"{stack_file}: {self.path}: {self.message}"
-
-
 class StackConfigError(pulumi.RunError):
     """The stack configuration is invalid. The message lists every problem, one per line."""
 
     def __init__(self, problems: Sequence[Problem], stack_file: str) -> None:
         self.problems = list(problems)
         self.stack_file = stack_file
-        lines = [p.line(stack_file) for p in self.problems]
-        count = len(lines)
-        header = (
-            f"invalid stack configuration in {stack_file} ({count} problem{'s' if count != 1 else ''}; "
-            f"keys are under '{NAMESPACE}:'; nothing was deployed):"
-        )
-        super().__init__("\n".join([header, *(f"  {line}" for line in lines)]))
+        super().__init__(render_problems(stack_file, self.problems, NAMESPACE))
 
     @property
     def paths(self) -> list[str]:
@@ -380,17 +376,6 @@ def stack_file_name(stack: str | None = None) -> str:
     if stack is None:
         stack = pulumi.get_stack()
     return f"stacks/Pulumi.{stack}.yaml"
-
-
-def key_path(loc: Iterable[int | str]) -> str:
-    """``('gpuPools', 1, 'minCount')`` → ``gpuPools[1].minCount``."""
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += ("." if out else "") + str(part)
-    return out or "(root)"
 
 
 def _unwrap(annotation: Any) -> list[Any]:
@@ -439,11 +424,16 @@ def _model_names() -> set[str]:
     return names
 
 
-def _error_to_problem(err: ErrorDetails, root: type[BaseModel]) -> Problem:
+def _clean_loc(err: ErrorDetails) -> list[int | str]:
+    """The error's location as keys of the stack file (pydantic adds validator and union-member names)."""
     loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith(("function-", "literal[", "dict[")))]
     # Union members add their type name to the location (e.g. 'TimeSlicingConfig'); drop those.
     model_names = _model_names()
-    loc = [p for p in loc if not (isinstance(p, str) and p in model_names)]
+    return [p for p in loc if not (isinstance(p, str) and p in model_names)]
+
+
+def _error_to_problem(err: ErrorDetails, root: type[BaseModel]) -> Problem:
+    loc = _clean_loc(err)
     path = key_path(loc)
     kind = err["type"]
     if kind == "extra_forbidden":
@@ -453,20 +443,39 @@ def _error_to_problem(err: ErrorDetails, root: type[BaseModel]) -> Problem:
     if kind == "missing":
         return Problem(path, "required key is missing.")
     msg = err["msg"]
+    got = err.get("input")
+    if kind == "string_type" and isinstance(got, int | float) and not isinstance(got, bool):
+        return Problem(path, _number_for_string(got, loc))
     if kind == "string_pattern_mismatch":
         pattern = (err.get("ctx") or {}).get("pattern", "")
         msg = f"{_describe_pattern(str(pattern))}"
     elif msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
-    got = err.get("input")
-    shown = "" if isinstance(got, dict | list) or got is None else f" (got {got!r})"
-    return Problem(path, f"{msg}{shown}.".replace("..", "."))
+    return Problem(path, f"{msg}{_got(got, msg)}.".replace("..", "."))
+
+
+def _got(value: Any, message: str) -> str:
+    """`` (got <value>)`` unless the message already shows the value (or it is a whole mapping or list)."""
+    if isinstance(value, dict | list) or value is None:
+        return ""
+    if any(text in message for text in {show(value), repr(value), str(value)} if len(text) > 1):
+        return ""
+    return f" (got {show(value)})"
+
+
+def _number_for_string(value: float, loc: Sequence[int | str]) -> str:
+    key = str(loc[-1]) if loc else ""
+    if isinstance(value, float) and ("version" in key.lower()):
+        return (
+            f"must be a string, and YAML read {show(value)} as a number: an unquoted 1.30 is the number 1.3 (the "
+            f'trailing zero is lost). Quote it: {key}: "{value:.2f}".'
+        )
+    return f'must be a string, and YAML read {show(value)} as a number. Quote it: {key}: "{value}".'
 
 
 _PATTERN_TEXT = {
     _K8S_VERSION_RE: "must be a Kubernetes version like '1.36' or '1.36.2' (quote it: 1.30 unquoted is the number 1.3)",
     r"^[a-z][a-z0-9-]{0,15}$": "must be lowercase letters, digits and '-', starting with a letter, ≤16 characters",
-    r"^[a-z][a-z0-9]+$": "must be an Azure region name like 'westeurope' or 'eastus2'",
     r"^v\d+\.\d+\.\d+$": "must be a chart version like 'v26.7.0'",
     r"^[0-9a-fA-F-]{36}$": "must be an Entra ID object id (a GUID)",
 }
@@ -550,6 +559,16 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
                 "no MIG resource is ever advertised and pods that request one stay Pending.",
             )
         )
+
+    # AMD GPUs: none of the NVIDIA stack applies.
+    for field, finding in check_amd_features(
+        pool.vmSize,
+        nvidia_operator=cfg.operator_manages(pool),
+        aks_driver=cfg.pool_driver(pool) == "aks",
+        sharing=pool.sharing_mode,
+        os_sku=pool.effective_os_sku if pool.os == "Linux" else None,
+    ):
+        problems.append(Problem(f"{at}.{field}", finding.message))
 
     # Node counts.
     if pool.autoscaling:
@@ -671,14 +690,10 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
                 )
             )
     for key, value in pool.labels.items():
-        if not _LABEL_VALUE_RE.match(value):
-            problems.append(
-                Problem(
-                    f"{at}.labels.{key}",
-                    f"{value!r} is not a valid Kubernetes label value: ≤63 letters, digits, '-', '_' or '.', "
-                    "starting and ending with a letter or digit.",
-                )
-            )
+        path = f"{at}.{key_path(['labels', key])}"
+        for problem in (node_label_key_problem(key), label_value_problem(value)):
+            if problem is not None:
+                problems.append(Problem(path, problem))
     return problems
 
 
@@ -826,7 +841,7 @@ def semantic_problems(cfg: StackConfig) -> list[Problem]:
                 problems.append(
                     Problem(
                         f"policy.{name}.enforcementLevel",
-                        f"{level!r} is not an enforcement level. Allowed: {', '.join(_args(PolicyLevel))}.",
+                        f"{show(level)} is not an enforcement level. Allowed: {', '.join(_args(PolicyLevel))}.",
                     )
                 )
     if cfg.gpu_floor != DEFAULT_FLOOR and cfg.gpu_floor not in default_catalog():
@@ -903,20 +918,83 @@ def _merge_same_path(problems: list[Problem]) -> list[Problem]:
     return out
 
 
-def validate_stack_config(data: Mapping[str, Any], *, stack_file: str) -> StackConfig:
+def validate_stack_config(data: Mapping[str, Any], *, stack_file: str, extra: Sequence[Problem] = ()) -> StackConfig:
     """Validate a plain dict (keys without the namespace) and return the model, or raise :class:`StackConfigError`.
 
+    Every problem of the file is reported in one run: when some keys have the wrong shape (``budget.monthlyUsd: -1``),
+    the cross-field rules still run on the rest (see :func:`_checked_without`), so a budget typo does not hide a pool
+    that AKS would refuse. ``extra`` are problems found elsewhere in the same file (keys outside the namespace).
     Pure: no Pulumi engine needed (the preflight and the tests call it).
     """
     try:
         cfg = StackConfig.model_validate(dict(data))
     except ValidationError as exc:
-        problems = _merge_same_path([_error_to_problem(e, StackConfig) for e in exc.errors(include_url=False)])
-        raise StackConfigError(problems, stack_file) from None
-    problems = semantic_problems(cfg)
+        errors = exc.errors(include_url=False)
+        problems = _merge_same_path([_error_to_problem(e, StackConfig) for e in errors])
+        problems += _checked_without(data, errors, {p.path for p in problems})
+        raise StackConfigError([*extra, *problems], stack_file) from None
+    problems = [*extra, *semantic_problems(cfg)]
     if problems:
         raise StackConfigError(problems, stack_file)
     return cfg
+
+
+_PLACEHOLDERS: dict[str, Any] = {"environment": "dev", "location": "westeurope"}
+"""Stand-ins for a required top-level key that is missing or malformed, only so the other rules can run."""
+
+
+def _checked_without(data: Mapping[str, Any], errors: Sequence[ErrorDetails], reported: set[str]) -> list[Problem]:
+    """The cross-field problems of the config with every malformed key left out (optional keys fall back to their
+    defaults; a required top-level key gets a stand-in), except those on a section that already has a problem:
+    rules there would judge the stand-ins. Empty when the config cannot be made structurally valid that way."""
+    repaired: Any = copy.deepcopy(dict(data))
+    broken: set[str] = set()
+    for _ in range(4):
+        for err in errors:
+            loc = _clean_loc(err)
+            removed = _drop(repaired, loc, missing=err["type"] == "missing")
+            if removed is None:
+                return []
+            broken.add(removed)
+            broken.add(key_path(loc[:2]) if len(loc) > 1 and isinstance(loc[1], int) else key_path(loc[:1]))
+        try:
+            cfg = StackConfig.model_validate(repaired)
+        except ValidationError as again:
+            errors = again.errors(include_url=False)
+            continue
+        return [
+            p
+            for p in semantic_problems(cfg)
+            if p.path not in reported and not any(_under(p.path, section) for section in broken)
+        ]
+    return []
+
+
+def _under(path: str, section: str) -> bool:
+    return path == section or path.startswith((f"{section}.", f"{section}["))
+
+
+def _drop(data: Any, loc: Sequence[int | str], *, missing: bool) -> str | None:
+    """Leave out the malformed value at ``loc`` (for a missing key, the section that lacks it; for a bad list item,
+    the whole list, so no index shifts), or give a required top-level key its stand-in. The path left out, or
+    ``None`` when nothing can be."""
+    target = list(loc[:-1] if missing else loc)
+    while target and isinstance(target[-1], int):
+        target.pop()
+    if not target or not isinstance(data, dict):
+        return None
+    if len(target) == 1 and target[0] in _PLACEHOLDERS:
+        data[target[0]] = _PLACEHOLDERS[str(target[0])]
+        return key_path(target)
+    parent = data
+    for part in target[:-1]:
+        try:
+            parent = parent[part]
+        except (KeyError, IndexError, TypeError):
+            return key_path(target)  # already left out with an enclosing value
+    if isinstance(parent, dict):
+        parent.pop(target[-1], None)
+    return key_path(target)
 
 
 def config_from_stack_yaml(config_section: Mapping[str, Any]) -> dict[str, Any]:
@@ -928,12 +1006,18 @@ def config_from_stack_yaml(config_section: Mapping[str, Any]) -> dict[str, Any]:
     return {k[len(prefix) :]: v for k, v in config_section.items() if k.startswith(prefix)}
 
 
-def _raw_config() -> dict[str, Any]:
-    """Every ``azure-gpu-platform:*`` value the engine (or the mocks) provide, objects decoded from JSON."""
+def _config_keys() -> set[str]:
+    """Every config key the engine (or the mocks) hand the program, of every namespace."""
+    from pulumi.runtime import config as runtime_config
+
+    return set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
+
+
+def _raw_config(keys: Iterable[str]) -> dict[str, Any]:
+    """Every ``azure-gpu-platform:*`` value among ``keys``, objects decoded from JSON."""
     from pulumi.runtime import config as runtime_config
 
     prefix = f"{NAMESPACE}:"
-    keys = set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
     out: dict[str, Any] = {}
     for key in sorted(k for k in keys if k.startswith(prefix)):
         value = runtime_config.get_config(key)
@@ -949,9 +1033,21 @@ def _raw_config() -> dict[str, Any]:
 
 
 def load_stack_config(stack_file: str | None = None) -> StackConfig:
-    """Read ``pulumi.Config("azure-gpu-platform")`` and validate it. Call before registering any resource."""
+    """Read ``pulumi.Config("azure-gpu-platform")`` and validate it. Call before registering any resource.
+
+    Keys under a misspelled namespace are refused with the others; keys nothing reads are warned about
+    (:mod:`components.config_keys`).
+    """
     pulumi.Config(NAMESPACE)  # the namespace this program reads (keeps `pulumi config` tooling consistent)
-    return validate_stack_config(_raw_config(), stack_file=stack_file or stack_file_name())
+    where = stack_file or stack_file_name()
+    keys = _config_keys()
+    raw = _raw_config(keys)
+    problems, warnings = foreign_key_findings(
+        keys, project=NAMESPACE, project_keys=StackConfig.model_fields, referenced=referenced_keys(raw)
+    )
+    for warning in warnings:
+        pulumi.log.warn(f"{where}: {warning}")
+    return validate_stack_config(raw, stack_file=where, extra=problems)
 
 
 __all__ = [

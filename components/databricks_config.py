@@ -32,6 +32,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from gpu_catalog import DEFAULT_FLOOR, GpuSize, check_gpu_size, default_catalog, is_gpu_size
+from gpu_catalog.problems import show
 
 from .config_base import StrictModel
 
@@ -130,13 +131,20 @@ def cluster_slug(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in name.lower()).strip("-")
 
 
+MAX_TASKS_PER_GPU = 1031
+"""The most tasks per GPU whose share ``1/N`` :func:`task_gpu_amount` can write: with 6 decimals, 1/1032 rounds to an
+amount whose inverse is 1033 (tests/components/test_stack_mistakes.py checks both ends). Far above any real
+sharing; the bound keeps an absurd value a config error instead of a crash."""
+
+
 def task_gpu_amount(tasks_per_gpu: int) -> str:
     """``spark.task.resource.gpu.amount`` for ``tasks_per_gpu`` tasks sharing one GPU, as Spark accepts it.
 
     ``1/N`` as a decimal, rounded *down* (``floor(1/amount)`` must still be ``N``): 4 → ``"0.25"``, 3 → ``"0.333333"``.
     """
-    if isinstance(tasks_per_gpu, bool) or not isinstance(tasks_per_gpu, int) or tasks_per_gpu < 2:
-        raise ValueError(f"tasks per GPU must be a whole number ≥ 2, got {tasks_per_gpu!r}")
+    whole = isinstance(tasks_per_gpu, int) and not isinstance(tasks_per_gpu, bool)
+    if not whole or not 2 <= tasks_per_gpu <= MAX_TASKS_PER_GPU:
+        raise ValueError(f"tasks per GPU must be a whole number from 2 to {MAX_TASKS_PER_GPU}, got {tasks_per_gpu!r}")
     amount = (Decimal(1) / Decimal(tasks_per_gpu)).quantize(Decimal("0.000001"), rounding=ROUND_DOWN)
     text = format(amount.normalize(), "f")
     if int(1 / float(text)) != tasks_per_gpu:  # pragma: no cover - guards the rounding above
@@ -322,9 +330,15 @@ class DatabricksClusterConfig(StrictModel):
             v, whole = int(v), True
         if not whole or v < 2:
             raise ValueError(
-                f"tasksPerGpu must be a whole number ≥ 2, got {v!r}: Spark shares a GPU between N tasks by "
+                f"tasksPerGpu must be a whole number ≥ 2, got {show(v)}: Spark shares a GPU between N tasks by "
                 "giving each 1/N of it (spark.task.resource.gpu.amount), and accepts a fraction only when it is "
                 "≤ 0.5, i.e. 1/N with N ≥ 2. For one task per GPU use workload 'training'"
+            )
+        if v > MAX_TASKS_PER_GPU:
+            raise ValueError(
+                f"tasksPerGpu must be at most {MAX_TASKS_PER_GPU}, got {show(v)}: the cluster gives each task 1/N of "
+                "a GPU (spark.task.resource.gpu.amount, written with 6 decimals), and past "
+                f"{MAX_TASKS_PER_GPU} that share no longer reads back as N tasks"
             )
         return v
 

@@ -33,6 +33,7 @@ from gpu_catalog.kaito_presets import (
 )
 
 from .config_base import StrictModel
+from .kube_names import LABEL_KEY_RE, LABEL_VALUE_RE
 
 PROJECT_NAMESPACE = "azure-gpu-platform"
 """The stack-config namespace: every key in it is part of the typed stack config (unknown keys are refused), so the
@@ -49,8 +50,6 @@ with the vLLM runtime: ``/v1/chat/completions``, ``/v1/models``)."""
 
 _DNS_LABEL_RE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _DNS_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
-_LABEL_KEY_RE = re.compile(r"^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
-_LABEL_VALUE_RE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
 
 
 def kaito_instance_types() -> list[str]:
@@ -154,9 +153,9 @@ class KaitoWorkspaceConfig(StrictModel):
         if not v:
             raise ValueError("labelSelector must have at least one label (or be left out: default apps=<name>)")
         for key, value in v.items():
-            if not _LABEL_KEY_RE.match(key):
+            if not LABEL_KEY_RE.match(key):
                 raise ValueError(f"labelSelector key {key!r} is not a valid Kubernetes label key")
-            if not _LABEL_VALUE_RE.match(value):
+            if not LABEL_VALUE_RE.match(value):
                 raise ValueError(f"labelSelector value {value!r} (key {key!r}) is not a valid Kubernetes label value")
         return v
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import difflib
 import json
 import os
 import queue
@@ -49,6 +50,7 @@ import yaml
 from google.protobuf import empty_pb2, json_format, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, engine_pb2, engine_pb2_grpc
 
+from gpu_catalog.problems import show
 from preflight.model import RecordedResource
 
 __all__ = [
@@ -399,7 +401,9 @@ def reconcile_policy_config(info: AnalyzerInfo, policy_config: Mapping[str, Any]
             raise PolicyConfigError(info.name, [f"policy config must be a mapping, got {type(policy_config).__name__}"])
         for key, value in policy_config.items():
             if key != "all" and key not in result:
-                errors.append(f"{key}: no such policy in policy pack '{info.name}'; its policies are {names}")
+                close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.8)
+                hint = f"did you mean '{close[0]}'?" if close else f"its policies are {names}"
+                errors.append(f"{key}: no such policy in policy pack '{info.name}'; {hint}")
                 continue
             user[key] = _parse_config_entry(key, value, errors, allow_properties=key != "all")
     _apply(result, user)
@@ -419,11 +423,28 @@ def reconcile_policy_config(info: AnalyzerInfo, policy_config: Mapping[str, Any]
         validator = jsonschema.Draft7Validator(schema)
         for err in sorted(validator.iter_errors(props), key=lambda e: [str(x) for x in e.absolute_path]):
             path = ".".join(str(x) for x in err.absolute_path)
-            errors.append(f"{p.name}{'.' + path if path else ''}: {err.message}")
+            errors.append(f"{p.name}{'.' + path if path else ''}: {_schema_message(err)}")
 
     if errors:
         raise PolicyConfigError(info.name, errors)
     return result
+
+
+ENUM_LISTED_IN_FULL = 8
+"""An enum of at most this many values is listed in full when a value is not one of them; a longer one (the GPU
+catalog's 66 sizes) is shortened to the closest values."""
+
+
+def _schema_message(err: jsonschema.ValidationError) -> str:
+    """jsonschema's message, except for a long enum: the value, the closest allowed values and how many there are."""
+    if err.validator != "enum" or not isinstance(err.validator_value, list):
+        return err.message
+    allowed = [str(v) for v in err.validator_value]
+    if len(allowed) <= ENUM_LISTED_IN_FULL:
+        return f"{show(err.instance)} is not allowed. Allowed: {', '.join(allowed)}."
+    closest = difflib.get_close_matches(str(err.instance), allowed, n=3, cutoff=0.5)
+    hint = f"closest: {', '.join(closest)}" if closest else f"e.g. {', '.join(allowed[:3])}"
+    return f"{show(err.instance)} is not one of the {len(allowed)} allowed values; {hint}."
 
 
 # --------------------------------------------------------------------------------------------------------------------

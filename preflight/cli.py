@@ -21,12 +21,14 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from gpu_catalog import clock
+from gpu_catalog.problems import Problem, merge_problems, show
 from preflight.analyzer import PolicyConfigError, PolicyPackError, PolicyPackProcess, Violation
-from preflight.cost import BudgetConfigError, check_budget, estimate_cost, parse_budget
+from preflight.cost import BudgetConfigError, budget_problems, check_budget, estimate_cost, parse_budget
 from preflight.mocks import (
     STACK_TYPE,
     PreflightInputError,
@@ -36,8 +38,10 @@ from preflight.mocks import (
     load_stack_settings,
     read_project,
     run_program,
+    stack_file_label,
 )
 from preflight.report import FORMATS, Report, budget_policy, budget_violation, render
+from preflight.stackfile import StackFileError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 _STACK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -108,17 +112,44 @@ def _stack_file_for(program_dir: Path, stack: str) -> Path:
     return base / f"Pulumi.{stack}.yaml"
 
 
-def _policy_config(settings: StackSettings, where: str) -> dict[str, Any] | None:
+def _policy_config(settings: StackSettings, problems: list[Problem]) -> dict[str, Any] | None:
     value = settings.values.get(f"{settings.project}:policy")
     if value is None:
         return None
     if not isinstance(value, Mapping):
-        raise PreflightInputError(
-            f"{where}: key '{settings.project}:policy' must be a mapping of policy name to a level "
-            f"(advisory, mandatory, remediate, disabled) or to {{enforcementLevel: ..., <property>: ...}}; "
-            f"got {type(value).__name__}"
+        problems.append(
+            Problem(
+                "policy",
+                "must be a mapping of policy name to a level (advisory, mandatory, remediate, disabled) or to "
+                f"{{enforcementLevel: ..., <property>: ...}}; got {show(value)}.",
+            )
         )
+        return None
     return dict(value)
+
+
+def _pack_config_problems(exc: PolicyConfigError) -> list[Problem]:
+    """The pack's config errors (``<policy>.<property>: message``) as problems of the ``policy`` key."""
+    out: list[Problem] = []
+    for error in exc.errors:
+        path, sep, message = error.partition(": ")
+        out.append(Problem(f"policy.{path}", message) if sep else Problem("policy", error))
+    return out
+
+
+def _refuse(
+    settings: StackSettings, problems: list[Problem], intended: Path | None, notes: list[str]
+) -> StackFileError:
+    """Every problem of the stack file, in the program's format (file, key path, what is wrong and allowed).
+
+    Without a stack file, the file a stack would read (``--stack``) is named, as the program names it."""
+    if settings.stack_file is not None:
+        label = stack_file_label(settings)
+    elif intended is not None:
+        label = stack_file_label(replace(settings, stack_file=intended.resolve()))
+    else:
+        label = "(no stack file)"
+    return StackFileError(label, problems, settings.project, notes)
 
 
 def _where(settings: StackSettings) -> str:
@@ -143,6 +174,7 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
             )
         stack_file = _stack_file_for(program_dir, args.stack)
     notes: list[str] = []
+    intended = stack_file
     if stack_file is not None and args.stack is not None and not stack_file.exists():
         # As `pulumi` does for a stack without a Pulumi.<stack>.yaml: run with empty stack config.
         notes.append(
@@ -157,10 +189,14 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
         )
     settings = load_stack_settings(program_dir, stack_file, stack=args.stack)
     where = _where(settings)
-    policy_config = _policy_config(settings, where)
-    budget = parse_budget(
-        settings.values.get(f"{settings.project}:budget"), where=f"{where}: {settings.project}:budget"
-    )
+    # Problems the preflight finds itself (duplicate keys, policy, budget) are reported with the program's own, in
+    # one list: one run names every problem of the file.
+    problems: list[Problem] = list(settings.problems)
+    policy_config = _policy_config(settings, problems)
+    budget_value = settings.values.get(f"{settings.project}:budget")
+    budget_found = budget_problems(budget_value)
+    problems.extend(budget_found)
+    budget = None if budget_found else parse_budget(budget_value, where=f"{where}: {settings.project}:budget")
     pack_dir: Path = args.policy_pack.resolve()
     if not (pack_dir / "PulumiPolicy.yaml").is_file():
         raise PreflightInputError(f"{pack_dir}: no PulumiPolicy.yaml (not a policy pack directory)")
@@ -184,16 +220,21 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
         ) as pack:
             info = pack.analyzer_info()
             progress(f"policy pack {info.name} {info.version} started ({len(info.policies)} policies)")
+            config: dict[str, Any] = {}
             try:
                 config = pack.configure(policy_config)
             except PolicyConfigError as exc:
-                raise PreflightInputError(
-                    f"{where}: key '{settings.project}:policy' does not fit policy pack '{exc.pack_name}':\n"
-                    + "\n".join(f"  - {e}" for e in exc.errors)
-                ) from exc
+                problems.extend(_pack_config_problems(exc))
             worker.join()
-            if "error" in outcome:
-                error = outcome["error"]
+            error = outcome.get("error")
+            if isinstance(error, ProgramError) and error.problems is not None:
+                # The program's problems first; the preflight's only on keys the program did not already report.
+                raise _refuse(settings, merge_problems(error.problems, problems), intended, notes)
+            if problems:
+                if isinstance(error, ProgramError):
+                    problems.append(Problem("(program)", f"the program also failed: {error.message}"))
+                raise _refuse(settings, problems, intended, notes)
+            if error is not None:
                 if notes and isinstance(error, ProgramError):
                     error.message = f"({notes[0]})\n{error.message}"
                 raise error
@@ -260,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _error(str(exc))
     try:
         report = run_preflight(args, progress)
-    except (PreflightInputError, BudgetConfigError) as exc:
+    except (PreflightInputError, BudgetConfigError, StackFileError) as exc:
         return _error(str(exc))
     except ProgramError as exc:
         where = f"the program {args.program}"

@@ -16,11 +16,13 @@ the preview) is listed with ``None`` and a note, and left out of the totals.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_catalog import Catalog, default_catalog, is_gpu_size
+from gpu_catalog.problems import Problem, show
 from preflight.mocks import UNKNOWN, unwrap_secrets
 from preflight.model import RecordedResource
 
@@ -44,6 +46,10 @@ KAITO_WORKSPACE = "kubernetes:kaito.sh/v1beta1:Workspace"
 
 class BudgetConfigError(ValueError):
     """The stack's budget is malformed; the message names the stack file and the key path."""
+
+    def __init__(self, message: str, problems: list[Problem] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or []
 
 
 @dataclass(frozen=True)
@@ -271,32 +277,48 @@ class Budget:
     """Where it was read: ``<stack file>: <project>:budget``."""
 
 
+def budget_problems(value: Any, key: str = "budget") -> list[Problem]:
+    """Every problem of a ``budget`` value ``{monthlyUsd: number > 0, enforcementLevel?: advisory|mandatory}``, each
+    on its key path under ``key``; empty when the value is fine or absent."""
+    if value is None:
+        return []
+    if not isinstance(value, Mapping):
+        return [
+            Problem(
+                key,
+                f"must be a mapping {{monthlyUsd: <number>, enforcementLevel: advisory|mandatory}}, got {show(value)}",
+            )
+        ]
+    problems = [
+        Problem(f"{key}.{name}", "unknown key (allowed: monthlyUsd, enforcementLevel)")
+        for name in sorted(str(k) for k in set(value) - {"monthlyUsd", "enforcementLevel"})
+    ]
+    monthly = value.get("monthlyUsd")
+    if "monthlyUsd" not in value:
+        problems.append(Problem(f"{key}.monthlyUsd", "required (the monthly GPU budget in USD)"))
+    elif isinstance(monthly, bool) or not isinstance(monthly, int | float) or not 0 < monthly < math.inf:
+        problems.append(Problem(f"{key}.monthlyUsd", f"must be a number greater than 0, got {show(monthly)}"))
+    level = value.get("enforcementLevel", "advisory")
+    if not isinstance(level, str) or level not in BUDGET_LEVELS:
+        problems.append(
+            Problem(f"{key}.enforcementLevel", f"must be one of {', '.join(BUDGET_LEVELS)}, got {show(level)}")
+        )
+    return problems
+
+
 def parse_budget(value: Any, *, where: str) -> Budget | None:
-    """Validate the stack's ``budget`` value: ``{monthlyUsd: number > 0, enforcementLevel?: advisory|mandatory}``.
+    """Validate the stack's ``budget`` value (see :func:`budget_problems`).
 
     ``where`` names the file and the key (``stacks/Pulumi.dev.yaml: azure-gpu-platform:budget``); every error names it
     with the bad sub-key and the allowed values.
     """
+    problems = budget_problems(value)
+    if problems:
+        lines = [f"{where}{p.path.removeprefix('budget')}: {p.message}" for p in problems]
+        raise BudgetConfigError("\n".join(lines), problems)
     if value is None:
         return None
-    if not isinstance(value, Mapping):
-        raise BudgetConfigError(
-            f"{where}: must be a mapping {{monthlyUsd: <number>, enforcementLevel: advisory|mandatory}}"
-        )
-    errors: list[str] = []
-    unknown = sorted(set(value) - {"monthlyUsd", "enforcementLevel"})
-    errors.extend(f"{where}.{key}: unknown key (allowed: monthlyUsd, enforcementLevel)" for key in unknown)
-    monthly = value.get("monthlyUsd")
-    if "monthlyUsd" not in value:
-        errors.append(f"{where}.monthlyUsd: required (the monthly GPU budget in USD)")
-    elif isinstance(monthly, bool) or not isinstance(monthly, int | float) or monthly <= 0:
-        errors.append(f"{where}.monthlyUsd: must be a number greater than 0, got {monthly!r}")
-    level = value.get("enforcementLevel", "advisory")
-    if level not in BUDGET_LEVELS:
-        errors.append(f"{where}.enforcementLevel: must be one of {', '.join(BUDGET_LEVELS)}, got {level!r}")
-    if errors:
-        raise BudgetConfigError("\n".join(errors))
-    assert isinstance(monthly, int | float)
+    monthly, level = value["monthlyUsd"], value.get("enforcementLevel", "advisory")
     return Budget(monthly_usd=float(monthly), enforcement_level=str(level), source=where)
 
 

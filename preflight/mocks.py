@@ -25,6 +25,7 @@ import argparse
 import base64
 import contextlib
 import json
+import logging
 import os
 import runpy
 import subprocess
@@ -39,7 +40,9 @@ from typing import Any
 
 import yaml
 
+from gpu_catalog.problems import Problem, show
 from preflight.model import RecordedResource
+from preflight.stackfile import StackFileError, read_stack_file
 
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 """How the engine (and so a policy pack) sees a value that is not known during a preview."""
@@ -70,11 +73,20 @@ class ProgramError(Exception):
     ``message`` is what the program said; ``detail`` carries the traceback for unexpected exception types.
     """
 
-    def __init__(self, message: str, detail: str | None = None, exc_type: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        detail: str | None = None,
+        exc_type: str | None = None,
+        problems: list[Problem] | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.detail = detail
         self.exc_type = exc_type
+        self.problems = problems
+        """The stack-file problems the program listed (an exception with ``problems`` of ``path`` and ``message``,
+        like ``StackConfigError``), so the preflight can report them with its own in one list."""
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -94,6 +106,8 @@ class StackSettings:
     stack_file: Path | None = None
     values: dict[str, Any] = field(default_factory=dict)
     """The same config with its YAML values (not stringified), for the preflight's own keys (policy, budget)."""
+    problems: list[Problem] = field(default_factory=list)
+    """Problems of the stack file that did not stop reading it (duplicate keys), reported with all the others."""
 
 
 def read_project(program_dir: Path) -> str:
@@ -144,14 +158,20 @@ def _config_string(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return str(value)
-    return json.dumps(value, separators=(",", ":"))
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
-def _full_key(key: str, project: str, where: str) -> str:
+def _full_key(key: str, project: str, problems: list[Problem] | None = None) -> str | None:
+    """``ns:key`` as written, or ``<project>:key`` for a key without a namespace; ``None`` (and a problem) when
+    ``:`` leaves either side empty."""
     if ":" in key:
         ns, _, name = key.partition(":")
         if not ns or not name:
-            raise PreflightInputError(f"{where}: config key {key!r} must look like 'namespace:key'")
+            message = "a config key looks like 'namespace:key' (or 'key' for this project's namespace)."
+            if problems is None:
+                raise PreflightInputError(f"config key {key!r}: {message}")
+            problems.append(Problem(key, message))
+            return None
         return key
     return f"{project}:{key}"
 
@@ -164,7 +184,9 @@ def _project_defaults(program_dir: Path, project: str) -> dict[str, Any]:
     if not isinstance(section, dict):
         return out
     for key, spec in section.items():
-        full = _full_key(str(key), project, f"{program_dir / 'Pulumi.yaml'}: config")
+        full = _full_key(str(key), project)
+        if full is None:
+            continue
         if isinstance(spec, dict):
             if "value" in spec:
                 out[full] = spec["value"]
@@ -176,36 +198,49 @@ def _project_defaults(program_dir: Path, project: str) -> dict[str, Any]:
 
 
 def load_stack_settings(program_dir: Path, stack_file: Path | None, stack: str | None = None) -> StackSettings:
-    """Read a Pulumi stack file (``config:`` section) for a program; raise :class:`PreflightInputError` naming it.
+    """Read a Pulumi stack file (``config:`` section) for a program as the Pulumi CLI reads it.
 
-    The stack name is ``stack`` or, from the file name ``Pulumi.<stack>.yaml``, the part between the dots.
-    ``secure:`` values cannot be decrypted offline: they reach the program as a placeholder and are marked secret.
+    Raise :class:`~preflight.stackfile.StackFileError` when the file cannot be read at all (encoding, YAML syntax,
+    not a mapping); problems that leave it readable (duplicate keys) are kept in ``problems`` so the caller reports
+    them with every other problem of the file. The stack name is ``stack`` or, from the file name
+    ``Pulumi.<stack>.yaml``, the part between the dots. ``secure:`` values cannot be decrypted offline: they reach
+    the program as a placeholder and are marked secret.
     """
     program_dir = program_dir.resolve()
     project = read_project(program_dir)
     values: dict[str, Any] = _project_defaults(program_dir, project)
     secret_keys: list[str] = []
+    problems: list[Problem] = []
     if stack_file is not None:
         if not stack_file.is_file():
             raise PreflightInputError(f"{stack_file}: stack file not found")
-        try:
-            doc = yaml.safe_load(stack_file.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
-            raise PreflightInputError(f"{stack_file}: not valid YAML: {exc}") from exc
-        if doc is None:
-            doc = {}
+        label = _file_label(program_dir, stack_file)
+        parsed = read_stack_file(stack_file, label=label, project=project)
+        problems.extend(parsed.problems)
+        doc = {} if parsed.doc is None else parsed.doc
         if not isinstance(doc, dict):
-            raise PreflightInputError(f"{stack_file}: expected a mapping with a 'config' key")
+            raise StackFileError(
+                label, [Problem("(root)", f"must be a mapping with a 'config' key; got {show(doc)}.")], project
+            )
         section = doc.get("config") or {}
         if not isinstance(section, dict):
-            raise PreflightInputError(f"{stack_file}: key 'config' must be a mapping of 'namespace:key' to values")
+            raise StackFileError(
+                label,
+                [Problem("config", f"must be a mapping of 'namespace:key' to values; got {show(section)}.")],
+                project,
+            )
+        bad_keys: list[Problem] = []
         for key, value in section.items():
-            full = _full_key(str(key), project, f"{stack_file}")
+            full = _full_key(str(key), project, bad_keys)
+            if full is None:
+                continue
             if isinstance(value, dict) and set(value) == {"secure"}:
                 values[full] = "[secret: encrypted in the stack file, not available offline]"
                 secret_keys.append(full)
             else:
                 values[full] = value
+        if bad_keys:
+            raise StackFileError(label, [*problems, *bad_keys], project)
         if stack is None:
             name = stack_file.name
             for suffix in (".yaml", ".yml"):
@@ -221,7 +256,16 @@ def load_stack_settings(program_dir: Path, stack_file: Path | None, stack: str |
         secret_keys=secret_keys,
         stack_file=stack_file.resolve() if stack_file is not None else None,
         values=values,
+        problems=problems,
     )
+
+
+def _file_label(program_dir: Path, stack_file: Path) -> str:
+    """How messages name a stack file: relative to the program dir when inside it (``stacks/Pulumi.dev.yaml``)."""
+    try:
+        return stack_file.resolve().relative_to(program_dir).as_posix()
+    except ValueError:
+        return str(stack_file)
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -542,10 +586,7 @@ class ProgramRun:
 def stack_file_label(settings: StackSettings) -> str:
     """How errors name the stack file: relative to the program dir when inside it (``stacks/Pulumi.dev.yaml``)."""
     assert settings.stack_file is not None
-    try:
-        return settings.stack_file.relative_to(settings.program_dir).as_posix()
-    except ValueError:
-        return str(settings.stack_file)
+    return _file_label(settings.program_dir, settings.stack_file)
 
 
 @contextlib.contextmanager
@@ -605,6 +646,41 @@ def _program_traceback(exc: BaseException, program_dir: Path) -> str:
     return head + "".join(traceback.format_list(shown)) + "".join(traceback.format_exception_only(exc))
 
 
+class _WarningSink(logging.Handler):
+    """Collects what the program logs at warning level (``pulumi.log.warn``) for the report."""
+
+    def __init__(self, sink: list[str]) -> None:
+        super().__init__(level=logging.WARNING)
+        self.sink = sink
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno == logging.WARNING:
+            self.sink.append(record.getMessage())
+
+
+def _warning_logger(sink: list[str]) -> logging.Logger:
+    logger = logging.getLogger(f"preflight.program.{id(sink)}")
+    logger.propagate = False
+    logger.setLevel(logging.INFO)
+    logger.handlers = [_WarningSink(sink)]
+    return logger
+
+
+def _listed_problems(exc: BaseException) -> list[Problem] | None:
+    """``exc.problems`` as :class:`Problem` when the program's exception lists stack-file problems (duck-typed: any
+    program may raise one with ``path`` and ``message`` attributes)."""
+    listed = getattr(exc, "problems", None)
+    if not isinstance(listed, list) or not listed:
+        return None
+    out: list[Problem] = []
+    for item in listed:
+        path, message = getattr(item, "path", None), getattr(item, "message", None)
+        if not isinstance(path, str) or not isinstance(message, str):
+            return None
+        out.append(Problem(path, message))
+    return out
+
+
 def run_program_in_process(settings: StackSettings) -> ProgramRun:
     """Run the program in this process. Resets the SDK state it uses; still, prefer :func:`run_program` (isolated)."""
     import asyncio
@@ -625,7 +701,12 @@ def run_program_in_process(settings: StackSettings) -> ProgramRun:
         try:
             _clear_outputs()  # before set_mocks, which registers the new root stack
             pulumi.runtime.set_mocks(
-                mocks, project=settings.project, stack=settings.stack, preview=True, monitor=monitor
+                mocks,
+                project=settings.project,
+                stack=settings.stack,
+                preview=True,
+                monitor=monitor,
+                logger=_warning_logger(warnings),
             )
 
             def program() -> None:
@@ -633,7 +714,7 @@ def run_program_in_process(settings: StackSettings) -> ProgramRun:
 
             loop.run_until_complete(run_pulumi_func(program))
         except pulumi.RunError as exc:
-            raise ProgramError(str(exc), exc_type=type(exc).__name__) from exc
+            raise ProgramError(str(exc), exc_type=type(exc).__name__, problems=_listed_problems(exc)) from exc
         except Exception as exc:
             detail = _program_traceback(exc, settings.program_dir)
             raise ProgramError(f"{type(exc).__name__}: {exc}", detail=detail, exc_type=type(exc).__name__) from exc
@@ -726,7 +807,9 @@ def run_program(
         sys.stderr.write(child_stderr)
     if doc.get("error"):
         err = doc["error"]
-        raise ProgramError(err["message"], detail=err.get("detail"), exc_type=err.get("type"))
+        listed = err.get("problems")
+        problems = [Problem(p["path"], p["message"]) for p in listed] if isinstance(listed, list) else None
+        raise ProgramError(err["message"], detail=err.get("detail"), exc_type=err.get("type"), problems=problems)
     resources = [RecordedResource(**r) for r in doc["resources"]]
     return ProgramRun(resources=resources, warnings=list(doc.get("warnings", [])))
 
@@ -774,7 +857,12 @@ def _child_main(argv: list[str]) -> int:
         out = {
             "resources": [],
             "warnings": [],
-            "error": {"message": exc.message, "detail": exc.detail, "type": exc.exc_type},
+            "error": {
+                "message": exc.message,
+                "detail": exc.detail,
+                "type": exc.exc_type,
+                "problems": [asdict(p) for p in exc.problems] if exc.problems is not None else None,
+            },
         }
     args.result.write_text(json.dumps(out), encoding="utf-8")
     return 0

@@ -58,7 +58,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     ("unknown-pool-key", mutate(**{"gpuPools.0.vmsize": "x"}), "gpuPools[0].vmsize", "Allowed keys here: name, vmSize"),
     ("missing-environment", mutate(environment=DELETE), "environment", "required key is missing"),
     ("missing-vm-size", mutate(**{"gpuPools.0.vmSize": DELETE}), "gpuPools[0].vmSize", "required key is missing"),
-    ("location-display-name", mutate(location="West Europe"), "location", "Azure region name"),
+    ("location-display-name", mutate(location="West Europe"), "location", "is a display name; write westeurope"),
     ("k8s-version", mutate(**{"cluster.kubernetesVersion": "latest"}), "cluster.kubernetesVersion", "'1.36'"),
     ("system-pool-one-node", mutate(**{"cluster.systemPool.count": 1}), "cluster.systemPool.count", "2"),
     (

@@ -165,8 +165,14 @@ def test_invalid_policy_config_is_rejected_before_it_reaches_the_pack(pack: Poli
     with pytest.raises(PolicyConfigError) as err:
         pack.configure({"gpu-size-minimum": {"minimumSize": "Standard_NC6s_v9"}, "gpu-size-minimun": "advisory"})
     first, second = err.value.errors
-    assert first.startswith("gpu-size-minimun: no such policy in policy pack 'azure-gpu-guardrails'; its policies are")
-    assert second.startswith("gpu-size-minimum.minimumSize: 'Standard_NC6s_v9' is not one of ['Standard_NC12', ")
+    assert first == (
+        "gpu-size-minimun: no such policy in policy pack 'azure-gpu-guardrails'; did you mean 'gpu-size-minimum'?"
+    )
+    # 66 catalog sizes: the closest ones, not all of them.
+    assert second == (
+        "gpu-size-minimum.minimumSize: 'Standard_NC6s_v9' is not one of the 66 allowed values; closest: "
+        "Standard_NC6s_v3, Standard_NC6s_v2, Standard_NC6."
+    )
     # nothing was sent: the default floor still applies
     assert pack.config is not None and pack.config["gpu-size-minimum"]["minimumSize"] == "Standard_NC6s_v3"
 

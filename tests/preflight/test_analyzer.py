@@ -228,7 +228,7 @@ def test_bad_config_is_rejected_with_every_problem_named(pack: PolicyPackProcess
         "fixture-allowed-size.allowedSize: policy 'fixture-allowed-size' has no config property 'allowedSize'; "
         "allowed: ['allowedSizes']",
         "fixture-max-pools.maxPools: 0 is less than the minimum of 1.0",
-        "fixture-owner-tag.tag: 'boss' is not one of ['owner', 'team']",
+        "fixture-owner-tag.tag: 'boss' is not allowed. Allowed: owner, team.",
     ]
     assert str(err.value).startswith(
         "invalid policy config for policy pack 'fixture-pack':\n  - fixture-owner-tag.enforcementLevel"

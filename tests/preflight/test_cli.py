@@ -183,8 +183,12 @@ def test_invalid_budget_key_exits_2_naming_file_and_key(tmp_path: Path) -> None:
     run = preflight("--program", str(RAW), "--config-file", str(stack))
     assert run.code == 2
     assert run.stdout == ""
-    assert f"{stack}: raw-gpu-program:budget.monthlyUsd: must be a number greater than 0, got -1" in run.stderr
-    assert f"{stack}: raw-gpu-program:budget.currency: unknown key" in run.stderr
+    assert run.stderr.splitlines() == [
+        f"preflight: error: invalid stack configuration in {stack} (2 problems; keys are under 'raw-gpu-program:'; "
+        "nothing was deployed):",
+        f"  {stack}: budget.currency: unknown key (allowed: monthlyUsd, enforcementLevel)",
+        f"  {stack}: budget.monthlyUsd: must be a number greater than 0, got -1",
+    ]
 
 
 def test_unknown_policy_in_policy_config_exits_2_naming_file_and_key(tmp_path: Path) -> None:
@@ -192,8 +196,12 @@ def test_unknown_policy_in_policy_config_exits_2_naming_file_and_key(tmp_path: P
     stack.write_text(yaml.safe_dump({"config": {"raw-gpu-program:policy": {"gpu-size-minimun": "mandatory"}}}))
     run = preflight("--program", str(RAW), "--config-file", str(stack))
     assert run.code == 2
-    assert f"{stack}: key 'raw-gpu-program:policy' does not fit policy pack 'azure-gpu-guardrails'" in run.stderr
-    assert "gpu-size-minimun: no such policy" in run.stderr
+    assert run.stderr.splitlines() == [
+        f"preflight: error: invalid stack configuration in {stack} (1 problem; keys are under 'raw-gpu-program:'; "
+        "nothing was deployed):",
+        f"  {stack}: policy.gpu-size-minimun: no such policy in policy pack 'azure-gpu-guardrails'; did you mean "
+        "'gpu-size-minimum'?",
+    ]
 
 
 def test_program_that_is_not_a_program_exits_2(tmp_path: Path) -> None:
@@ -292,3 +300,74 @@ def test_bad_today_exits_2() -> None:
     run = preflight("--stack", "dev", "--today", "next week")
     assert run.code == 2
     assert run.stderr == "preflight: error: --today 'next week': expected a date YYYY-MM-DD\n"
+
+
+# ------------------------------------------------------------------ issue 10: every mistake of a file in one run
+
+
+def test_every_problem_of_the_file_in_one_list_whoever_finds_it(tmp_path: Path) -> None:
+    """A duplicate key (the reader), a budget and a policy mistake (the preflight) and pool mistakes (the program):
+    one refusal, one format, nothing hidden behind the first error."""
+    dev = (REPO / "stacks" / "Pulumi.dev.yaml").read_text(encoding="utf-8")
+    text = (
+        dev.replace("monthlyUsd: 1500", "monthlyUsd: -1")
+        .replace("      spot: true\n", "      spot: true\n      spot: false\n")
+        .replace("      vmSize: Standard_NC4as_T4_v3\n", "      vmSize: Standard_NV32as_v4\n")
+        .replace("  azure-gpu-platform:location: westeurope\n", "  azure-gpu-platform:location: westeurpoe\n")
+        + "  azure-gpu-platform:policy:\n    gpu-size-minimun: mandatory\n"
+    )
+    stack = tmp_path / "Pulumi.dev.yaml"
+    stack.write_text(text, encoding="utf-8")
+    run = preflight("--config-file", str(stack))
+    assert run.code == 2
+    assert run.stdout == ""
+    lines = run.stderr.splitlines()
+    assert lines[0] == (
+        f"preflight: error: invalid stack configuration in {stack} (6 problems; keys are under 'azure-gpu-platform:'; "
+        "nothing was deployed):"
+    )
+    paths = [line.removeprefix(f"  {stack}: ").split(": ", 1)[0] for line in lines[1:]]
+    # The program's problems first (shape, then cross-field rules), then the preflight's on keys not yet named.
+    assert paths == [
+        "location",
+        "budget.monthlyUsd",
+        "gpuPools[0].vmSize",
+        "gpuPools[0].vmSize",
+        "gpuPools[0].spot",
+        "policy.gpu-size-minimun",
+    ], lines
+    assert lines[5] == (
+        f"  {stack}: gpuPools[0].spot: duplicate key: line 19 sets it to true and line 20 again to false; Pulumi "
+        "refuses a stack file with a duplicate key. Keep one."
+    )
+    assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("mutate", "line"),
+    [
+        (
+            lambda text: text.encode("utf-16"),
+            "(encoding): the file is UTF-16 (it starts with a UTF-16 byte-order mark); Pulumi reads stack files as "
+            "UTF-8. Save it as UTF-8 (with or without BOM) and run again.",
+        ),
+        (
+            lambda text: text.replace("azure-gpu-platform:gpuPools", "azure-gpu-platfrom:gpuPools").encode(),
+            "azure-gpu-platfrom:gpuPools: namespace 'azure-gpu-platfrom' is not this project's ('azure-gpu-platform'): "
+            "Pulumi hands this key to no one, so its value would be ignored and the next `pulumi up` would delete "
+            "what it used to declare. Write it as 'azure-gpu-platform:gpuPools'.",
+        ),
+    ],
+    ids=["utf-16", "misspelled-namespace"],
+)
+def test_unreadable_or_ignored_sections_exit_2_in_one_line(tmp_path: Path, mutate: Any, line: str) -> None:
+    dev = (REPO / "stacks" / "Pulumi.dev.yaml").read_text(encoding="utf-8")
+    stack = tmp_path / "Pulumi.dev.yaml"
+    stack.write_bytes(mutate(dev))
+    run = preflight("--config-file", str(stack))
+    assert (run.code, run.stdout) == (2, "")
+    assert run.stderr.splitlines() == [
+        f"preflight: error: invalid stack configuration in {stack} (1 problem; keys are under 'azure-gpu-platform:'; "
+        "nothing was deployed):",
+        f"  {stack}: {line}",
+    ]

@@ -214,7 +214,8 @@ def test_parse_budget_defaults_to_advisory() -> None:
             f"{WHERE}.enforcementLevel: must be one of advisory, mandatory, got 'strict'",
         ),
         ({"monthlyUsd": 10, "monthly": 3}, f"{WHERE}.monthly: unknown key (allowed: monthlyUsd, enforcementLevel)"),
-        (1500, f"{WHERE}: must be a mapping {{monthlyUsd: <number>, enforcementLevel: advisory|mandatory}}"),
+        (1500, f"{WHERE}: must be a mapping {{monthlyUsd: <number>, enforcementLevel: advisory|mandatory}}, got 1500"),
+        ({"monthlyUsd": True}, f"{WHERE}.monthlyUsd: must be a number greater than 0, got true"),
     ],
 )
 def test_parse_budget_errors_name_file_and_key(value: Any, expected: str) -> None:

@@ -28,6 +28,7 @@ from preflight.mocks import (
     unwrap_secrets,
 )
 from preflight.model import RecordedResource
+from preflight.stackfile import StackFileError
 
 
 def write_program(root: Path, project: str, main: str, files: dict[str, str] | None = None) -> Path:
@@ -82,21 +83,30 @@ def test_stack_file_values_reach_the_program_as_pulumi_cli_strings(tmp_path: Pat
 
 
 @pytest.mark.parametrize(
-    ("content", "message"),
+    ("content", "line"),
     [
-        ("config: [1, 2]\n", "key 'config' must be a mapping of 'namespace:key' to values"),
-        ("config:\n  ':x': 1\n", "config key ':x' must look like 'namespace:key'"),
-        ("config: {a: [\n", "not valid YAML"),
+        ("config: [1, 2]\n", "config: must be a mapping of 'namespace:key' to values; got [1, 2]."),
+        (
+            "config:\n  ':x': 1\n",
+            ":x: a config key looks like 'namespace:key' (or 'key' for this project's namespace).",
+        ),
+        (
+            "config: {a: [\n",
+            "line 2, column 1: not valid YAML: while parsing a flow node expected the node content, but found "
+            "'<stream end>'.",
+        ),
     ],
 )
-def test_bad_stack_files_name_the_file(tmp_path: Path, content: str, message: str) -> None:
+def test_bad_stack_files_name_the_file_and_the_key(tmp_path: Path, content: str, line: str) -> None:
     program = write_program(tmp_path / "p", "proj", "")
     stack_file = tmp_path / "Pulumi.x.yaml"
     stack_file.write_text(content, encoding="utf-8")
-    with pytest.raises(PreflightInputError) as err:
+    with pytest.raises(StackFileError) as err:
         load_stack_settings(program, stack_file)
-    assert str(err.value).startswith(str(stack_file))
-    assert message in str(err.value)
+    assert str(err.value).splitlines() == [
+        f"invalid stack configuration in {stack_file} (1 problem; keys are under 'proj:'; nothing was deployed):",
+        f"  {stack_file}: {line}",
+    ]
 
 
 def test_read_project_rejects_non_programs(tmp_path: Path) -> None:

@@ -1,0 +1,168 @@
+"""Read a Pulumi stack file the way the Pulumi CLI does, and describe every way it can fail as a Problem.
+
+- Encoding: UTF-8, with or without a byte-order mark. Anything else (UTF-16 as some Windows editors save it, a
+  Latin-1 comment) is refused with one line naming where the first undecodable byte is.
+- YAML syntax errors name the line and column.
+- Duplicate keys are refused (the CLI's YAML reader refuses them; PyYAML would silently keep the last), naming both
+  lines. ``gpuPools`` and ``<project>:gpuPools`` are the same config key, so writing both is a duplicate too.
+
+Key paths are those of the program's messages: under ``config:``, a key of the project's namespace without its
+namespace (``gpuPools[0].vmSize``), any other key with it (``azure-native:location``).
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpu_catalog.problems import Problem, key_path, render_problems, show
+
+_UTF16_32_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, minus its timestamp resolver: an unquoted ``2026-11-30`` stays the string a Pulumi
+    program receives, not a ``date`` no config value can be."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+class StackFileError(Exception):
+    """The stack file cannot be used: every problem found, rendered like the program's own refusals (exit 2)."""
+
+    def __init__(self, label: str, problems: Sequence[Problem], namespace: str, notes: Sequence[str] = ()) -> None:
+        self.label = label
+        self.problems = list(problems)
+        self.namespace = namespace
+        lines = [*(f"({note})" for note in notes), render_problems(label, self.problems, namespace)]
+        super().__init__("\n".join(lines))
+
+
+@dataclass
+class StackDocument:
+    """A decoded, parsed stack file and the problems that did not stop the parse (duplicate keys)."""
+
+    doc: Any
+    problems: list[Problem] = field(default_factory=list)
+
+
+def decode(data: bytes) -> str | Problem:
+    """The text of a stack file, or the one problem that stops Pulumi from reading it."""
+    for bom, name in _UTF16_32_BOMS:
+        if data.startswith(bom):
+            return Problem(
+                "(encoding)",
+                f"the file is {name} (it starts with a {name} byte-order mark); Pulumi reads stack files as UTF-8. "
+                "Save it as UTF-8 (with or without BOM) and run again.",
+            )
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return Problem(
+            f"line {line}, column {column}",
+            f"byte 0x{data[exc.start]:02x} is not UTF-8 (the file looks saved as Latin-1 or Windows-1252); Pulumi "
+            "reads stack files as UTF-8. Save it as UTF-8 and run again.",
+        )
+
+
+def _config_path(parts: list[Any], project: str) -> str:
+    """The message key path of a node: ``config`` → its key without the project namespace → the rest."""
+    if len(parts) >= 2 and parts[0] == "config":
+        key = str(parts[1])
+        if key.startswith(f"{project}:"):
+            key = key[len(project) + 1 :]
+        return key_path([key, *parts[2:]]) if ":" not in key else key + key_path(parts[2:]).removeprefix("(root)")
+    return key_path(parts)
+
+
+def _value_text(node: yaml.Node) -> str:
+    if isinstance(node, yaml.ScalarNode):
+        return f" to {node.value}" if node.style is None else f" to {show(node.value)}"  # as written: true, 'x'
+    return ""
+
+
+def _duplicates(node: yaml.Node, parts: list[Any], project: str, out: list[Problem]) -> None:
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = key_node.value
+            if len(parts) == 1 and parts[0] == "config" and ":" not in key:
+                key = f"{project}:{key}"  # `gpuPools` is `<project>:gpuPools`
+            if key in seen:
+                first_key, first_value = seen[key]
+                first, again = first_key.start_mark.line + 1, key_node.start_mark.line + 1
+                out.append(
+                    Problem(
+                        _config_path([*parts, key], project),
+                        f"duplicate key: line {first} sets it{_value_text(first_value)} and line {again} "
+                        f"again{_value_text(value_node)}; Pulumi refuses a stack file with a duplicate key. Keep one.",
+                    )
+                )
+            else:
+                seen[key] = (key_node, value_node)
+            _duplicates(value_node, [*parts, key], project, out)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _duplicates(item, [*parts, index], project, out)
+
+
+def parse(text: str, project: str) -> StackDocument:
+    """Parse the YAML; raise ``_SyntaxProblem`` for a syntax error. Duplicate keys are listed, not fatal (the
+    rest of the file is still checked; the refusal lists them with everything else)."""
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+        doc = yaml.load(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "(YAML)"
+        what = " ".join(p for p in (exc.context, exc.problem) if p)
+        raise _SyntaxProblem(Problem(where, f"not valid YAML: {what}.")) from None
+    except yaml.YAMLError as exc:
+        raise _SyntaxProblem(Problem("(YAML)", f"not valid YAML: {exc}.")) from None
+    problems: list[Problem] = []
+    if node is not None:
+        _duplicates(node, [], project, problems)
+    return StackDocument(doc=doc, problems=problems)
+
+
+class _SyntaxProblem(Exception):
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+def read_stack_file(path: Path, *, label: str, project: str) -> StackDocument:
+    """Decode and parse a stack file; raise :class:`StackFileError` when Pulumi could not read it at all."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise StackFileError(
+            label, [Problem("(file)", f"cannot read the file: {exc.strerror or exc}.")], project
+        ) from exc
+    text = decode(data)
+    if isinstance(text, Problem):
+        raise StackFileError(label, [text], project)
+    try:
+        return parse(text, project)
+    except _SyntaxProblem as exc:
+        raise StackFileError(label, [exc.problem], project) from None
