@@ -1013,23 +1013,27 @@ def _config_keys() -> set[str]:
     return set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
 
 
+def decode_config_value(value: Any) -> Any:
+    """A config value as the language host passes it (a string) → what the models validate: objects, lists and
+    booleans JSON-decoded; any other string stays a string (``"1.33"`` must not become a float)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        decoded = json.loads(value)
+    except json.JSONDecodeError:
+        return value
+    return decoded if isinstance(decoded, dict | list | bool) else value
+
+
 def _raw_config(keys: Iterable[str]) -> dict[str, Any]:
-    """Every ``azure-gpu-platform:*`` value among ``keys``, objects decoded from JSON."""
+    """Every ``azure-gpu-platform:*`` value among ``keys``, decoded by :func:`decode_config_value`."""
     from pulumi.runtime import config as runtime_config
 
     prefix = f"{NAMESPACE}:"
-    out: dict[str, Any] = {}
-    for key in sorted(k for k in keys if k.startswith(prefix)):
-        value = runtime_config.get_config(key)
-        if isinstance(value, str):
-            try:
-                decoded = json.loads(value)
-            except json.JSONDecodeError:
-                decoded = value
-            # Plain strings stay strings ("1.33" must not become a float).
-            value = decoded if isinstance(decoded, dict | list | bool) else value
-        out[key[len(prefix) :]] = value
-    return out
+    return {
+        key[len(prefix) :]: decode_config_value(runtime_config.get_config(key))
+        for key in sorted(k for k in keys if k.startswith(prefix))
+    }
 
 
 def load_stack_config(stack_file: str | None = None) -> StackConfig:
@@ -1071,6 +1075,7 @@ __all__ = [
     "azure_pool_name",
     "cluster_problems",
     "config_from_stack_yaml",
+    "decode_config_value",
     "key_path",
     "load_stack_config",
     "parse_taint",

@@ -10,6 +10,7 @@ as it was written in YAML (``true``, not Python's ``True``). Pure: no Pulumi imp
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,12 @@ class Problem:
     message: str
 
     def line(self, stack_file: str) -> str:
-        return f"{stack_file}: {self.path}: {self.message}"
+        """One line, whatever the values in it contain (a newline in a value is shown as ``\\n``)."""
+        return _one_line(f"{stack_file}: {self.path}: {self.message}")
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def render_problems(stack_file: str, problems: Sequence[Problem], namespace: str) -> str:
@@ -50,6 +56,8 @@ def show(value: Any) -> str:
     in flow style (never Python's ``True`` or ``None``)."""
     if isinstance(value, str):
         return repr(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
     if value is None or isinstance(value, bool | int | float | list | dict):
         return json.dumps(value, ensure_ascii=False, default=str)
     return repr(value)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_catalog import Catalog, default_catalog, is_gpu_size
-from gpu_catalog.problems import Problem, show
+from gpu_catalog.problems import Problem, key_path, show
 from preflight.mocks import UNKNOWN, unwrap_secrets
 from preflight.model import RecordedResource
 
@@ -290,7 +290,7 @@ def budget_problems(value: Any, key: str = "budget") -> list[Problem]:
             )
         ]
     problems = [
-        Problem(f"{key}.{name}", "unknown key (allowed: monthlyUsd, enforcementLevel)")
+        Problem(key_path([key, name]), "unknown key (allowed: monthlyUsd, enforcementLevel)")
         for name in sorted(str(k) for k in set(value) - {"monthlyUsd", "enforcementLevel"})
     ]
     monthly = value.get("monthlyUsd")
