@@ -371,3 +371,19 @@ def test_unreadable_or_ignored_sections_exit_2_in_one_line(tmp_path: Path, mutat
         "nothing was deployed):",
         f"  {stack}: {line}",
     ]
+
+
+def test_keys_nobody_reads_are_warned_about_in_the_report(tmp_path: Path) -> None:
+    dev = (REPO / "stacks" / "Pulumi.dev.yaml").read_text(encoding="utf-8")
+    stack = tmp_path / "Pulumi.dev.yaml"
+    stack.write_text(
+        dev.replace("  azure-native:location:", "  acme:team: ml\n  azure-native:locaton:"), encoding="utf-8"
+    )
+    run = preflight("--config-file", str(stack), "--format", "json")
+    assert run.code == 0, run.stderr
+    assert json.loads(run.stdout)["warnings"] == [
+        f"{stack}: acme:team: no provider or part of this program reads this key, it is ignored. Keys of this "
+        "project are under 'azure-gpu-platform:'.",
+        f"{stack}: azure-native:locaton: the azure-native provider has no config key 'locaton', it is ignored; did "
+        "you mean 'azure-native:location'?",
+    ]
