@@ -269,3 +269,24 @@ def test_yaml_booleans_are_shown_as_yaml_and_no_value_twice() -> None:
     cluster["tasksPerGpu"] = 1.5
     message = next(iter(problems(prod).values()))
     assert message.count("1.5") == 1
+
+
+# --------------------------------------------------------------------------------- 8. one error hides no other
+
+
+def test_a_budget_or_policy_mistake_does_not_hide_the_pool_rules() -> None:
+    data = config(
+        budget={"monthlyUsd": -1},
+        policy={"gpu-size-minimum": 5},
+        gpuPools=[{**T4, "vmSize": "Standard_NV32as_v4"}, {**T4, "name": "t4b", "count": "two"}],
+    )
+    found = problems(data)
+    assert list(found) == [
+        "gpuPools[1].count",
+        "budget.monthlyUsd",
+        "policy.gpu-size-minimum",
+        "gpuPools[0].vmSize",
+    ]
+    assert found["gpuPools[0].vmSize"].startswith("Standard_NV32as_v4 (AMD Radeon Instinct MI25 16 GiB) was retired")
+    # Rules on a section that has a malformed key are not run on its stand-ins (gpuPools[1] without its count).
+    assert not any(path.startswith("gpuPools[1].") and path != "gpuPools[1].count" for path in found)
