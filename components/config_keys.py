@@ -42,7 +42,8 @@ NAMESPACE_TYPO_RATIO = 0.75
 """A namespace at least this similar to the project's (difflib ratio) is taken for a typo of it: ``azure-gpu-platfrom``
 scores 0.94, ``gpu-platform`` 0.8, the provider namespaces at most 0.4."""
 
-_CONFIG_KEY_RE = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9_.]*:[A-Za-z0-9][-A-Za-z0-9_.]*$")
+CONFIG_KEY_RE = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9_.]*:[A-Za-z0-9][-A-Za-z0-9_.]*$")
+"""A full Pulumi config key, ``namespace:name`` (what ``kaito.workspaces[].modelAccessTokenConfig`` names)."""
 _VARS_KEY_RE = re.compile(r"__config__\.get\w*\(\s*'([^']+)'")
 
 
@@ -63,7 +64,7 @@ def provider_config_keys(package: str) -> frozenset[str] | None:
 def referenced_keys(value: Any) -> set[str]:
     """Every string in a config value that names a config key (``kaito:hfToken``)."""
     if isinstance(value, str):
-        return {value} if _CONFIG_KEY_RE.match(value) else set()
+        return {value} if CONFIG_KEY_RE.match(value) else set()
     if isinstance(value, Mapping):
         return set().union(*(referenced_keys(v) for v in value.values()))
     if isinstance(value, list):

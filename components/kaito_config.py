@@ -33,6 +33,7 @@ from gpu_catalog.kaito_presets import (
 )
 
 from .config_base import StrictModel
+from .config_keys import CONFIG_KEY_RE
 from .kube_names import LABEL_KEY_RE, LABEL_VALUE_RE
 
 PROJECT_NAMESPACE = "azure-gpu-platform"
@@ -42,7 +43,6 @@ token's config key lives in another namespace."""
 EXAMPLE_TOKEN_CONFIG = "kaito:hfToken"
 """The config key the docs and messages suggest for the Hugging Face token."""
 
-_CONFIG_KEY_RE = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9_.]*:[A-Za-z0-9][-A-Za-z0-9_.]*$")
 
 SERVICE_PORT = 80
 """KAITO exposes each Workspace as a ClusterIP Service named like the Workspace, port 80 (OpenAI-compatible API
@@ -187,7 +187,7 @@ class KaitoWorkspaceConfig(StrictModel):
     @classmethod
     def _token_config(cls, v: str | None, info: ValidationInfo) -> str | None:
         if v is not None:
-            if not _CONFIG_KEY_RE.match(v):
+            if not CONFIG_KEY_RE.match(v):
                 raise ValueError(
                     f"modelAccessTokenConfig {v!r} must be a full Pulumi config key '<namespace>:<key>', e.g. "
                     f"{EXAMPLE_TOKEN_CONFIG}"

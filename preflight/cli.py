@@ -28,7 +28,7 @@ from typing import Any, TextIO
 from gpu_catalog import clock
 from gpu_catalog.problems import Problem, merge_problems, show
 from preflight.analyzer import PolicyConfigError, PolicyPackError, PolicyPackProcess, Violation
-from preflight.cost import BudgetConfigError, budget_problems, check_budget, estimate_cost, parse_budget
+from preflight.cost import BudgetConfigError, check_budget, estimate_cost, parse_budget
 from preflight.mocks import (
     STACK_TYPE,
     PreflightInputError,
@@ -162,7 +162,7 @@ def _where(settings: StackSettings) -> str:
 
 
 def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
-    """Everything but rendering; raises PreflightInputError, ProgramError, PolicyPackError, BudgetConfigError."""
+    """Everything but rendering; raises PreflightInputError, StackFileError, ProgramError, PolicyPackError."""
     program_dir: Path = args.program.resolve()
     read_project(program_dir)  # fails early, naming Pulumi.yaml, when DIR is not a Python program
     stack_file: Path | None = args.config_file
@@ -193,10 +193,12 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
     # one list: one run names every problem of the file.
     problems: list[Problem] = list(settings.problems)
     policy_config = _policy_config(settings, problems)
-    budget_value = settings.values.get(f"{settings.project}:budget")
-    budget_found = budget_problems(budget_value)
-    problems.extend(budget_found)
-    budget = None if budget_found else parse_budget(budget_value, where=f"{where}: {settings.project}:budget")
+    budget = None
+    try:
+        key = f"{settings.project}:budget"
+        budget = parse_budget(settings.values.get(key), where=f"{where}: {key}")
+    except BudgetConfigError as exc:
+        problems.extend(exc.problems)
     pack_dir: Path = args.policy_pack.resolve()
     if not (pack_dir / "PulumiPolicy.yaml").is_file():
         raise PreflightInputError(f"{pack_dir}: no PulumiPolicy.yaml (not a policy pack directory)")
@@ -301,7 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _error(str(exc))
     try:
         report = run_preflight(args, progress)
-    except (PreflightInputError, BudgetConfigError, StackFileError) as exc:
+    except (PreflightInputError, StackFileError) as exc:
         return _error(str(exc))
     except ProgramError as exc:
         where = f"the program {args.program}"
