@@ -15,8 +15,9 @@ from typing import Any
 from pulumi_policy import ResourceValidationArgs
 
 from gpu_catalog import is_gpu_size
+from rules.resource_types import is_databricks_cluster
 
-from ._resources import UNKNOWN, Review, get, is_databricks_cluster, plain
+from ._resources import UNKNOWN, Review, get, plain
 
 GPU_ML_MARKER = "-gpu-ml-"
 ML_MARKER = "-ml-"

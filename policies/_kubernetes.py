@@ -18,8 +18,9 @@ from typing import Any
 from pulumi_policy import PolicyResource, StackValidationArgs
 
 from gpu_catalog.lifecycle import VersionFinding
+from rules.resource_types import is_agent_pool, is_managed_cluster
 
-from ._resources import UNKNOWN, Review, get, is_agent_pool, is_managed_cluster, join_path, plain
+from ._resources import UNKNOWN, Review, get, join_path, plain
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,6 @@ Sizes are found wherever they occur (raw resources count, not only ours):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -31,6 +30,12 @@ from pulumi_policy.proxy import (
 )
 
 from gpu_catalog import Finding, is_gpu_size
+from rules.resource_types import (
+    is_agent_pool,
+    is_databricks_cluster,
+    is_kaito_workspace,
+    is_managed_cluster,
+)
 
 _SENTINELS: Final = frozenset(
     {
@@ -63,32 +68,6 @@ class _Unknown:
 
 
 UNKNOWN: Final = _Unknown()
-
-AGENT_POOL_RE: Final = re.compile(r"^azure-native:containerservice(?:/v[0-9a-z]+)?:AgentPool$")
-MANAGED_CLUSTER_RE: Final = re.compile(r"^azure-native:containerservice(?:/v[0-9a-z]+)?:ManagedCluster$")
-DATABRICKS_CLUSTER = "databricks:index/cluster:Cluster"
-KAITO_WORKSPACE_RE: Final = re.compile(r"^kubernetes:kaito\.sh/v[0-9a-z]+:Workspace$")
-HELM_RELEASE_RE: Final = re.compile(r"^kubernetes:helm\.sh/v3:Release$")
-
-
-def is_agent_pool(resource_type: str) -> bool:
-    return bool(AGENT_POOL_RE.match(resource_type))
-
-
-def is_managed_cluster(resource_type: str) -> bool:
-    return bool(MANAGED_CLUSTER_RE.match(resource_type))
-
-
-def is_databricks_cluster(resource_type: str) -> bool:
-    return resource_type == DATABRICKS_CLUSTER
-
-
-def is_kaito_workspace(resource_type: str) -> bool:
-    return bool(KAITO_WORKSPACE_RE.match(resource_type))
-
-
-def is_helm_release(resource_type: str) -> bool:
-    return bool(HELM_RELEASE_RE.match(resource_type))
 
 
 def plain(value: Any) -> Any:

@@ -13,7 +13,9 @@ from typing import Any
 
 from pulumi_policy import PolicyResource, StackValidationArgs
 
-from ._resources import UNKNOWN, Pool, Review, as_bool, get, is_gpu_pool, is_helm_release, plain, pools_of
+from rules.resource_types import is_helm_release
+
+from ._resources import UNKNOWN, Pool, Review, as_bool, get, is_gpu_pool, plain, pools_of
 
 OPERATOR_CHART = "gpu-operator"
 AUTOSCALER_ISSUE = "Azure/AKS #2832"

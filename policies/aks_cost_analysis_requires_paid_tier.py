@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
+from rules.resource_types import is_managed_cluster
+
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, as_bool, get, is_managed_cluster, plain
+from ._resources import UNKNOWN, Review, as_bool, get, plain
 
 NAME = "aks-cost-analysis-requires-paid-tier"
 TIERS = ("Standard", "Premium")

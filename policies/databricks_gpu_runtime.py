@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
+from rules.resource_types import is_databricks_cluster
+
 from ._databricks import CLASSIC_PREVIEW, EXAMPLE_RUNTIME, GPU_ML_MARKER, ML_MARKER, gpu_cluster
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, get, is_databricks_cluster, plain
+from ._resources import UNKNOWN, Review, get, plain
 
 NAME = "databricks-gpu-runtime"
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pulumi_policy import ReportViolation, Severity, StackValidationArgs
 
 from gpu_catalog.lifecycle import RULE_OPERATOR_PLATFORM, check_operator_platform
+from rules.resource_types import is_managed_cluster
 
 from ._meta import MANDATORY, GpuStackPolicy
-from ._resources import UNKNOWN, Review, get, is_managed_cluster, plain
+from ._resources import UNKNOWN, Review, get, plain
 from ._stack import gpu_operators, linux_gpu_pools
 
 NAME = RULE_OPERATOR_PLATFORM

@@ -12,9 +12,10 @@ from gpu_catalog.kaito_presets import (
     check_kaito_preset_fit,
     kaito_preset,
 )
+from rules.resource_types import is_kaito_workspace
 
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, get, is_kaito_workspace, plain
+from ._resources import UNKNOWN, Review, get, plain
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:

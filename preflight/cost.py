@@ -25,6 +25,13 @@ from gpu_catalog import Catalog, default_catalog, is_gpu_size
 from gpu_catalog.problems import Problem, key_path, show
 from preflight.mocks import UNKNOWN, unwrap_secrets
 from preflight.model import RecordedResource
+from rules.resource_types import (
+    is_agent_pool,
+    is_databricks_cluster,
+    is_databricks_instance_pool,
+    is_kaito_workspace,
+    is_managed_cluster,
+)
 
 HOURS_PER_MONTH = 730
 CURRENCY = "USD"
@@ -36,12 +43,6 @@ BUDGET_DESCRIPTION = (
     "The indicative monthly GPU cost at maximum node counts stays within the stack's budget "
     "(`<project>:budget.monthlyUsd`)."
 )
-
-AGENT_POOL = "azure-native:containerservice:AgentPool"
-MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
-DATABRICKS_CLUSTER = "databricks:index/cluster:Cluster"
-DATABRICKS_POOL = "databricks:index/instancePool:InstancePool"
-KAITO_WORKSPACE = "kubernetes:kaito.sh/v1beta1:Workspace"
 
 
 class BudgetConfigError(ValueError):
@@ -214,11 +215,11 @@ def cost_lines(resource: RecordedResource, catalog: Catalog | None = None) -> li
     cat = catalog or default_catalog()
     props = unwrap_secrets(resource.inputs)
     lines: list[CostLine | None] = []
-    if resource.type == AGENT_POOL:
+    if is_agent_pool(resource.type):
         size = _size_of(props.get("vmSize"))
         if size:
             lines.append(_line(cat, resource, "pool", size, _pool_nodes(props)))
-    elif resource.type == MANAGED_CLUSTER:
+    elif is_managed_cluster(resource.type):
         profiles = props.get("agentPoolProfiles")
         for i, profile in enumerate(profiles if isinstance(profiles, list) else []):
             if not isinstance(profile, Mapping):
@@ -227,7 +228,7 @@ def cost_lines(resource: RecordedResource, catalog: Catalog | None = None) -> li
             if size:
                 label = profile.get("name") if isinstance(profile.get("name"), str) else str(i)
                 lines.append(_line(cat, resource, f"agentPoolProfiles[{label}]", size, _pool_nodes(profile)))
-    elif resource.type == DATABRICKS_CLUSTER:
+    elif is_databricks_cluster(resource.type):
         worker = _size_of(props.get("nodeTypeId"))
         driver = _size_of(props.get("driverNodeTypeId")) or worker
         autoscale = props.get("autoscale")
@@ -240,13 +241,13 @@ def cost_lines(resource: RecordedResource, catalog: Catalog | None = None) -> li
             lines.append(_line(cat, resource, "workers", worker, workers))
         if driver:
             lines.append(_line(cat, resource, "driver", driver, (1, 1)))
-    elif resource.type == DATABRICKS_POOL:
+    elif is_databricks_instance_pool(resource.type):
         size = _size_of(props.get("nodeTypeId"))
         if size:
             lo = _count(props.get("minIdleInstances", 0))
             hi = _count(props["maxCapacity"]) if "maxCapacity" in props else lo
             lines.append(_line(cat, resource, "pool", size, (lo, hi)))
-    elif resource.type == KAITO_WORKSPACE:
+    elif is_kaito_workspace(resource.type):
         spec = props.get("resource")
         if isinstance(spec, Mapping):
             size = _size_of(spec.get("instanceType"))

@@ -244,3 +244,12 @@ def test_budget_within() -> None:
     finding = check_budget(_estimate(1.0), parse_budget({"monthlyUsd": 5000}, where=WHERE))
     assert finding is not None and not finding.over
     assert check_budget(_estimate(1.0), None) is None
+
+
+def test_versioned_type_tokens_are_priced_like_the_default_version() -> None:
+    """One type matcher (rules/resource_types.py) for the pack and the estimate: the pack checks an
+    ``azure-native:containerservice/v20250901:AgentPool``, so the estimate prices it too."""
+    versioned = res("azure-native:containerservice/v20250901:AgentPool", "a", vmSize="Standard_NC4as_T4_v3", count=2.0)
+    [line] = cost_lines(versioned)
+    assert (line.role, line.vm_size, line.nodes_min, line.nodes_max) == ("pool", "Standard_NC4as_T4_v3", 2, 2)
+    assert line.hourly_max == pytest.approx(2 * 0.526)

@@ -1,0 +1,42 @@
+"""Which resource a type token names, for the policies and the cost estimate alike.
+
+Type tokens as the engine sends them, including azure-native's explicit API-version modules
+(``azure-native:containerservice/v20250901:AgentPool`` is an AgentPool like ``azure-native:containerservice:AgentPool``)
+and every served version of the KAITO CRD (``kubernetes:kaito.sh/v1beta1:Workspace``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+AGENT_POOL_RE: Final = re.compile(r"^azure-native:containerservice(?:/v[0-9a-z]+)?:AgentPool$")
+MANAGED_CLUSTER_RE: Final = re.compile(r"^azure-native:containerservice(?:/v[0-9a-z]+)?:ManagedCluster$")
+DATABRICKS_CLUSTER: Final = "databricks:index/cluster:Cluster"
+DATABRICKS_INSTANCE_POOL: Final = "databricks:index/instancePool:InstancePool"
+KAITO_WORKSPACE_RE: Final = re.compile(r"^kubernetes:kaito\.sh/v[0-9a-z]+:Workspace$")
+HELM_RELEASE_RE: Final = re.compile(r"^kubernetes:helm\.sh/v3:Release$")
+
+
+def is_agent_pool(resource_type: str) -> bool:
+    return bool(AGENT_POOL_RE.match(resource_type))
+
+
+def is_managed_cluster(resource_type: str) -> bool:
+    return bool(MANAGED_CLUSTER_RE.match(resource_type))
+
+
+def is_databricks_cluster(resource_type: str) -> bool:
+    return resource_type == DATABRICKS_CLUSTER
+
+
+def is_databricks_instance_pool(resource_type: str) -> bool:
+    return resource_type == DATABRICKS_INSTANCE_POOL
+
+
+def is_kaito_workspace(resource_type: str) -> bool:
+    return bool(KAITO_WORKSPACE_RE.match(resource_type))
+
+
+def is_helm_release(resource_type: str) -> bool:
+    return bool(HELM_RELEASE_RE.match(resource_type))
