@@ -50,6 +50,17 @@ from gpu_catalog.lifecycle import (
 )
 from gpu_catalog.problems import Problem, key_path, render_problems, show
 from gpu_catalog.regions import check_region
+from rules import Finding
+from rules import aks as rules_aks
+from rules.aks import (
+    DEFAULT_GPU_TAINT,
+    LINUX_POOL_NAME_MAX,
+    cost_analysis_tier,
+    driver_install,
+    kaito_requires_oidc,
+    operator_autoscale_min_count,
+    windows_gpu_pool,
+)
 
 from .config_base import StrictModel
 from .config_keys import foreign_key_findings, referenced_keys
@@ -63,9 +74,6 @@ NAMESPACE = "azure-gpu-platform"
 STACK_FILE_ENV = "AGP_STACK_FILE"
 """When set, error messages name this file instead of ``stacks/Pulumi.<stack>.yaml`` (the preflight sets it)."""
 
-DEFAULT_GPU_TAINT = "nvidia.com/gpu=present:NoSchedule"
-"""Tolerated by the GPU operator's daemonsets by default and by AKS's ExtendedResourceToleration admission plugin
-for pods requesting ``nvidia.com/gpu``."""
 
 DEFAULT_GPU_OPERATOR_VERSION = default_gpu_operator_version()
 """Pinned NVIDIA gpu-operator chart version: the ``default`` of ``gpu_catalog/facts/gpu_operator.json`` (a release
@@ -76,18 +84,13 @@ DEFAULT_KUBERNETES_VERSION = "1.36"
 GPU operator and the KAITO add-on are validated on. A stack on it starts failing its preflight when AKS stops
 creating it: the checks read the dates, not this constant."""
 
-MIN_WINDOWS_GPU_K8S = (1, 29)
-"""Windows GPU node pools need Kubernetes 1.29 or later (AKS docs: use Windows GPU nodes)."""
 
 MPS_MAX_REPLICAS = 48
 """An MPS server serves at most 48 clients per GPU (Volta and later)."""
 
-AKS_ISSUE_SCALE_FROM_ZERO = "Azure/AKS #2832"
 
 _K8S_VERSION_RE = r"^1\.\d{2}(\.\d{1,3})?$"
 _POOL_NAME_RE = re.compile(r"^[a-z][a-z0-9]*$")
-_LINUX_NAME_MAX = 12
-_WINDOWS_NAME_MAX = 6
 _TAINT_RE = re.compile(
     r"^(?P<key>[A-Za-z0-9]([A-Za-z0-9._/-]{0,251}[A-Za-z0-9])?)(=(?P<value>[A-Za-z0-9._-]{0,63}))?"
     r":(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$"
@@ -347,6 +350,12 @@ class StackConfig(StrictModel):
     def pool_kubernetes_version(self, pool: GpuPoolConfig) -> str:
         return pool.orchestratorVersion or self.cluster.kubernetesVersion
 
+    @property
+    def operator_installs_driver(self) -> bool:
+        """The GPU operator installs driver and toolkit when a pool it manages skips the AKS driver; otherwise it runs
+        with ``driver.enabled=false`` and ``toolkit.enabled=false`` on the AKS driver."""
+        return any(self.pool_driver(p) == "operator" for p in self.gpuPools if self.operator_manages(p))
+
     def operator_manages(self, pool: GpuPoolConfig) -> bool:
         """The GPU operator manages every Linux GPU pool of a cluster it runs on (device plugin, labels, MIG)."""
         return self.gpuOperator.enabled and pool.os == "Linux"
@@ -520,7 +529,8 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
     at = f"gpuPools[{index}]"
     problems: list[Problem] = []
     windows = pool.os == "Windows"
-    limit = _WINDOWS_NAME_MAX if windows else _LINUX_NAME_MAX
+    facts = pool_facts(cfg, pool)
+    operator = operator_facts(cfg)
 
     if not _POOL_NAME_RE.match(pool.name):
         problems.append(
@@ -528,10 +538,13 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
                 f"{at}.name", f"{pool.name!r}: pool names are lowercase letters and digits, starting with a letter."
             )
         )
-    if len(pool.name) > limit:
-        why = "AKS limits Windows node pool names to 6 characters" if windows else "AKS limits Linux pool names to 12"
+    if not windows and len(pool.name) > LINUX_POOL_NAME_MAX:
         problems.append(
-            Problem(f"{at}.name", f"{pool.name!r} has {len(pool.name)} characters: {why}. Use at most {limit}.")
+            Problem(
+                f"{at}.name",
+                f"{pool.name!r} has {len(pool.name)} characters: AKS limits Linux pool names to {LINUX_POOL_NAME_MAX}. "
+                f"Use at most {LINUX_POOL_NAME_MAX}.",
+            )
         )
 
     # GPU size: the same checks and messages as the policy pack.
@@ -582,16 +595,7 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
         lo = pool.effective_min_count or 0
         if pool.maxCount is not None and lo > pool.maxCount:
             problems.append(Problem(f"{at}.minCount", f"minCount {lo} is greater than maxCount {pool.maxCount}."))
-        if cfg.operator_manages(pool) and lo < 1:
-            problems.append(
-                Problem(
-                    f"{at}.minCount",
-                    "must be ≥ 1 (default 1) for an autoscaling pool the GPU operator manages: at 0 nodes the "
-                    "cluster autoscaler cannot see the labels and resources the operator adds (nvidia.com/gpu.present, "
-                    f"shared and MIG resource names), so pending GPU pods never trigger a scale-up "
-                    f"({AKS_ISSUE_SCALE_FROM_ZERO}). Allowed: 1..maxCount.",
-                )
-            )
+        problems.extend(_at(at, operator_autoscale_min_count(facts, operator)))
     elif pool.minCount is not None:
         problems.append(
             Problem(f"{at}.minCount", "minCount needs maxCount (autoscaling); for a fixed-size pool use count.")
@@ -610,33 +614,12 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
             Problem(f"{at}.osSku", f"{os_sku} is a Windows OS SKU; allowed for Linux: {', '.join(_args(LinuxOsSku))}.")
         )
 
-    driver = cfg.pool_driver(pool)
-    if windows:
-        if driver == "operator":
-            problems.append(
-                Problem(
-                    f"{at}.driver",
-                    "Windows GPU pools never skip the AKS driver: the NVIDIA GPU operator does not support Windows "
-                    "nodes. Allowed: aks.",
-                )
-            )
-        k8s = cfg.pool_kubernetes_version(pool)
-        if minor_tuple(k8s) < MIN_WINDOWS_GPU_K8S:
-            key = "orchestratorVersion" if pool.orchestratorVersion else "kubernetesVersion"
-            where = f"{at}.orchestratorVersion" if key == "orchestratorVersion" else "cluster.kubernetesVersion"
-            problems.append(
-                Problem(where, f"Windows GPU pools need Kubernetes ≥ 1.29 (got {k8s}). Allowed: 1.29 or later.")
-            )
-        if pool.migProfile is not None:
-            problems.append(Problem(f"{at}.migProfile", "MIG profiles are not supported on Windows GPU pools."))
-    elif driver == "operator" and not cfg.gpuOperator.enabled:
-        problems.append(
-            Problem(
-                f"{at}.driver",
-                "driver 'operator' skips the AKS driver install, but gpuOperator.enabled is false: the nodes would "
-                "have no NVIDIA driver. Enable the GPU operator or use driver 'aks'.",
-            )
-        )
+    # Windows pools; who installs the driver (AKS or the GPU operator, exactly one of them).
+    version_key = "orchestratorVersion" if pool.orchestratorVersion else "cluster.kubernetesVersion"
+    problems.extend(_at(at, windows_gpu_pool(facts), orchestratorVersion=version_key))
+    if windows and pool.migProfile is not None:
+        problems.append(Problem(f"{at}.migProfile", "MIG profiles are not supported on Windows GPU pools."))
+    problems.extend(_at(at, driver_install(facts, operator)))
 
     # GPU sharing.
     if pool.sharing is not None:
@@ -695,6 +678,38 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
             if problem is not None:
                 problems.append(Problem(path, problem))
     return problems
+
+
+def pool_facts(cfg: StackConfig, pool: GpuPoolConfig) -> rules_aks.GpuPool:
+    """A stack file's pool as the AKS rules see it (defaults resolved)."""
+    return rules_aks.GpuPool(
+        name=pool.name,
+        vm_size=pool.vmSize,
+        os=pool.os,
+        kubernetes_version=cfg.pool_kubernetes_version(pool),
+        driver_skipped=cfg.pool_driver(pool) == "operator",
+        autoscaling=pool.autoscaling,
+        min_count=pool.effective_min_count,
+        taints=tuple(pool.taints),
+    )
+
+
+def operator_facts(cfg: StackConfig) -> rules_aks.GpuOperator | None:
+    """The GPU operator as the AKS rules see it: it installs the driver when a pool it manages skips AKS's."""
+    if not cfg.gpuOperator.enabled:
+        return None
+    installs = cfg.operator_installs_driver
+    return rules_aks.GpuOperator(driver_enabled=installs, toolkit_enabled=installs)
+
+
+def _at(at: str, findings: Iterable[Finding], **paths: str) -> list[Problem]:
+    """Findings on ``at`` (``gpuPools[1]``) as problems: ``gpuPools[1].<field>``, or ``paths[field]`` when the field
+    lives elsewhere in the stack file (a pool's version defaults to ``cluster.kubernetesVersion``)."""
+    out: list[Problem] = []
+    for f in findings:
+        key = paths.get(f.field, f.field)
+        out.append(Problem(key if "." in key else f"{at}.{key}" if key else at, f.message))
+    return out
 
 
 MAX_NODE_POOL_SKEW = 3
@@ -775,18 +790,15 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
                 f"{cluster.skuTier}. Set skuTier: {LTS_TIER}, or supportPlan: {DEFAULT_SUPPORT_PLAN}.",
             )
         )
-    if cluster.costAnalysis and cluster.skuTier == "Free":
-        problems.append(
-            Problem(
-                "cluster.skuTier",
-                "cluster.costAnalysis needs the Standard or Premium tier (the AKS cost analysis add-on is not "
-                "available on Free). Allowed: Standard, Premium.",
-            )
-        )
-    if cfg.kaito_addon and not cluster.oidcIssuer:
-        problems.append(
-            Problem("cluster.oidcIssuer", "the KAITO add-on needs the OIDC issuer: set oidcIssuer: true (the default).")
-        )
+    facts = rules_aks.Cluster(
+        tier=cluster.skuTier,
+        cost_analysis=cluster.costAnalysis,
+        kaito_addon=cfg.kaito_addon,
+        oidc_issuer=cluster.oidcIssuer,
+    )
+    for finding in [*cost_analysis_tier(facts), *kaito_requires_oidc(facts)]:
+        key = {"tier": "skuTier"}.get(finding.field, finding.field)
+        problems.append(Problem(f"cluster.{key}", finding.message))
     if cluster.workloadIdentity and not (cluster.oidcIssuer or cfg.kaito_addon):
         problems.append(
             Problem("cluster.workloadIdentity", "workload identity needs the OIDC issuer: set oidcIssuer: true.")
@@ -820,17 +832,6 @@ def semantic_problems(cfg: StackConfig) -> list[Problem]:
                 )
             )
         owners.setdefault(azure_name, i)
-
-    linux_modes = {cfg.pool_driver(p) for p in cfg.gpuPools if p.os == "Linux"}
-    if cfg.gpuOperator.enabled and len(linux_modes) > 1:
-        problems.append(
-            Problem(
-                "gpuPools",
-                "with the GPU operator enabled, all Linux GPU pools must use the same driver mode (the operator "
-                "either installs driver and toolkit everywhere, or runs with driver.enabled=false and "
-                "toolkit.enabled=false). Set the same driver (operator or aks) on every Linux pool.",
-            )
-        )
 
     problems.extend(_operator_platform_problems(cfg))
 

@@ -46,10 +46,6 @@ def managed_pools(cfg: StackConfig) -> list[GpuPoolConfig]:
     return [p for p in cfg.gpuPools if cfg.operator_manages(p)]
 
 
-def operator_installs_driver(cfg: StackConfig) -> bool:
-    return any(cfg.pool_driver(p) == "operator" for p in managed_pools(cfg))
-
-
 def device_plugin_config(cfg: StackConfig, pool: GpuPoolConfig) -> dict[str, Any]:
     """The device plugin config (``version: v1``) for one pool: its sharing strategy and replicas."""
     doc: dict[str, Any] = {"version": "v1", "flags": {"migStrategy": cfg.gpuOperator.migStrategy}}
@@ -92,7 +88,7 @@ def operator_partitions_mig(cfg: StackConfig) -> bool:
 
 def operator_values(cfg: StackConfig) -> dict[str, Any]:
     """Helm values for the chart, derived from the pools."""
-    installs = operator_installs_driver(cfg)
+    installs = cfg.operator_installs_driver
     tolerations = operator_tolerations(cfg)
     values: dict[str, Any] = {
         "driver": {"enabled": installs},

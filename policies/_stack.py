@@ -18,7 +18,6 @@ from rules.resource_types import is_helm_release
 from ._resources import UNKNOWN, Pool, Review, as_bool, get, is_gpu_pool, plain, pools_of
 
 OPERATOR_CHART = "gpu-operator"
-AUTOSCALER_ISSUE = "Azure/AKS #2832"
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
+from rules.aks import Cluster, cost_analysis_tier
 from rules.resource_types import is_managed_cluster
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import UNKNOWN, Review, as_bool, get, plain
 
 NAME = "aks-cost-analysis-requires-paid-tier"
-TIERS = ("Standard", "Premium")
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -19,19 +19,15 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     review = Review(report, args)
     props = plain(args.props)
     enabled = get(props, "metricsProfile", "costAnalysis", "enabled")
+    tier = get(props, "sku", "tier")
     if enabled is UNKNOWN:
         review.unknown_field("metricsProfile.costAnalysis.enabled")
-    elif as_bool(enabled):
-        tier = get(props, "sku", "tier")
-        if tier is UNKNOWN:
-            review.unknown_field("sku.tier")
-        elif not (isinstance(tier, str) and tier.lower() in (t.lower() for t in TIERS)):
-            shown = f"'{tier}'" if isinstance(tier, str) else "not set (Free)"
-            review.violation(
-                f"sku.tier: cost analysis (metricsProfile.costAnalysis.enabled) is on but the cluster tier is {shown}: "
-                "AKS offers the cost analysis add-on only on the Standard and Premium tiers and rejects the cluster "
-                "otherwise. Set sku.tier to Standard (or Premium), or turn cost analysis off."
-            )
+    elif as_bool(enabled) and tier is UNKNOWN:
+        review.unknown_field("sku.tier")
+    else:
+        facts = Cluster(tier=tier if isinstance(tier, str) else None, cost_analysis=bool(as_bool(enabled)))
+        for finding in cost_analysis_tier(facts):
+            review.violation(f"sku.tier: {finding.message}")
     review.finish()
 
 

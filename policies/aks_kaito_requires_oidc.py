@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
+from rules.aks import Cluster, kaito_requires_oidc
 from rules.resource_types import is_managed_cluster
 
 from ._meta import MANDATORY, GpuResourcePolicy
@@ -21,15 +22,12 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     oidc = get(props, "oidcIssuerProfile", "enabled")
     if kaito is UNKNOWN:
         review.unknown_field("aiToolchainOperatorProfile.enabled")
-    elif as_bool(kaito):
-        if oidc is UNKNOWN:
-            review.unknown_field("oidcIssuerProfile.enabled")
-        elif not as_bool(oidc):
-            review.violation(
-                "oidcIssuerProfile.enabled: the KAITO add-on (aiToolchainOperatorProfile.enabled) is on but the OIDC "
-                "issuer is off: KAITO's controllers authenticate to Azure with workload identity, which needs the "
-                "cluster's OIDC issuer, so AKS rejects the cluster. Set oidcIssuerProfile.enabled: true."
-            )
+    elif as_bool(kaito) and oidc is UNKNOWN:
+        review.unknown_field("oidcIssuerProfile.enabled")
+    else:
+        facts = Cluster(kaito_addon=bool(as_bool(kaito)), oidc_issuer=bool(as_bool(oidc)))
+        for finding in kaito_requires_oidc(facts):
+            review.violation(f"oidcIssuerProfile.enabled: {finding.message}")
     review.finish()
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, Severity, StackValidationArgs
 
+from rules.aks import GpuPool, driver_install
+
 from ._meta import ADVISORY, GpuStackPolicy
 from ._resources import UNKNOWN, Review
 from ._stack import gpu_operators, linux_gpu_pools
@@ -19,13 +21,16 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             skip = sp.pool.get("gpuProfile", "driver")
             if skip is UNKNOWN:
                 review.unknown_field(sp.where("gpuProfile", "driver"))
-            elif isinstance(skip, str) and skip.lower() == "none":
+                continue
+            facts = GpuPool(
+                name=None,
+                vm_size=str(sp.pool.get("vmSize")),
+                driver_skipped=isinstance(skip, str) and skip.lower() == "none",
+            )
+            for finding in driver_install(facts, None):
                 review.violation(
-                    f"{sp.where('gpuProfile', 'driver')}: {sp.label} skips the AKS GPU driver, but there is no GPU "
-                    "operator Helm release (chart gpu-operator) in this stack, so nothing here installs a driver and "
-                    "GPU pods stay pending. Deploy the GPU operator (components.gpu_operator.GpuOperator), or keep "
-                    'the AKS driver (gpuProfile.driver: "Install"). Ignore this if the operator is installed outside '
-                    "this stack.",
+                    f"{sp.where('gpuProfile', 'driver')}: {sp.label}: {finding.message} (No GPU operator Helm release, "
+                    "chart gpu-operator, is in this stack; ignore this if the operator is installed outside it.)",
                     sp.resource.urn,
                 )
     review.finish()

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, Severity, StackValidationArgs
 
+from rules.aks import AUTOSCALER_SCALE_FROM_ZERO_ISSUE, GpuOperator, GpuPool, operator_autoscale_min_count
+
 from ._meta import MANDATORY, GpuStackPolicy
 from ._resources import UNKNOWN, Review, as_bool
-from ._stack import AUTOSCALER_ISSUE, gpu_operators, linux_gpu_pools
+from ._stack import gpu_operators, linux_gpu_pools
 
 NAME = "gpu-operator-autoscale-min-count"
 
@@ -20,18 +22,19 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             if autoscaling is UNKNOWN:
                 review.unknown_field(sp.where("enableAutoScaling"))
                 continue
-            if not as_bool(autoscaling):
-                continue
             min_count = sp.pool.get("minCount")
             if min_count is UNKNOWN:
                 review.unknown_field(sp.where("minCount"))
-            elif not isinstance(min_count, int | float) or min_count < 1:
-                shown = f"{min_count:g}" if isinstance(min_count, int | float) else "not set"
+                continue
+            facts = GpuPool(
+                name=None,
+                vm_size=str(sp.pool.get("vmSize")),
+                autoscaling=bool(as_bool(autoscaling)),
+                min_count=int(min_count) if isinstance(min_count, int | float) else None,
+            )
+            for finding in operator_autoscale_min_count(facts, GpuOperator()):
                 review.violation(
-                    f"{sp.where('minCount')}: {sp.label} autoscales with minCount {shown} and is managed by "
-                    f"{operators[0].label}. At 0 nodes the cluster autoscaler cannot see the labels and resources "
-                    "the operator adds to GPU nodes (nvidia.com/gpu.present, shared or MIG resource names), so "
-                    f"pending GPU pods never trigger a scale-up ({AUTOSCALER_ISSUE}). Set minCount to 1 or more.",
+                    f"{sp.where(finding.field)}: {sp.label}, managed by {operators[0].label}: {finding.message}",
                     sp.resource.urn,
                 )
     review.finish()
@@ -41,7 +44,7 @@ POLICY = GpuStackPolicy(
     name=NAME,
     what="With a GPU operator release in the stack, autoscaling Linux GPU pools have minCount ≥ 1.",
     why="At 0 nodes the autoscaler cannot see the operator-added node labels/resources, so pods that select them "
-    f"never cause a scale-up ({AUTOSCALER_ISSUE}).",
+    f"never cause a scale-up ({AUTOSCALER_SCALE_FROM_ZERO_ISSUE}).",
     validate=validate,
     level=MANDATORY,
     severity=Severity.MEDIUM,

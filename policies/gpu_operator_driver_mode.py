@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, Severity, StackValidationArgs
 
+from rules.aks import GpuOperator, GpuPool, driver_install
+
 from ._meta import MANDATORY, GpuStackPolicy
 from ._resources import UNKNOWN, Review
 from ._stack import gpu_operators, linux_gpu_pools
@@ -20,29 +22,21 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         if driver is UNKNOWN or toolkit is UNKNOWN:
             review.unknown_field(f"{op.resource.name}: values.driver.enabled/values.toolkit.enabled")
             continue
-        aks_driver_mode = driver is False and toolkit is False
+        operator = GpuOperator(driver_enabled=driver is not False, toolkit_enabled=toolkit is not False)
         for sp in pools:
             skip = sp.pool.get("gpuProfile", "driver")
             if skip is UNKNOWN:
                 review.unknown_field(sp.where("gpuProfile", "driver"))
                 continue
-            skipped = isinstance(skip, str) and skip.lower() == "none"
-            if not skipped and not aks_driver_mode:
+            facts = GpuPool(
+                name=None,
+                vm_size=str(sp.pool.get("vmSize")),
+                driver_skipped=isinstance(skip, str) and skip.lower() == "none",
+            )
+            for finding in driver_install(facts, operator):
                 review.violation(
-                    f"{sp.where('gpuProfile', 'driver')}: {sp.label} keeps the AKS GPU driver while {op.label} also "
-                    f"installs one (driver.enabled={str(driver).lower()}, toolkit.enabled={str(toolkit).lower()}): "
-                    "two drivers on one node fail (the operator's driver pod crash-loops and GPUs stay "
-                    'unallocatable). Either set gpuProfile.driver: "None" on the pool (operator installs the '
-                    "driver; create-time only, the pool is replaced) or set driver.enabled=false and "
-                    "toolkit.enabled=false in the operator values.",
-                    sp.resource.urn,
-                )
-            elif skipped and driver is False:
-                review.violation(
-                    f"{sp.where('gpuProfile', 'driver')}: {sp.label} skips the AKS GPU driver and {op.label} has "
-                    "driver.enabled=false, so nothing installs a GPU driver and the GPUs are unusable. Either let the "
-                    "operator install it (remove driver.enabled=false and toolkit.enabled=false) or keep the AKS "
-                    'driver (gpuProfile.driver: "Install").',
+                    f"{sp.where('gpuProfile', 'driver')}: {sp.label}, with {op.label} (driver.enabled="
+                    f"{str(driver).lower()}, toolkit.enabled={str(toolkit).lower()}): {finding.message}",
                     sp.resource.urn,
                 )
     review.finish()

@@ -72,13 +72,13 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
         "cost-analysis-free-tier",
         mutate(**{"cluster.costAnalysis": True, "cluster.skuTier": "Free"}),
         "cluster.skuTier",
-        "Standard or Premium",
+        "only on the Standard and Premium tiers",
     ),
     (
         "kaito-without-oidc",
         mutate(**{"cluster.kaitoAddon": True, "cluster.oidcIssuer": False}),
         "cluster.oidcIssuer",
-        "KAITO add-on needs the OIDC issuer",
+        "the KAITO add-on is on but the OIDC issuer is off",
     ),
     ("nvv4", mutate(**{"gpuPools.0.vmSize": "Standard_NV32as_v4"}), "gpuPools[0].vmSize", "NVv4 size"),
     ("retired", mutate(**{"gpuPools.0.vmSize": "Standard_NC6s_v3"}), "gpuPools[0].vmSize", "was retired"),
@@ -130,7 +130,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
         "windows-driver-skipped",
         mutate(gpuPools=[{**WIN, "driver": "operator"}]),
         "gpuPools[0].driver",
-        "never skip the AKS driver",
+        "a Windows GPU pool must keep the AKS driver install",
     ),
     (
         "windows-old-k8s",
@@ -157,7 +157,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
         "driver-operator-without-operator",
         mutate(**{"gpuOperator.enabled": False, "gpuPools.0.driver": "operator"}),
         "gpuPools[0].driver",
-        "no NVIDIA driver",
+        "no NVIDIA GPU operator runs on its cluster, so nothing installs a driver",
     ),
     (
         "mixed-driver-modes",
@@ -167,8 +167,8 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
                 {"name": "b", "vmSize": "Standard_NC4as_T4_v3", "driver": "aks"},
             ]
         ),
-        "gpuPools",
-        "same driver mode",
+        "gpuPools[1].driver",
+        "the pool keeps the AKS driver while the GPU operator also installs one",
     ),
     (
         "budget-level",

@@ -16,9 +16,9 @@ def test_paid_tier_passes(tier: str) -> None:
 def test_free_tier_rejected() -> None:
     outcome = run_policy(POLICY, MANAGED_CLUSTER, with_(CLUSTER, sku={"name": "Base", "tier": "Free"}))
     assert outcome.violations == [
-        "sku.tier: cost analysis (metricsProfile.costAnalysis.enabled) is on but the cluster tier is 'Free': AKS "
-        "offers the cost analysis add-on only on the Standard and Premium tiers and rejects the cluster otherwise. "
-        "Set sku.tier to Standard (or Premium), or turn cost analysis off."
+        "sku.tier: cost analysis is on but the cluster tier is 'Free': AKS offers the cost analysis add-on "
+        "only on the Standard and Premium tiers and rejects the cluster otherwise. Allowed: Standard, Premium; "
+        "or turn cost analysis off."
     ]
 
 

@@ -6,9 +6,9 @@ from policies.aks_kaito_requires_oidc import POLICY
 from tests.policies._helpers import AGENT_POOL, CLUSTER, GPU_POOL, MANAGED_CLUSTER, UNKNOWN, run_policy, with_
 
 MESSAGE = (
-    "oidcIssuerProfile.enabled: the KAITO add-on (aiToolchainOperatorProfile.enabled) is on but the OIDC issuer is "
-    "off: KAITO's controllers authenticate to Azure with workload identity, which needs the cluster's OIDC issuer, "
-    "so AKS rejects the cluster. Set oidcIssuerProfile.enabled: true."
+    "oidcIssuerProfile.enabled: the KAITO add-on is on but the OIDC issuer is off: KAITO's controllers "
+    "authenticate to Azure with workload identity, which needs the cluster's OIDC issuer, so AKS rejects the "
+    "cluster. Turn the OIDC issuer on."
 )
 
 

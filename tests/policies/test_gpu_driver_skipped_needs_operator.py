@@ -39,10 +39,10 @@ def test_aks_driver_without_operator_passes() -> None:
 def test_skipped_driver_without_operator_flagged() -> None:
     outcome = run_stack_policy(POLICY, [(MANAGED_CLUSTER, "aks", CLUSTER), (AGENT_POOL, "gpupool", GPU_POOL)])
     assert outcome.violations == [
-        "gpupool: gpuProfile.driver: node pool 'gpua100' (Standard_NC24ads_A100_v4) skips the AKS GPU driver, but "
-        "there is no GPU operator Helm release (chart gpu-operator) in this stack, so nothing here installs a driver "
-        "and GPU pods stay pending. Deploy the GPU operator (components.gpu_operator.GpuOperator), or keep the AKS "
-        'driver (gpuProfile.driver: "Install"). Ignore this if the operator is installed outside this stack.'
+        "gpupool: gpuProfile.driver: node pool 'gpua100' (Standard_NC24ads_A100_v4): the pool skips the AKS driver "
+        "install, but no NVIDIA GPU operator runs on its cluster, so nothing installs a driver and GPU pods stay "
+        "Pending. Deploy the GPU operator, or keep the AKS driver. (No GPU operator Helm release, chart gpu-operator, "
+        "is in this stack; ignore this if the operator is installed outside it.)"
     ]
     assert outcome.violation_urns == [urn_of(AGENT_POOL, "gpupool")]
 

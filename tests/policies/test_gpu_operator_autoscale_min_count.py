@@ -29,10 +29,10 @@ def test_min_one_passes() -> None:
 def test_scale_to_zero_rejected_with_reason() -> None:
     outcome = run_stack_policy(POLICY, stack(with_(GPU_POOL, minCount=0.0)))
     assert outcome.violations == [
-        "gpupool: minCount: node pool 'gpua100' (Standard_NC24ads_A100_v4) autoscales with minCount 0 and is managed "
-        "by GPU operator release 'gpu-operator'. At 0 nodes the cluster autoscaler cannot see the labels and "
-        "resources the operator adds to GPU nodes (nvidia.com/gpu.present, shared or MIG resource names), so pending "
-        "GPU pods never trigger a scale-up (Azure/AKS #2832). Set minCount to 1 or more."
+        "gpupool: minCount: node pool 'gpua100' (Standard_NC24ads_A100_v4), managed by GPU operator release "
+        "'gpu-operator': must be ≥ 1 for an autoscaling GPU pool the GPU operator manages (it is 0): at 0 nodes the "
+        "cluster autoscaler cannot see the labels and resources the operator adds (nvidia.com/gpu.present, shared and "
+        "MIG resource names), so pending GPU pods never trigger a scale-up (Azure/AKS #2832). Allowed: 1..maxCount."
     ]
     assert outcome.violation_urns == [urn_of(AGENT_POOL, "gpupool")]
 
@@ -40,7 +40,7 @@ def test_scale_to_zero_rejected_with_reason() -> None:
 def test_missing_min_count_rejected() -> None:
     outcome = run_stack_policy(POLICY, stack(with_(GPU_POOL, minCount=None)))
     assert len(outcome.violations) == 1
-    assert "autoscales with minCount not set" in outcome.violations[0]
+    assert "the GPU operator manages (it is not set)" in outcome.violations[0]
 
 
 def test_fixed_size_pool_and_no_operator_pass() -> None:

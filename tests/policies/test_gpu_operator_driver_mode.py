@@ -43,11 +43,11 @@ def test_no_operator_nothing_to_check() -> None:
 def test_two_drivers_rejected_on_the_pool_urn() -> None:
     outcome = run_stack_policy(POLICY, stack(AKS_DRIVER_POOL))
     assert outcome.violations == [
-        "gpupool: gpuProfile.driver: node pool 'gpua100' (Standard_NC24ads_A100_v4) keeps the AKS GPU driver while "
-        "GPU operator release 'gpu-operator' also installs one (driver.enabled=true, toolkit.enabled=true): two "
-        "drivers on one node fail (the operator's driver pod crash-loops and GPUs stay unallocatable). Either set "
-        'gpuProfile.driver: "None" on the pool (operator installs the driver; create-time only, the pool is '
-        "replaced) or set driver.enabled=false and toolkit.enabled=false in the operator values."
+        "gpupool: gpuProfile.driver: node pool 'gpua100' (Standard_NC24ads_A100_v4), with GPU operator release "
+        "'gpu-operator' (driver.enabled=true, toolkit.enabled=true): the pool keeps the AKS driver while the GPU "
+        "operator also installs one: two drivers on one node fail (the operator's driver pod crash-loops and the GPUs "
+        "stay unallocatable). Skip the AKS driver on the pool (create-time only: the pool is replaced), or run the "
+        "operator with driver.enabled=false and toolkit.enabled=false."
     ]
     assert outcome.violation_urns == [urn_of(AGENT_POOL, "gpupool")]
 
@@ -67,10 +67,10 @@ def test_half_mode_b_still_conflicts() -> None:
 def test_no_driver_at_all_rejected() -> None:
     outcome = run_stack_policy(POLICY, stack(GPU_POOL, MODE_B))
     assert outcome.violations == [
-        "gpupool: gpuProfile.driver: node pool 'gpua100' (Standard_NC24ads_A100_v4) skips the AKS GPU driver and GPU "
-        "operator release 'gpu-operator' has driver.enabled=false, so nothing installs a GPU driver and the GPUs are "
-        "unusable. Either let the operator install it (remove driver.enabled=false and toolkit.enabled=false) or "
-        'keep the AKS driver (gpuProfile.driver: "Install").'
+        "gpupool: gpuProfile.driver: node pool 'gpua100' (Standard_NC24ads_A100_v4), with GPU operator release "
+        "'gpu-operator' (driver.enabled=false, toolkit.enabled=false): the pool skips the AKS driver and the GPU "
+        "operator runs with driver.enabled=false, so nothing installs a GPU driver and the GPUs are unusable. Let the "
+        "operator install it, or keep the AKS driver."
     ]
 
 

@@ -29,8 +29,8 @@ def test_tainted_pool_passes_custom_key_too() -> None:
 def test_untainted_gpu_pool_flagged() -> None:
     outcome = run_policy(POLICY, AGENT_POOL, with_(GPU_POOL, nodeTaints=None))
     assert outcome.violations == [
-        "nodeTaints: GPU node pool 'gpua100' (Standard_NC24ads_A100_v4) has no NoSchedule taint, so any pod can be "
-        "scheduled onto its GPU nodes and hold them (and block scale-down). Add the taint "
+        "nodeTaints: GPU node pool 'gpua100' (Standard_NC24ads_A100_v4): no NoSchedule taint, so any pod can be "
+        "scheduled onto the GPU nodes and hold them (and block scale-down). Add the taint "
         "nvidia.com/gpu=present:NoSchedule: the GPU operator's daemonsets tolerate it by default and AKS adds the "
         "toleration to pods that request nvidia.com/gpu. Taints are create-time only (the pool is replaced)."
     ]

@@ -42,17 +42,16 @@ def test_linux_and_non_gpu_windows_pools_not_checked() -> None:
 def test_driver_skipped_rejected() -> None:
     outcome = run_policy(POLICY, AGENT_POOL, with_(WIN_POOL, gpuProfile={"driver": "None"}))
     assert outcome.violations == [
-        f"gpuProfile.driver: {LABEL} skips the GPU driver (driver: None), but nothing else can install one on "
-        "Windows: the NVIDIA GPU operator does not support Windows nodes, so the pool would have no usable GPU. "
-        "Remove gpuProfile.driver or set it to Install."
+        f"gpuProfile.driver: {LABEL}: a Windows GPU pool must keep the AKS driver install: the NVIDIA GPU operator "
+        "does not support Windows nodes, so nothing else would install a driver and the pool would have no usable GPU."
     ]
 
 
 def test_old_kubernetes_rejected() -> None:
     outcome = run_policy(POLICY, AGENT_POOL, with_(WIN_POOL, orchestratorVersion="1.28.9"))
     assert outcome.violations == [
-        f"orchestratorVersion: {LABEL} runs Kubernetes 1.28.9, but AKS supports GPU-enabled Windows node pools only "
-        "from Kubernetes 1.29. Set orchestratorVersion to 1.29 or later."
+        f"orchestratorVersion: {LABEL}: Windows GPU node pools need Kubernetes 1.29 or later (AKS), and this pool runs "
+        "1.28.9. Allowed: 1.29 or later."
     ]
 
 
@@ -63,14 +62,15 @@ def test_exactly_1_29_passes() -> None:
 def test_missing_version_on_agent_pool_fails_closed() -> None:
     outcome = run_policy(POLICY, AGENT_POOL, with_(WIN_POOL, orchestratorVersion=None))
     assert len(outcome.violations) == 1
-    assert outcome.violations[0].startswith(f"orchestratorVersion: {LABEL} does not set orchestratorVersion")
+    assert outcome.violations[0].startswith(f"orchestratorVersion: {LABEL}: not set, so the Kubernetes version")
 
 
 def test_long_name_rejected() -> None:
     outcome = run_policy(POLICY, AGENT_POOL, with_(WIN_POOL, agentPoolName="wingpu1"))
     assert outcome.violations == [
-        "agentPoolName: Windows node pool name 'wingpu1' has 7 characters; AKS allows at most 6 for Windows pools "
-        "(Windows computer names are derived from it). Use a name such as 'wingpu'."
+        "agentPoolName: Windows GPU node pool 'wingpu1' (Standard_NC4as_T4_v3): 'wingpu1' has 7 characters: "
+        "AKS limits Windows node pool names to 6 (Windows computer names are derived from it). Use at most 6, "
+        "e.g. 'wingpu'."
     ]
 
 
@@ -87,8 +87,8 @@ def test_inline_profile_uses_cluster_version() -> None:
     cluster = with_(CLUSTER, kubernetesVersion="1.28.5", agentPoolProfiles=[SYSTEM_PROFILE, profile])
     outcome = run_policy(POLICY, MANAGED_CLUSTER, cluster)
     assert outcome.violations == [
-        "kubernetesVersion: Windows GPU node pool 'wgpu' (Standard_NC4as_T4_v3) runs Kubernetes 1.28.5, but AKS "
-        "supports GPU-enabled Windows node pools only from Kubernetes 1.29. Set kubernetesVersion to 1.29 or later."
+        "kubernetesVersion: Windows GPU node pool 'wgpu' (Standard_NC4as_T4_v3): Windows GPU node pools need "
+        "Kubernetes 1.29 or later (AKS), and this pool runs 1.28.5. Allowed: 1.29 or later."
     ]
 
 

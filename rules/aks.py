@@ -1,0 +1,239 @@
+"""AKS GPU node pool and cluster guard rails, over facts the stack config and the policies both build.
+
+Facts are plain values, already resolved by the caller: a stack file's defaults applied (a pool without
+``orchestratorVersion`` runs the cluster's version), or a resource's properties read (values unknown during a preview
+are the policy's business: it reports them before it builds facts). Field names in findings are the stack file's
+(``driver``, ``minCount``, ``orchestratorVersion``, ``name``); a policy maps them to the resource's properties with
+:data:`POOL_PROPERTIES`.
+
+Sources: AKS docs (MicrosoftDocs/azure-aks-docs) ``use-windows-gpu.md`` (Windows GPU pools: Kubernetes 1.29+, the
+AKS driver), ``create-node-pools.md`` (Windows pool names ≤ 6 characters, Linux ≤ 12), ``cost-analysis.md``
+(Standard or Premium tier), ``ai-toolchain-operator.md`` (KAITO needs the OIDC issuer); Azure/AKS #2832 (the
+autoscaler cannot scale a pool from zero on labels or resources that appear only once a node runs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from gpu_catalog.lifecycle import minor_of, minor_tuple
+
+from . import Finding
+
+DEFAULT_GPU_TAINT = "nvidia.com/gpu=present:NoSchedule"
+"""Tolerated by the GPU operator's daemonsets by default and by AKS's ExtendedResourceToleration admission plugin
+for pods requesting ``nvidia.com/gpu``."""
+
+MIN_WINDOWS_GPU_KUBERNETES = (1, 29)
+"""Windows GPU node pools need Kubernetes 1.29 or later."""
+
+WINDOWS_POOL_NAME_MAX = 6
+LINUX_POOL_NAME_MAX = 12
+
+AUTOSCALER_SCALE_FROM_ZERO_ISSUE = "Azure/AKS #2832"
+
+PAID_TIERS: tuple[str, ...] = ("Standard", "Premium")
+"""AKS tiers the cost analysis add-on runs on."""
+
+POOL_PROPERTIES: dict[str, tuple[str, ...]] = {
+    "driver": ("gpuProfile", "driver"),
+    "minCount": ("minCount",),
+    "orchestratorVersion": ("orchestratorVersion",),
+    "name": ("name",),
+    "taints": ("nodeTaints",),
+}
+"""A pool fact's field → the AgentPool (or agentPoolProfiles entry) property it comes from."""
+
+
+@dataclass(frozen=True, slots=True)
+class GpuPool:
+    """One GPU node pool as the rules see it."""
+
+    name: str | None
+    vm_size: str
+    os: Literal["Linux", "Windows"] = "Linux"
+    kubernetes_version: str | None = None
+    """The version the pool runs (its own, else the control plane's); ``None`` when nothing says."""
+    driver_skipped: bool = False
+    """AKS skips its driver install (``gpuProfile.driver: None``)."""
+    autoscaling: bool = False
+    min_count: int | None = None
+    taints: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GpuOperator:
+    """The NVIDIA GPU operator running on the pools' cluster: its ``driver.enabled`` and ``toolkit.enabled`` values."""
+
+    driver_enabled: bool = True
+    toolkit_enabled: bool = True
+
+    @property
+    def on_aks_driver(self) -> bool:
+        """Runs on top of the AKS driver: neither driver nor container toolkit installed by the operator."""
+        return not self.driver_enabled and not self.toolkit_enabled
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """The cluster settings the cluster rules read."""
+
+    tier: str | None = None
+    """``Free``, ``Standard`` or ``Premium``; ``None`` when unset (AKS's default, Free)."""
+    cost_analysis: bool = False
+    kaito_addon: bool = False
+    oidc_issuer: bool = False
+
+
+# --------------------------------------------------------------------------------------------------- pools
+
+
+def windows_gpu_pool(pool: GpuPool) -> list[Finding]:
+    """gpu-windows-pool: a Windows GPU pool keeps the AKS driver, runs Kubernetes ≥ 1.29, has a name ≤ 6."""
+    if pool.os != "Windows":
+        return []
+    found: list[Finding] = []
+    if pool.driver_skipped:
+        found.append(
+            Finding(
+                "driver",
+                "a Windows GPU pool must keep the AKS driver install: the NVIDIA GPU operator does not support "
+                "Windows nodes, so nothing else would install a driver and the pool would have no usable GPU.",
+            )
+        )
+    lowest = ".".join(str(n) for n in MIN_WINDOWS_GPU_KUBERNETES)
+    version = pool.kubernetes_version
+    if version is None:
+        found.append(
+            Finding(
+                "orchestratorVersion",
+                f"not set, so the Kubernetes version the pool runs cannot be checked against the minimum {lowest} "
+                f"for Windows GPU node pools. Set it to {lowest} or later.",
+            )
+        )
+    else:
+        minor = minor_of(version)
+        if minor is None:
+            found.append(Finding("orchestratorVersion", f"{version!r} is not a Kubernetes version like 1.36.2."))
+        elif minor_tuple(minor) < MIN_WINDOWS_GPU_KUBERNETES:
+            found.append(
+                Finding(
+                    "orchestratorVersion",
+                    f"Windows GPU node pools need Kubernetes {lowest} or later (AKS), and this pool runs {version}. "
+                    f"Allowed: {lowest} or later.",
+                )
+            )
+    if pool.name is not None and len(pool.name) > WINDOWS_POOL_NAME_MAX:
+        found.append(
+            Finding(
+                "name",
+                f"'{pool.name}' has {len(pool.name)} characters: AKS limits Windows node pool names to "
+                f"{WINDOWS_POOL_NAME_MAX} (Windows computer names are derived from it). Use at most "
+                f"{WINDOWS_POOL_NAME_MAX}, e.g. '{pool.name[:WINDOWS_POOL_NAME_MAX]}'.",
+            )
+        )
+    return found
+
+
+def operator_autoscale_min_count(pool: GpuPool, operator: GpuOperator | None) -> list[Finding]:
+    """gpu-operator-autoscale-min-count: an autoscaling Linux GPU pool the GPU operator manages keeps ≥ 1 node."""
+    if operator is None or pool.os != "Linux" or not pool.autoscaling:
+        return []
+    if pool.min_count is not None and pool.min_count >= 1:
+        return []
+    shown = "not set" if pool.min_count is None else str(pool.min_count)
+    return [
+        Finding(
+            "minCount",
+            f"must be ≥ 1 for an autoscaling GPU pool the GPU operator manages (it is {shown}): at 0 nodes the cluster "
+            "autoscaler cannot see the labels and resources the operator adds (nvidia.com/gpu.present, shared and "
+            f"MIG resource names), so pending GPU pods never trigger a scale-up ({AUTOSCALER_SCALE_FROM_ZERO_ISSUE}). "
+            "Allowed: 1..maxCount.",
+        )
+    ]
+
+
+def driver_install(pool: GpuPool, operator: GpuOperator | None) -> list[Finding]:
+    """gpu-operator-driver-mode and gpu-driver-skipped-needs-operator: exactly one thing installs the driver of a
+    Linux GPU pool — AKS, or the GPU operator."""
+    if pool.os != "Linux":
+        return []
+    if operator is None:
+        if not pool.driver_skipped:
+            return []
+        return [
+            Finding(
+                "driver",
+                "the pool skips the AKS driver install, but no NVIDIA GPU operator runs on its cluster, so nothing "
+                "installs a driver and GPU pods stay Pending. Deploy the GPU operator, or keep the AKS driver.",
+            )
+        ]
+    if not operator.on_aks_driver and not pool.driver_skipped:
+        return [
+            Finding(
+                "driver",
+                "the pool keeps the AKS driver while the GPU operator also installs one: two drivers on one node fail "
+                "(the operator's driver pod crash-loops and the GPUs stay unallocatable). Skip the AKS driver on the "
+                "pool (create-time only: the pool is replaced), or run the operator with driver.enabled=false and "
+                "toolkit.enabled=false.",
+            )
+        ]
+    if not operator.driver_enabled and pool.driver_skipped:
+        return [
+            Finding(
+                "driver",
+                "the pool skips the AKS driver and the GPU operator runs with driver.enabled=false, so nothing "
+                "installs a GPU driver and the GPUs are unusable. Let the operator install it, or keep the AKS driver.",
+            )
+        ]
+    return []
+
+
+def gpu_pool_tainted(pool: GpuPool) -> list[Finding]:
+    """gpu-pool-tainted: a GPU pool carries a NoSchedule (or NoExecute) taint."""
+    if any(t.endswith((":NoSchedule", ":NoExecute")) for t in pool.taints):
+        return []
+    return [
+        Finding(
+            "taints",
+            "no NoSchedule taint, so any pod can be scheduled onto the GPU nodes and hold them (and block "
+            f"scale-down). Add the taint {DEFAULT_GPU_TAINT}: the GPU operator's daemonsets tolerate it by default and "
+            "AKS adds the toleration to pods that request nvidia.com/gpu. Taints are create-time only (the pool is "
+            "replaced).",
+        )
+    ]
+
+
+# --------------------------------------------------------------------------------------------------- cluster
+
+
+def cost_analysis_tier(cluster: Cluster) -> list[Finding]:
+    """aks-cost-analysis-requires-paid-tier: the cost analysis add-on needs the Standard or Premium tier."""
+    if not cluster.cost_analysis:
+        return []
+    if cluster.tier is not None and cluster.tier.lower() in (t.lower() for t in PAID_TIERS):
+        return []
+    shown = f"'{cluster.tier}'" if cluster.tier is not None else "not set (Free)"
+    return [
+        Finding(
+            "tier",
+            f"cost analysis is on but the cluster tier is {shown}: AKS offers the cost analysis add-on only on the "
+            f"{' and '.join(PAID_TIERS)} tiers and rejects the cluster otherwise. Allowed: {', '.join(PAID_TIERS)}; "
+            "or turn cost analysis off.",
+        )
+    ]
+
+
+def kaito_requires_oidc(cluster: Cluster) -> list[Finding]:
+    """aks-kaito-requires-oidc: the KAITO add-on needs the cluster's OIDC issuer."""
+    if not cluster.kaito_addon or cluster.oidc_issuer:
+        return []
+    return [
+        Finding(
+            "oidcIssuer",
+            "the KAITO add-on is on but the OIDC issuer is off: KAITO's controllers authenticate to Azure with "
+            "workload identity, which needs the cluster's OIDC issuer, so AKS rejects the cluster. Turn the OIDC "
+            "issuer on.",
+        )
+    ]
