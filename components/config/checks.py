@@ -1,0 +1,458 @@
+"""Cross-field checks of a structurally valid stack config: the stack file's facts handed to the rules layer
+(``rules/``), plus the checks only a stack file has (names, counts, versions against the control plane)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import typing
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from gpu_catalog import (
+    DEFAULT_FLOOR,
+    check_amd_features,
+    check_gpu_size,
+    check_mig_profile,
+    clock,
+    default_catalog,
+    is_gpu_size,
+)
+from gpu_catalog.lifecycle import (
+    DEFAULT_SUPPORT_PLAN,
+    LTS_SUPPORT_PLAN,
+    LTS_TIER,
+    check_kubernetes_version,
+    check_operator_platform,
+    load_operator_facts,
+    minor_of,
+    minor_tuple,
+)
+from gpu_catalog.problems import Problem, key_path, show
+from rules import Finding
+from rules import aks as rules_aks
+from rules.aks import (
+    DEFAULT_GPU_TAINT,
+    LINUX_POOL_NAME_MAX,
+    cost_analysis_tier,
+    driver_install,
+    kaito_requires_oidc,
+    operator_autoscale_min_count,
+    windows_gpu_pool,
+)
+
+from ..databricks_config import databricks_stack_problems
+from ..kaito_config import kaito_stack_problems
+from ..kube_names import label_value_problem, node_label_key_problem
+from .models import (
+    _POOL_NAME_RE,
+    _TAINT_RE,
+    GpuPoolConfig,
+    LinuxOsSku,
+    PolicyLevel,
+    StackConfig,
+)
+
+# --------------------------------------------------------------------------------------------------- semantics
+
+
+def parse_taint(taint: str) -> tuple[str, str | None, str] | None:
+    """``key=value:Effect`` → ``(key, value, effect)``; ``None`` when malformed."""
+    m = _TAINT_RE.match(taint)
+    if not m:
+        return None
+    return m.group("key"), m.group("value"), m.group("effect")
+
+
+def azure_pool_name(pool: GpuPoolConfig, driver: str) -> str:
+    """The Azure agent-pool name: prefix of the logical name + a stable hash of the create-time fields."""
+    immutable = {
+        "name": pool.name,
+        "vmSize": pool.vmSize.lower(),
+        "os": pool.os,
+        "migProfile": pool.migProfile,
+        "driver": driver,
+        "taints": sorted(pool.taints),
+        "zones": sorted(pool.zones),
+        "spot": pool.spot,
+        "maxPods": pool.maxPods,
+    }
+    digest = hashlib.sha256(json.dumps(immutable, sort_keys=True).encode()).hexdigest()
+    if pool.os == "Windows":
+        return pool.name[:3] + digest[:3]
+    return pool.name[:8] + digest[:4]
+
+
+def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Problem]:
+    """Every cross-field problem of one GPU pool. Also called by ``GpuNodePool`` at construction."""
+    at = f"gpuPools[{index}]"
+    problems: list[Problem] = []
+    windows = pool.os == "Windows"
+    facts = pool_facts(cfg, pool)
+    operator = operator_facts(cfg)
+
+    if not _POOL_NAME_RE.match(pool.name):
+        problems.append(
+            Problem(
+                f"{at}.name", f"{pool.name!r}: pool names are lowercase letters and digits, starting with a letter."
+            )
+        )
+    if not windows and len(pool.name) > LINUX_POOL_NAME_MAX:
+        problems.append(
+            Problem(
+                f"{at}.name",
+                f"{pool.name!r} has {len(pool.name)} characters: AKS limits Linux pool names to {LINUX_POOL_NAME_MAX}. "
+                f"Use at most {LINUX_POOL_NAME_MAX}.",
+            )
+        )
+
+    # GPU size: the same checks and messages as the policy pack.
+    if not is_gpu_size(pool.vmSize):
+        problems.append(
+            Problem(
+                f"{at}.vmSize",
+                f"{pool.vmSize} is not a GPU size: GPU pools need an N-family size from the catalog, e.g. "
+                "Standard_NC4as_T4_v3, Standard_NC24ads_A100_v4 or Standard_ND96isr_H100_v5.",
+            )
+        )
+    else:
+        problems.extend(
+            Problem(f"{at}.vmSize", f.message) for f in check_gpu_size(pool.vmSize, floor=_usable_floor(cfg))
+        )
+    mig = check_mig_profile(pool.vmSize, pool.migProfile)
+    if mig is not None:
+        problems.append(Problem(f"{at}.migProfile", mig.message))
+    elif pool.migProfile is not None and pool.os == "Linux" and not cfg.gpuOperator.enabled:
+        problems.append(
+            Problem(
+                f"{at}.migProfile",
+                "a MIG pool needs gpuOperator.enabled: true here: AKS installs no NVIDIA device plugin (only its "
+                "preview managed-GPU mode does, which API 2025-09-01 lacks), so without the operator's device plugin "
+                "no MIG resource is ever advertised and pods that request one stay Pending.",
+            )
+        )
+
+    # AMD GPUs: none of the NVIDIA stack applies.
+    for field, finding in check_amd_features(
+        pool.vmSize,
+        nvidia_operator=cfg.operator_manages(pool),
+        aks_driver=cfg.pool_driver(pool) == "aks",
+        sharing=pool.sharing_mode,
+        os_sku=pool.effective_os_sku if pool.os == "Linux" else None,
+    ):
+        problems.append(Problem(f"{at}.{field}", finding.message))
+
+    # Node counts.
+    if pool.autoscaling:
+        if pool.count is not None:
+            problems.append(
+                Problem(
+                    f"{at}.count",
+                    "set either count (fixed size) or minCount/maxCount (autoscaling), not both.",
+                )
+            )
+        lo = pool.effective_min_count or 0
+        if pool.maxCount is not None and lo > pool.maxCount:
+            problems.append(Problem(f"{at}.minCount", f"minCount {lo} is greater than maxCount {pool.maxCount}."))
+        problems.extend(_at(at, operator_autoscale_min_count(facts, operator)))
+    elif pool.minCount is not None:
+        problems.append(
+            Problem(f"{at}.minCount", "minCount needs maxCount (autoscaling); for a fixed-size pool use count.")
+        )
+
+    # Kubernetes version: creatable today, and within AKS's skew window of the control plane.
+    if pool.orchestratorVersion:
+        problems.extend(_pool_version_problems(cfg, f"{at}.orchestratorVersion", pool.orchestratorVersion))
+
+    # OS.
+    os_sku = pool.effective_os_sku
+    if windows and not os_sku.startswith("Windows"):
+        problems.append(Problem(f"{at}.osSku", f"{os_sku} is a Linux OS SKU; allowed for Windows: Windows2022."))
+    if not windows and os_sku.startswith("Windows"):
+        problems.append(
+            Problem(f"{at}.osSku", f"{os_sku} is a Windows OS SKU; allowed for Linux: {', '.join(_args(LinuxOsSku))}.")
+        )
+
+    # Windows pools; who installs the driver (AKS or the GPU operator, exactly one of them).
+    version_key = "orchestratorVersion" if pool.orchestratorVersion else "cluster.kubernetesVersion"
+    problems.extend(_at(at, windows_gpu_pool(facts), orchestratorVersion=version_key))
+    if windows and pool.migProfile is not None:
+        problems.append(Problem(f"{at}.migProfile", "MIG profiles are not supported on Windows GPU pools."))
+    problems.extend(_at(at, driver_install(facts, operator)))
+
+    # GPU sharing.
+    if pool.sharing is not None:
+        at_s = f"{at}.sharing"
+        if pool.sharing.timeSlicing is not None and pool.sharing.mps is not None:
+            problems.append(
+                Problem(
+                    at_s,
+                    "timeSlicing and mps are mutually exclusive (the device plugin applies one sharing strategy per "
+                    "node). Keep one of them.",
+                )
+            )
+        if pool.sharing.mps is not None and cfg.gpuOperator.enabled and cfg.gpuOperator.migStrategy == "mixed":
+            problems.append(
+                Problem(
+                    f"{at_s}.mps",
+                    "MPS sharing cannot run with gpuOperator.migStrategy 'mixed': the NVIDIA device plugin refuses "
+                    "that combination at start-up (k8s-device-plugin cmd/nvidia-device-plugin/main.go), so the pool "
+                    "would advertise no GPUs. Allowed: migStrategy 'single' with MPS, or timeSlicing with 'mixed'.",
+                )
+            )
+        if pool.sharing.mps is not None and pool.migProfile is not None:
+            problems.append(
+                Problem(
+                    f"{at_s}.mps",
+                    f"MPS cannot be combined with MIG (migProfile {pool.migProfile}): the NVIDIA device plugin does "
+                    "not support MPS on MIG devices. Use timeSlicing, or remove migProfile.",
+                )
+            )
+        if windows:
+            problems.append(
+                Problem(at_s, "GPU sharing is rendered by the NVIDIA GPU operator, which does not support Windows.")
+            )
+        elif not cfg.gpuOperator.enabled and pool.sharing.mode != "none":
+            problems.append(
+                Problem(
+                    at_s,
+                    "GPU sharing is configured through the NVIDIA GPU operator's device plugin: set "
+                    "gpuOperator.enabled: true, or remove sharing.",
+                )
+            )
+
+    # Taints and labels.
+    for j, taint in enumerate(pool.taints):
+        if parse_taint(taint) is None:
+            problems.append(
+                Problem(
+                    f"{at}.taints[{j}]",
+                    f"{taint!r} is not a taint: use key=value:Effect with Effect NoSchedule, PreferNoSchedule or "
+                    f"NoExecute (default {DEFAULT_GPU_TAINT}).",
+                )
+            )
+    for key, value in pool.labels.items():
+        path = f"{at}.{key_path(['labels', key])}"
+        for problem in (node_label_key_problem(key), label_value_problem(value)):
+            if problem is not None:
+                problems.append(Problem(path, problem))
+    return problems
+
+
+def pool_facts(cfg: StackConfig, pool: GpuPoolConfig) -> rules_aks.GpuPool:
+    """A stack file's pool as the AKS rules see it (defaults resolved)."""
+    return rules_aks.GpuPool(
+        name=pool.name,
+        vm_size=pool.vmSize,
+        os=pool.os,
+        kubernetes_version=cfg.pool_kubernetes_version(pool),
+        driver_skipped=cfg.pool_driver(pool) == "operator",
+        autoscaling=pool.autoscaling,
+        min_count=pool.effective_min_count,
+        taints=tuple(pool.taints),
+    )
+
+
+def operator_facts(cfg: StackConfig) -> rules_aks.GpuOperator | None:
+    """The GPU operator as the AKS rules see it: it installs the driver when a pool it manages skips AKS's."""
+    if not cfg.gpuOperator.enabled:
+        return None
+    installs = cfg.operator_installs_driver
+    return rules_aks.GpuOperator(driver_enabled=installs, toolkit_enabled=installs)
+
+
+def _at(at: str, findings: Iterable[Finding], **paths: str) -> list[Problem]:
+    """Findings on ``at`` (``gpuPools[1]``) as problems: ``gpuPools[1].<field>``, or ``paths[field]`` when the field
+    lives elsewhere in the stack file (a pool's version defaults to ``cluster.kubernetesVersion``)."""
+    out: list[Problem] = []
+    for f in findings:
+        key = paths.get(f.field, f.field)
+        out.append(Problem(key if "." in key else f"{at}.{key}" if key else at, f.message))
+    return out
+
+
+MAX_NODE_POOL_SKEW = 3
+"""The control plane may be up to three minors ahead of its node pools, never behind (AKS, from Kubernetes 1.28:
+MicrosoftDocs/azure-aks-docs articles/aks/supported-kubernetes-versions.md, 'version skew')."""
+
+
+def _pool_version_problems(cfg: StackConfig, path: str, version: str) -> list[Problem]:
+    cluster = cfg.cluster
+    problems: list[Problem] = []
+    finding = check_kubernetes_version(
+        version, today=clock.today(), tier=cluster.skuTier, support_plan=cluster.supportPlan
+    )
+    if finding is not None:
+        problems.append(Problem(path, finding.message))
+    pool_minor, cluster_minor = minor_of(version), minor_of(cluster.kubernetesVersion)
+    if pool_minor is None or cluster_minor is None:
+        return problems
+    (pool_major, pool_rest), (cp_major, cp_rest) = minor_tuple(pool_minor), minor_tuple(cluster_minor)
+    if (pool_major, pool_rest) > (cp_major, cp_rest):
+        problems.append(
+            Problem(
+                path,
+                f"{version} is newer than the control plane (cluster.kubernetesVersion {cluster.kubernetesVersion}): "
+                f"AKS never runs node pools ahead of the control plane. Allowed: {cluster_minor} or up to "
+                f"{MAX_NODE_POOL_SKEW} minors older.",
+            )
+        )
+    elif pool_major == cp_major and cp_rest - pool_rest > MAX_NODE_POOL_SKEW:
+        problems.append(
+            Problem(
+                path,
+                f"{version} is {cp_rest - pool_rest} minors behind the control plane ({cluster.kubernetesVersion}): "
+                f"AKS allows node pools at most {MAX_NODE_POOL_SKEW} minors behind. Allowed: "
+                f"{cp_major}.{cp_rest - MAX_NODE_POOL_SKEW} to {cluster_minor}.",
+            )
+        )
+    return problems
+
+
+def _usable_floor(cfg: StackConfig) -> str:
+    # An unknown floor name is reported on its own key (policy.gpu-size-minimum.minimumSize); check pools against
+    # the default floor meanwhile instead of failing.
+    return cfg.gpu_floor if cfg.gpu_floor in default_catalog() else DEFAULT_FLOOR
+
+
+def _args(literal: Any) -> tuple[str, ...]:
+    return typing.get_args(literal)
+
+
+def cluster_problems(cfg: StackConfig) -> list[Problem]:
+    """Cross-field problems of the cluster section. Also called by ``AksGpuCluster`` at construction."""
+    problems: list[Problem] = []
+    cluster = cfg.cluster
+
+    sys_size = cluster.systemPool.vmSize
+    if is_gpu_size(sys_size):
+        problems.append(
+            Problem(
+                "cluster.systemPool.vmSize",
+                f"{sys_size} is a GPU size: the system pool runs cluster add-ons only; GPU capacity goes in gpuPools. "
+                "Use a general-purpose size such as Standard_D4ds_v5.",
+            )
+        )
+    if not re.match(r"^Standard_[A-Za-z0-9_]+$", sys_size):
+        problems.append(Problem("cluster.systemPool.vmSize", f"{sys_size!r} is not an Azure VM size name."))
+
+    finding = check_kubernetes_version(
+        cluster.kubernetesVersion, today=clock.today(), tier=cluster.skuTier, support_plan=cluster.supportPlan
+    )
+    if finding is not None:
+        problems.append(Problem("cluster.kubernetesVersion", finding.message))
+    if cluster.supportPlan == LTS_SUPPORT_PLAN and cluster.skuTier != LTS_TIER:
+        problems.append(
+            Problem(
+                "cluster.supportPlan",
+                f"{LTS_SUPPORT_PLAN} (long-term support) is only available on the {LTS_TIER} tier, and skuTier is "
+                f"{cluster.skuTier}. Set skuTier: {LTS_TIER}, or supportPlan: {DEFAULT_SUPPORT_PLAN}.",
+            )
+        )
+    facts = rules_aks.Cluster(
+        tier=cluster.skuTier,
+        cost_analysis=cluster.costAnalysis,
+        kaito_addon=cfg.kaito_addon,
+        oidc_issuer=cluster.oidcIssuer,
+    )
+    for finding in [*cost_analysis_tier(facts), *kaito_requires_oidc(facts)]:
+        key = {"tier": "skuTier"}.get(finding.field, finding.field)
+        problems.append(Problem(f"cluster.{key}", finding.message))
+    if cluster.workloadIdentity and not (cluster.oidcIssuer or cfg.kaito_addon):
+        problems.append(
+            Problem("cluster.workloadIdentity", "workload identity needs the OIDC issuer: set oidcIssuer: true.")
+        )
+    if cfg.resourceGroup.existing and cfg.resourceGroup.name is None:
+        problems.append(Problem("resourceGroup.name", "an existing resource group must be named."))
+    return problems
+
+
+def semantic_problems(cfg: StackConfig) -> list[Problem]:
+    """Cross-field problems of a structurally valid config (catalog rules and the platform's rules)."""
+    problems = cluster_problems(cfg)
+    seen: dict[str, int] = {}
+    for i, pool in enumerate(cfg.gpuPools):
+        if pool.name in seen:
+            problems.append(
+                Problem(f"gpuPools[{i}].name", f"{pool.name!r} is already used by gpuPools[{seen[pool.name]}].")
+            )
+        seen.setdefault(pool.name, i)
+        problems.extend(pool_problems(cfg, i, pool))
+
+    owners: dict[str, int] = {}
+    for i, pool in enumerate(cfg.gpuPools):
+        azure_name = azure_pool_name(pool, cfg.pool_driver(pool))
+        if azure_name in owners and cfg.gpuPools[owners[azure_name]].name != pool.name:
+            problems.append(
+                Problem(
+                    f"gpuPools[{i}].name",
+                    f"the derived Azure pool name {azure_name!r} collides with gpuPools[{owners[azure_name]}] "
+                    "(same name prefix and hash suffix); use a name that differs in its first characters.",
+                )
+            )
+        owners.setdefault(azure_name, i)
+
+    problems.extend(_operator_platform_problems(cfg))
+
+    for name, setting in cfg.policy.items():
+        if isinstance(setting, dict):
+            level = setting.get("enforcementLevel")
+            if level is not None and level not in _args(PolicyLevel):
+                problems.append(
+                    Problem(
+                        f"policy.{name}.enforcementLevel",
+                        f"{show(level)} is not an enforcement level. Allowed: {', '.join(_args(PolicyLevel))}.",
+                    )
+                )
+    if cfg.gpu_floor != DEFAULT_FLOOR and cfg.gpu_floor not in default_catalog():
+        problems.append(
+            Problem(
+                "policy.gpu-size-minimum.minimumSize",
+                f"{cfg.gpu_floor!r} is not a catalog size; closest: "
+                f"{', '.join(default_catalog().suggest(cfg.gpu_floor))}.",
+            )
+        )
+    for check in EXTRA_CHECKS:
+        problems.extend(check(cfg))
+    return problems
+
+
+def _operator_platform_problems(cfg: StackConfig) -> list[Problem]:
+    """The pinned GPU operator release is validated (NVIDIA's matrix) for every managed pool's Kubernetes and OS."""
+    if not cfg.gpuOperator.enabled:
+        return []
+    facts = load_operator_facts()
+    version = cfg.gpuOperator.version
+    problems: list[Problem] = []
+    for i, pool in enumerate(cfg.gpuPools):
+        if not cfg.operator_manages(pool):
+            continue
+        problem = check_operator_platform(version, cfg.pool_kubernetes_version(pool), pool.effective_os_sku, facts)
+        if problem is None:
+            continue
+        if facts.get(version) is None:
+            return [Problem("gpuOperator.version", problem)]
+        key = f"gpuPools[{i}].osSku" if pool.effective_os_sku not in facts.os_images else "gpuOperator.version"
+        text = problem if key.endswith("osSku") else f"gpuPools[{i}] ({pool.name}): {problem}"
+        if all(p.message != text for p in problems):
+            problems.append(Problem(key, text))
+    return problems
+
+
+def _kaito_problems(cfg: StackConfig) -> list[Problem]:
+    found = kaito_stack_problems(
+        cfg.kaito,
+        cluster_addon=cfg.cluster.kaitoAddon,
+        floor=cfg.gpu_floor,
+        kubernetes_version=cfg.cluster.kubernetesVersion,
+    )
+    return [Problem(path, message) for path, message in found]
+
+
+def _databricks_problems(cfg: StackConfig) -> list[Problem]:
+    return [Problem(path, message) for path, message in databricks_stack_problems(cfg.databricks, floor=cfg.gpu_floor)]
+
+
+EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [_kaito_problems, _databricks_problems]
+"""Further cross-field checks registered by other config sections (e.g. KAITO, Databricks)."""

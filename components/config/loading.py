@@ -1,0 +1,187 @@
+"""Reading and validating a stack config: every problem of the file in one refusal, keys outside the namespace
+included; the program's entry point :func:`load_stack_config`."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pulumi
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from gpu_catalog.problems import Problem, key_path
+
+from ..config_keys import foreign_key_findings, referenced_keys
+from .checks import (
+    semantic_problems,
+)
+from .errors import (
+    StackConfigError,
+    _clean_loc,
+    _error_to_problem,
+    stack_file_name,
+)
+from .models import (
+    NAMESPACE,
+    StackConfig,
+)
+
+# --------------------------------------------------------------------------------------------------- loading
+
+
+def _merge_same_path(problems: list[Problem]) -> list[Problem]:
+    """A union (e.g. a level or a dict) reports one error per alternative: fold them into one line per key path."""
+    merged: dict[str, list[str]] = {}
+    for p in problems:
+        msgs = merged.setdefault(p.path, [])
+        if p.message not in msgs:
+            msgs.append(p.message)
+    out: list[Problem] = []
+    for path, msgs in merged.items():
+        if len(msgs) == 1:
+            out.append(Problem(path, msgs[0]))
+            continue
+        got = re.search(r" \(got .*\)\.$", msgs[-1])
+        parts = [re.sub(r"( \(got .*\))?\.$", "", m) for m in msgs]
+        out.append(Problem(path, "; or ".join(parts) + (got.group(0) if got else ".")))
+    return out
+
+
+def validate_stack_config(data: Mapping[str, Any], *, stack_file: str, extra: Sequence[Problem] = ()) -> StackConfig:
+    """Validate a plain dict (keys without the namespace) and return the model, or raise :class:`StackConfigError`.
+
+    Every problem of the file is reported in one run: when some keys have the wrong shape (``budget.monthlyUsd: -1``),
+    the cross-field rules still run on the rest (see :func:`_checked_without`), so a budget typo does not hide a pool
+    that AKS would refuse. ``extra`` are problems found elsewhere in the same file (keys outside the namespace).
+    Pure: no Pulumi engine needed (the preflight and the tests call it).
+    """
+    try:
+        cfg = StackConfig.model_validate(dict(data))
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        problems = _merge_same_path([_error_to_problem(e, StackConfig) for e in errors])
+        problems += _checked_without(data, errors, {p.path for p in problems})
+        raise StackConfigError([*extra, *problems], stack_file) from None
+    problems = [*extra, *semantic_problems(cfg)]
+    if problems:
+        raise StackConfigError(problems, stack_file)
+    return cfg
+
+
+_PLACEHOLDERS: dict[str, Any] = {"environment": "dev", "location": "westeurope"}
+"""Stand-ins for a required top-level key that is missing or malformed, only so the other rules can run."""
+
+
+def _checked_without(data: Mapping[str, Any], errors: Sequence[ErrorDetails], reported: set[str]) -> list[Problem]:
+    """The cross-field problems of the config with every malformed key left out (optional keys fall back to their
+    defaults; a required top-level key gets a stand-in), except those on a section that already has a problem:
+    rules there would judge the stand-ins. Empty when the config cannot be made structurally valid that way."""
+    repaired: Any = copy.deepcopy(dict(data))
+    broken: set[str] = set()
+    for _ in range(4):
+        for err in errors:
+            loc = _clean_loc(err)
+            removed = _drop(repaired, loc, missing=err["type"] == "missing")
+            if removed is None:
+                return []
+            broken.add(removed)
+            broken.add(key_path(loc[:2]) if len(loc) > 1 and isinstance(loc[1], int) else key_path(loc[:1]))
+        try:
+            cfg = StackConfig.model_validate(repaired)
+        except ValidationError as again:
+            errors = again.errors(include_url=False)
+            continue
+        return [
+            p
+            for p in semantic_problems(cfg)
+            if p.path not in reported and not any(_under(p.path, section) for section in broken)
+        ]
+    return []
+
+
+def _under(path: str, section: str) -> bool:
+    return path == section or path.startswith((f"{section}.", f"{section}["))
+
+
+def _drop(data: Any, loc: Sequence[int | str], *, missing: bool) -> str | None:
+    """Leave out the malformed value at ``loc`` (for a missing key, the section that lacks it; for a bad list item,
+    the whole list, so no index shifts), or give a required top-level key its stand-in. The path left out, or
+    ``None`` when nothing can be."""
+    target = list(loc[:-1] if missing else loc)
+    while target and isinstance(target[-1], int):
+        target.pop()
+    if not target or not isinstance(data, dict):
+        return None
+    if len(target) == 1 and target[0] in _PLACEHOLDERS:
+        data[target[0]] = _PLACEHOLDERS[str(target[0])]
+        return key_path(target)
+    parent = data
+    for part in target[:-1]:
+        try:
+            parent = parent[part]
+        except (KeyError, IndexError, TypeError):
+            return key_path(target)  # already left out with an enclosing value
+    if isinstance(parent, dict):
+        parent.pop(target[-1], None)
+    return key_path(target)
+
+
+def config_from_stack_yaml(config_section: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``config:`` section of a stack file → the dict :func:`validate_stack_config` takes.
+
+    Keys of other namespaces (``azure-native:location``) are dropped; ``azure-gpu-platform:<key>`` keeps ``<key>``.
+    """
+    prefix = f"{NAMESPACE}:"
+    return {k[len(prefix) :]: v for k, v in config_section.items() if k.startswith(prefix)}
+
+
+def _config_keys() -> set[str]:
+    """Every config key the engine (or the mocks) hand the program, of every namespace."""
+    from pulumi.runtime import config as runtime_config
+
+    return set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
+
+
+def decode_config_value(value: Any) -> Any:
+    """A config value as the language host passes it (a string) → what the models validate: objects, lists and
+    booleans JSON-decoded; any other string stays a string (``"1.33"`` must not become a float)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        decoded = json.loads(value)
+    except json.JSONDecodeError:
+        return value
+    return decoded if isinstance(decoded, dict | list | bool) else value
+
+
+def _raw_config(keys: Iterable[str]) -> dict[str, Any]:
+    """Every ``azure-gpu-platform:*`` value among ``keys``, decoded by :func:`decode_config_value`."""
+    from pulumi.runtime import config as runtime_config
+
+    prefix = f"{NAMESPACE}:"
+    return {
+        key[len(prefix) :]: decode_config_value(runtime_config.get_config(key))
+        for key in sorted(k for k in keys if k.startswith(prefix))
+    }
+
+
+def load_stack_config(stack_file: str | None = None) -> StackConfig:
+    """Read ``pulumi.Config("azure-gpu-platform")`` and validate it. Call before registering any resource.
+
+    Keys under a misspelled namespace are refused with the others; keys nothing reads are warned about
+    (:mod:`components.config_keys`).
+    """
+    pulumi.Config(NAMESPACE)  # the namespace this program reads (keeps `pulumi config` tooling consistent)
+    where = stack_file or stack_file_name()
+    keys = _config_keys()
+    raw = _raw_config(keys)
+    problems, warnings = foreign_key_findings(
+        keys, project=NAMESPACE, project_keys=StackConfig.model_fields, referenced=referenced_keys(raw)
+    )
+    for warning in warnings:
+        pulumi.log.warn(f"{where}: {warning}")
+    return validate_stack_config(raw, stack_file=where, extra=problems)

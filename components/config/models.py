@@ -1,0 +1,318 @@
+"""The typed shape of a stack file's ``azure-gpu-platform:`` keys: constants and pydantic models."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator
+
+from gpu_catalog import (
+    DEFAULT_FLOOR,
+)
+from gpu_catalog.access import load_access_facts
+from gpu_catalog.lifecycle import (
+    DEFAULT_SUPPORT_PLAN,
+    default_gpu_operator_version,
+)
+from gpu_catalog.problems import show
+from gpu_catalog.regions import check_region
+from rules.aks import (
+    DEFAULT_GPU_TAINT,
+)
+
+from ..config_base import StrictModel
+from ..databricks_config import DatabricksConfig
+from ..kaito_config import KaitoConfig, kaito_addon_enabled
+
+NAMESPACE = "azure-gpu-platform"
+"""The stack-config namespace (the Pulumi project name)."""
+
+STACK_FILE_ENV = "AGP_STACK_FILE"
+"""When set, error messages name this file instead of ``stacks/Pulumi.<stack>.yaml`` (the preflight sets it)."""
+
+
+DEFAULT_GPU_OPERATOR_VERSION = default_gpu_operator_version()
+"""Pinned NVIDIA gpu-operator chart version: the ``default`` of ``gpu_catalog/facts/gpu_operator.json`` (a release
+NVIDIA validated for the Kubernetes versions below, with its sources)."""
+
+DEFAULT_KUBERNETES_VERSION = "1.36"
+"""AKS GA Jun 2026, end of life Jun 2027 (``gpu_catalog/facts/aks_kubernetes.json``); the newest minor the default
+GPU operator and the KAITO add-on are validated on. A stack on it starts failing its preflight when AKS stops
+creating it: the checks read the dates, not this constant."""
+
+
+MPS_MAX_REPLICAS = 48
+"""An MPS server serves at most 48 clients per GPU (Volta and later)."""
+
+
+_K8S_VERSION_RE = r"^1\.\d{2}(\.\d{1,3})?$"
+_POOL_NAME_RE = re.compile(r"^[a-z][a-z0-9]*$")
+_TAINT_RE = re.compile(
+    r"^(?P<key>[A-Za-z0-9]([A-Za-z0-9._/-]{0,251}[A-Za-z0-9])?)(=(?P<value>[A-Za-z0-9._-]{0,63}))?"
+    r":(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$"
+)
+
+Environment = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,15}$")]
+KubernetesVersion = Annotated[str, Field(pattern=_K8S_VERSION_RE)]
+LinuxOsSku = Literal["Ubuntu", "Ubuntu2204", "AzureLinux", "AzureLinux3"]
+WindowsOsSku = Literal["Windows2022"]
+PolicyLevel = Literal["advisory", "mandatory", "remediate", "disabled"]
+
+
+# --------------------------------------------------------------------------------------------------- models
+
+
+class ResourceGroupConfig(StrictModel):
+    """``resourceGroup``: where the cluster lives. ``existing: true`` uses a group created elsewhere."""
+
+    name: Annotated[str, Field(min_length=1, max_length=90, pattern=r"^[-\w._()]+$")] | None = None
+    """Defaults to ``rg-gpu-<environment>``."""
+    existing: bool = False
+
+
+class SystemPoolConfig(StrictModel):
+    """``cluster.systemPool``: the inline System-mode pool (never a GPU size: GPU pools are separate AgentPools)."""
+
+    vmSize: str = "Standard_D4ds_v5"
+    count: Annotated[int, Field(ge=2, le=100)] = 2
+    """At least two nodes so system add-ons survive a node upgrade or failure."""
+    zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
+    osSku: LinuxOsSku = "AzureLinux"
+    onlyCriticalAddons: bool = False
+    """Taint the system pool ``CriticalAddonsOnly=true:NoSchedule`` (then run the GPU operator's controllers on a
+    user pool that tolerates it)."""
+
+
+class ClusterAccessConfig(StrictModel):
+    """``cluster.access``: who may call the Kubernetes API (local accounts are disabled; Azure RBAC authorizes it).
+
+    By default the identity running ``pulumi up`` and every ``adminGroupObjectIds`` group get *Azure Kubernetes
+    Service RBAC Cluster Admin* on the cluster, and every Kubernetes resource waits ``propagationWaitSeconds`` after
+    the assignments (new assignments take up to five minutes to apply). Creating role assignments needs Owner or
+    User Access Administrator. Organisations that grant cluster access elsewhere set ``grantDeployer: false``.
+    """
+
+    grantDeployer: bool = True
+    deployerPrincipalType: Literal["User", "ServicePrincipal"] | None = None
+    """Optional: tells ARM what the deploying identity is (``ServicePrincipal`` in CI avoids replication errors for
+    new service principals). Unset: ARM looks it up."""
+    propagationWaitSeconds: Annotated[int, Field(ge=0, le=1800)] = load_access_facts().propagation_seconds
+
+
+class ClusterConfig(StrictModel):
+    """``cluster``: the AKS managed cluster."""
+
+    name: Annotated[str, Field(min_length=1, max_length=63, pattern=r"^[a-zA-Z0-9][-_a-zA-Z0-9]*$")] | None = None
+    """Defaults to ``aks-gpu-<environment>``."""
+    kubernetesVersion: KubernetesVersion = DEFAULT_KUBERNETES_VERSION
+    """A Kubernetes minor AKS creates today (checked against the release calendar and today's date)."""
+    skuTier: Literal["Free", "Standard", "Premium"] = "Standard"
+    supportPlan: Literal["KubernetesOfficial", "AKSLongTermSupport"] = DEFAULT_SUPPORT_PLAN
+    """``AKSLongTermSupport`` (needs ``skuTier: Premium``) keeps a minor creatable for a year after its end of life."""
+    access: ClusterAccessConfig = ClusterAccessConfig()
+    systemPool: SystemPoolConfig = SystemPoolConfig()
+    autoUpgradeChannel: Literal["rapid", "stable", "patch", "node-image", "none"] = "stable"
+    nodeOsUpgradeChannel: Literal["NodeImage", "SecurityPatch", "Unmanaged", "None"] = "NodeImage"
+    oidcIssuer: bool = True
+    workloadIdentity: bool = True
+    adminGroupObjectIds: list[Annotated[str, Field(pattern=r"^[0-9a-fA-F-]{36}$")]] = Field(default_factory=list)
+    """Entra ID groups granted cluster-admin through Azure RBAC (local accounts are always disabled)."""
+    costAnalysis: bool = False
+    """AKS cost analysis add-on (needs ``skuTier`` Standard or Premium)."""
+    kaitoAddon: bool = False
+    """KAITO (AI toolchain operator) add-on; turns the OIDC issuer on."""
+    protect: bool | None = None
+    """Protect the cluster (and a resource group this stack creates) from deletion and replacement.
+    Defaults to true when ``environment`` is ``prod``."""
+    tags: dict[str, str] = Field(default_factory=dict)
+
+
+class TimeSlicingConfig(StrictModel):
+    replicas: Annotated[int, Field(ge=2, le=64)]
+    renameByDefault: bool = False
+    """Advertise the shared GPUs as ``nvidia.com/gpu.shared`` instead of ``nvidia.com/gpu``."""
+
+
+class MpsConfig(StrictModel):
+    replicas: Annotated[int, Field(ge=2, le=MPS_MAX_REPLICAS)]
+    renameByDefault: bool = False
+
+
+class SharingConfig(StrictModel):
+    """``gpuPools[i].sharing``: one of time-slicing or MPS (mutually exclusive), rendered by the GPU operator."""
+
+    timeSlicing: TimeSlicingConfig | None = None
+    mps: MpsConfig | None = None
+
+    @property
+    def mode(self) -> Literal["none", "timeSlicing", "mps"]:
+        if self.mps is not None:
+            return "mps"
+        if self.timeSlicing is not None:
+            return "timeSlicing"
+        return "none"
+
+    @property
+    def replicas(self) -> int:
+        chosen = self.mps or self.timeSlicing
+        return chosen.replicas if chosen is not None else 1
+
+    @property
+    def rename_by_default(self) -> bool:
+        chosen = self.mps or self.timeSlicing
+        return chosen.renameByDefault if chosen is not None else False
+
+
+class GpuPoolConfig(StrictModel):
+    """``gpuPools[i]``: one AKS GPU node pool (a separate AgentPool resource)."""
+
+    name: Annotated[str, Field(min_length=1)]
+    """Logical pool name: lowercase letters and digits, starting with a letter; at most 12 characters on Linux and
+    6 on Windows. The Azure pool name is derived from it (see :func:`azure_pool_name`)."""
+    vmSize: str
+    os: Literal["Linux", "Windows"] = "Linux"
+    osSku: LinuxOsSku | WindowsOsSku | None = None
+    """Defaults to Ubuntu on Linux (the GPU operator's supported OS) and Windows2022 on Windows."""
+    count: Annotated[int, Field(ge=0, le=1000)] | None = None
+    """Fixed node count (no autoscaling). Defaults to 1 when ``maxCount`` is not set."""
+    minCount: Annotated[int, Field(ge=0, le=1000)] | None = None
+    """Autoscaling lower bound (needs ``maxCount``). Defaults to 1."""
+    maxCount: Annotated[int, Field(ge=1, le=1000)] | None = None
+    """Setting ``maxCount`` turns the cluster autoscaler on for this pool."""
+    driver: Literal["operator", "aks"] | None = None
+    """Who installs the NVIDIA driver: ``operator`` (AKS skips it: ``gpuProfile.driver=None``) or ``aks``.
+    Defaults to ``operator`` for Linux pools when ``gpuOperator.enabled``, otherwise ``aks``."""
+    migProfile: Literal["MIG1g", "MIG2g", "MIG3g", "MIG4g", "MIG7g"] | None = None
+    """AKS ``gpuInstanceProfile`` (A100, H100, H200 sizes only)."""
+    sharing: SharingConfig | None = None
+    taints: list[str] = Field(default_factory=lambda: [DEFAULT_GPU_TAINT])
+    labels: dict[str, str] = Field(default_factory=dict)
+    spot: bool = False
+    zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
+    maxPods: Annotated[int, Field(ge=10, le=250)] | None = None
+    orchestratorVersion: KubernetesVersion | None = None
+    """Defaults to ``cluster.kubernetesVersion``."""
+    tags: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def autoscaling(self) -> bool:
+        return self.maxCount is not None
+
+    @property
+    def effective_min_count(self) -> int | None:
+        if not self.autoscaling:
+            return None
+        return self.minCount if self.minCount is not None else 1
+
+    @property
+    def effective_count(self) -> int:
+        """Initial node count: the fixed count, or the autoscaling lower bound."""
+        if self.autoscaling:
+            return self.effective_min_count or 0
+        return self.count if self.count is not None else 1
+
+    @property
+    def effective_os_sku(self) -> str:
+        if self.osSku is not None:
+            return self.osSku
+        return "Windows2022" if self.os == "Windows" else "Ubuntu"
+
+    @property
+    def sharing_mode(self) -> Literal["none", "timeSlicing", "mps"]:
+        return self.sharing.mode if self.sharing is not None else "none"
+
+
+class GpuOperatorConfig(StrictModel):
+    """``gpuOperator``: NVIDIA's GPU operator (Helm chart ``gpu-operator``) for the cluster's Linux GPU pools."""
+
+    enabled: bool = False
+    version: Annotated[str, Field(pattern=r"^v\d+\.\d+\.\d+$")] = DEFAULT_GPU_OPERATOR_VERSION
+    namespace: Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")] = "gpu-operator"
+    migStrategy: Literal["single", "mixed"] = "single"
+    """``single``: MIG slices are advertised as ``nvidia.com/gpu``; ``mixed``: as ``nvidia.com/mig-<profile>``."""
+    dcgmExporter: bool = True
+
+
+class BudgetConfig(StrictModel):
+    """``budget``: the monthly ceiling the preflight's cost estimate is checked against."""
+
+    monthlyUsd: Annotated[float, Field(gt=0)]
+    enforcementLevel: Literal["advisory", "mandatory"] = "advisory"
+
+
+PolicySetting = PolicyLevel | dict[str, Any]
+
+
+class StackConfig(StrictModel):
+    """Everything under ``azure-gpu-platform:`` in a stack file."""
+
+    environment: Environment
+    location: str
+    """An Azure region's programmatic name (``westeurope``): ``gpu_catalog/facts/azure_regions.json``."""
+    resourceGroup: ResourceGroupConfig = ResourceGroupConfig()
+    cluster: ClusterConfig = ClusterConfig()
+    gpuPools: list[GpuPoolConfig] = Field(default_factory=list)
+    gpuOperator: GpuOperatorConfig = GpuOperatorConfig()
+    kaito: KaitoConfig = KaitoConfig()
+    """KAITO model workspaces (``components/kaito_config.py``); ``kaito.enabled`` also turns the add-on on."""
+    databricks: DatabricksConfig | None = None
+    """Azure Databricks workspace and GPU clusters (``components/databricks_config.py``)."""
+    budget: BudgetConfig | None = None
+    policy: dict[str, PolicySetting] = Field(default_factory=dict)
+    """Policy config handed to the policy pack (``{"<policy-name>": level | {"enforcementLevel": ..., ...}}``)."""
+
+    @field_validator("location")
+    @classmethod
+    def _location(cls, v: str) -> str:
+        problem = check_region(v)
+        if problem is not None:
+            raise ValueError(f"{show(v)} is {problem}")
+        return v
+
+    @property
+    def resource_group_name(self) -> str:
+        return self.resourceGroup.name or f"rg-gpu-{self.environment}"
+
+    @property
+    def cluster_name(self) -> str:
+        return self.cluster.name or f"aks-gpu-{self.environment}"
+
+    @property
+    def kaito_addon(self) -> bool:
+        """Whether the cluster runs the KAITO add-on: ``cluster.kaitoAddon`` or ``kaito.enabled``."""
+        return kaito_addon_enabled(self.kaito, self.cluster.kaitoAddon)
+
+    @property
+    def protect(self) -> bool:
+        """Whether stateful resources (cluster, created resource group) are protected."""
+        if self.cluster.protect is not None:
+            return self.cluster.protect
+        return self.environment == "prod"
+
+    @property
+    def gpu_floor(self) -> str:
+        """The GPU floor, taken from the policy config of ``gpu-size-minimum`` when it names one."""
+        setting = self.policy.get("gpu-size-minimum")
+        if isinstance(setting, dict) and isinstance(setting.get("minimumSize"), str):
+            return setting["minimumSize"]
+        return DEFAULT_FLOOR
+
+    def pool_driver(self, pool: GpuPoolConfig) -> Literal["operator", "aks"]:
+        """Resolved driver mode of a pool (see :attr:`GpuPoolConfig.driver`)."""
+        if pool.driver is not None:
+            return pool.driver
+        return "operator" if (self.gpuOperator.enabled and pool.os == "Linux") else "aks"
+
+    def pool_kubernetes_version(self, pool: GpuPoolConfig) -> str:
+        return pool.orchestratorVersion or self.cluster.kubernetesVersion
+
+    @property
+    def operator_installs_driver(self) -> bool:
+        """The GPU operator installs driver and toolkit when a pool it manages skips the AKS driver; otherwise it runs
+        with ``driver.enabled=false`` and ``toolkit.enabled=false`` on the AKS driver."""
+        return any(self.pool_driver(p) == "operator" for p in self.gpuPools if self.operator_manages(p))
+
+    def operator_manages(self, pool: GpuPoolConfig) -> bool:
+        """The GPU operator manages every Linux GPU pool of a cluster it runs on (device plugin, labels, MIG)."""
+        return self.gpuOperator.enabled and pool.os == "Linux"
