@@ -17,8 +17,8 @@ from gpu_catalog.problems import Problem, key_path, render_problems, show
 
 from ..config_base import StrictModel
 from .models import (
-    _K8S_VERSION_RE,
     NAMESPACE,
+    PATTERN_WORDS,
     STACK_FILE_ENV,
 )
 
@@ -143,13 +143,5 @@ def _number_for_string(value: float, loc: Sequence[int | str]) -> str:
     return f'must be a string, and YAML read {show(value)} as a number. Quote it: {key}: "{value}".'
 
 
-_PATTERN_TEXT = {
-    _K8S_VERSION_RE: "must be a Kubernetes version like '1.36' or '1.36.2' (quote it: 1.30 unquoted is the number 1.3)",
-    r"^[a-z][a-z0-9-]{0,15}$": "must be lowercase letters, digits and '-', starting with a letter, ≤16 characters",
-    r"^v\d+\.\d+\.\d+$": "must be a chart version like 'v26.7.0'",
-    r"^[0-9a-fA-F-]{36}$": "must be an Entra ID object id (a GUID)",
-}
-
-
 def _describe_pattern(pattern: str) -> str:
-    return _PATTERN_TEXT.get(pattern, f"must match the pattern {pattern}")
+    return PATTERN_WORDS.get(pattern, "has the wrong format")  # every model pattern is worded (tests check)

@@ -53,8 +53,29 @@ _TAINT_RE = re.compile(
     r":(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$"
 )
 
-Environment = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,15}$")]
-KubernetesVersion = Annotated[str, Field(pattern=_K8S_VERSION_RE)]
+PATTERN_WORDS: dict[str, str] = {}
+"""Every ``pattern`` a model field uses → what it means, in words (a refusal never prints a regex)."""
+
+
+def worded(pattern: str, words: str) -> Any:
+    """``Field(pattern=...)`` that registers what the pattern means for the refusal's message."""
+    PATTERN_WORDS[pattern] = words
+    return Field(pattern=pattern)
+
+
+Environment = Annotated[
+    str,
+    worded(
+        r"^[a-z][a-z0-9-]{0,15}$", "must be lowercase letters, digits and '-', starting with a letter, ≤16 characters"
+    ),
+]
+KubernetesVersion = Annotated[
+    str,
+    worded(
+        _K8S_VERSION_RE,
+        "must be a Kubernetes version like '1.36' or '1.36.2' (quote it: 1.30 unquoted is the number 1.3)",
+    ),
+]
 LinuxOsSku = Literal["Ubuntu", "Ubuntu2204", "AzureLinux", "AzureLinux3"]
 WindowsOsSku = Literal["Windows2022"]
 PolicyLevel = Literal["advisory", "mandatory", "remediate", "disabled"]
@@ -66,7 +87,16 @@ PolicyLevel = Literal["advisory", "mandatory", "remediate", "disabled"]
 class ResourceGroupConfig(StrictModel):
     """``resourceGroup``: where the cluster lives. ``existing: true`` uses a group created elsewhere."""
 
-    name: Annotated[str, Field(min_length=1, max_length=90, pattern=r"^[-\w._()]+$")] | None = None
+    name: (
+        Annotated[
+            str,
+            Field(min_length=1, max_length=90),
+            worded(
+                r"^[-\w._()]+$", "must be letters, digits, '-', '_', '.', '(' or ')' (an Azure resource group name)"
+            ),
+        ]
+        | None
+    ) = None
     """Defaults to ``rg-gpu-<environment>``."""
     existing: bool = False
 
@@ -103,7 +133,16 @@ class ClusterAccessConfig(StrictModel):
 class ClusterConfig(StrictModel):
     """``cluster``: the AKS managed cluster."""
 
-    name: Annotated[str, Field(min_length=1, max_length=63, pattern=r"^[a-zA-Z0-9][-_a-zA-Z0-9]*$")] | None = None
+    name: (
+        Annotated[
+            str,
+            Field(min_length=1, max_length=63),
+            worded(
+                r"^[a-zA-Z0-9][-_a-zA-Z0-9]*$", "must be letters, digits, '-' and '_', starting with a letter or digit"
+            ),
+        ]
+        | None
+    ) = None
     """Defaults to ``aks-gpu-<environment>``."""
     kubernetesVersion: KubernetesVersion = DEFAULT_KUBERNETES_VERSION
     """A Kubernetes minor AKS creates today (checked against the release calendar and today's date)."""
@@ -116,7 +155,9 @@ class ClusterConfig(StrictModel):
     nodeOsUpgradeChannel: Literal["NodeImage", "SecurityPatch", "Unmanaged", "None"] = "NodeImage"
     oidcIssuer: bool = True
     workloadIdentity: bool = True
-    adminGroupObjectIds: list[Annotated[str, Field(pattern=r"^[0-9a-fA-F-]{36}$")]] = Field(default_factory=list)
+    adminGroupObjectIds: list[
+        Annotated[str, worded(r"^[0-9a-fA-F-]{36}$", "must be an Entra ID object id (a GUID)")]
+    ] = Field(default_factory=list)
     """Entra ID groups granted cluster-admin through Azure RBAC (local accounts are always disabled)."""
     costAnalysis: bool = False
     """AKS cost analysis add-on (needs ``skuTier`` Standard or Premium)."""
@@ -227,8 +268,17 @@ class GpuOperatorConfig(StrictModel):
     """``gpuOperator``: NVIDIA's GPU operator (Helm chart ``gpu-operator``) for the cluster's Linux GPU pools."""
 
     enabled: bool = False
-    version: Annotated[str, Field(pattern=r"^v\d+\.\d+\.\d+$")] = DEFAULT_GPU_OPERATOR_VERSION
-    namespace: Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")] = "gpu-operator"
+    version: Annotated[str, worded(r"^v\d+\.\d+\.\d+$", "must be a chart version like 'v26.7.0'")] = (
+        DEFAULT_GPU_OPERATOR_VERSION
+    )
+    namespace: Annotated[
+        str,
+        worded(
+            r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$",
+            "must be a Kubernetes namespace: ≤63 lowercase letters, digits and '-', starting and ending with a "
+            "letter or digit",
+        ),
+    ] = "gpu-operator"
     migStrategy: Literal["single", "mixed"] = "single"
     """``single``: MIG slices are advertised as ``nvidia.com/gpu``; ``mixed``: as ``nvidia.com/mig-<profile>``."""
     dcgmExporter: bool = True

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from components.config import StackConfigError, validate_stack_config
+from components.config import StackConfig, StackConfigError, validate_stack_config
+from components.config.models import PATTERN_WORDS
 from components.config_keys import foreign_key_findings, provider_config_keys, referenced_keys
 from components.databricks_config import MAX_TASKS_PER_GPU, task_gpu_amount
 from tests.components.harness import STACKS_DIR, run_main, stack_config
@@ -290,3 +291,32 @@ def test_a_budget_or_policy_mistake_does_not_hide_the_pool_rules() -> None:
     assert found["gpuPools[0].vmSize"].startswith("Standard_NV32as_v4 (AMD Radeon Instinct MI25 16 GiB) was retired")
     # Rules on a section that has a malformed key are not run on its stand-ins (gpuPools[1] without its count).
     assert not any(path.startswith("gpuPools[1].") and path != "gpuPools[1].count" for path in found)
+
+
+# ------------------------------------------------------------------------------------ patterns are said in words
+
+
+def _patterns(schema: object) -> set[str]:
+    if isinstance(schema, dict):
+        found = {schema["pattern"]} if isinstance(schema.get("pattern"), str) else set()
+        return found.union(*(_patterns(v) for v in schema.values()))
+    if isinstance(schema, list):
+        return set().union(*(_patterns(v) for v in schema))
+    return set()
+
+
+def test_every_pattern_of_the_models_is_worded() -> None:
+    patterns = _patterns(StackConfig.model_json_schema())
+    assert patterns, "the models use patterns"
+    assert sorted(patterns - set(PATTERN_WORDS)) == []
+
+
+def test_a_pattern_refusal_never_prints_a_regex() -> None:
+    found = problems(config(environment="Dev_1", gpuOperator={"namespace": "GPU"}, cluster={"name": "-x"}))
+    assert found == {
+        "environment": "must be lowercase letters, digits and '-', starting with a letter, ≤16 characters "
+        "(got 'Dev_1').",
+        "gpuOperator.namespace": "must be a Kubernetes namespace: ≤63 lowercase letters, digits and '-', starting "
+        "and ending with a letter or digit (got 'GPU').",
+        "cluster.name": "must be letters, digits, '-' and '_', starting with a letter or digit (got '-x').",
+    }
