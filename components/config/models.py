@@ -9,6 +9,7 @@ from pydantic import Field, field_validator
 
 from gpu_catalog import (
     DEFAULT_FLOOR,
+    MIG_PROFILES,
 )
 from gpu_catalog.access import load_access_facts
 from gpu_catalog.lifecycle import (
@@ -224,7 +225,7 @@ class GpuPoolConfig(StrictModel):
     driver: Literal["operator", "aks"] | None = None
     """Who installs the NVIDIA driver: ``operator`` (AKS skips it: ``gpuProfile.driver=None``) or ``aks``.
     Defaults to ``operator`` for Linux pools when ``gpuOperator.enabled``, otherwise ``aks``."""
-    migProfile: Literal["MIG1g", "MIG2g", "MIG3g", "MIG4g", "MIG7g"] | None = None
+    migProfile: str | None = None
     """AKS ``gpuInstanceProfile`` (A100, H100, H200 sizes only)."""
     sharing: SharingConfig | None = None
     taints: list[str] = Field(default_factory=lambda: [DEFAULT_GPU_TAINT])
@@ -235,6 +236,13 @@ class GpuPoolConfig(StrictModel):
     orchestratorVersion: KubernetesVersion | None = None
     """Defaults to ``cluster.kubernetesVersion``."""
     tags: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("migProfile")
+    @classmethod
+    def _mig_profile(cls, v: str | None) -> str | None:
+        if v is not None and v not in MIG_PROFILES:
+            raise ValueError(f"{show(v)} is not an AKS MIG profile. Allowed: {', '.join(MIG_PROFILES)}")
+        return v
 
     @property
     def autoscaling(self) -> bool:

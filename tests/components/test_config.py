@@ -97,7 +97,12 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
         "not supported for AKS",
     ),
     ("mig-on-t4", mutate(**{"gpuPools.0.migProfile": "MIG1g"}), "gpuPools[0].migProfile", "needs a MIG-capable GPU"),
-    ("mig-profile-name", mutate(**{"gpuPools.0.migProfile": "MIG5g"}), "gpuPools[0].migProfile", "'MIG7g'"),
+    (
+        "mig-profile-name",
+        mutate(**{"gpuPools.0.migProfile": "MIG5g"}),
+        "gpuPools[0].migProfile",
+        "Allowed: MIG1g, MIG2g, MIG3g, MIG4g, MIG7g",
+    ),
     ("windows-name-7", mutate(gpuPools=[{**WIN, "name": "wingpu1"}]), "gpuPools[0].name", "Windows node pool names"),
     ("linux-name-13", mutate(**{"gpuPools.0.name": "inferencet4ab"}), "gpuPools[0].name", "Use at most 12"),
     ("name-uppercase", mutate(**{"gpuPools.0.name": "T4"}), "gpuPools[0].name", "lowercase letters and digits"),
