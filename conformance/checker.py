@@ -39,6 +39,8 @@ from typing import Any
 
 import yaml
 
+from rules import aks as rules_aks
+
 FACTS_DIR = Path(__file__).resolve().parent / "facts"
 
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
@@ -629,23 +631,29 @@ def _pools(r: _RuleCtx) -> Iterator[tuple[str, Mapping[str, Any], Any]]:
                 yield f"agentPoolProfiles[{i}]", pool, pool.get("name")
 
 
+def _cluster_facts(r: _RuleCtx) -> rules_aks.Cluster | None:
+    tier = _get(r.inputs, "sku", "tier")
+    if not _known(tier):
+        return None
+    return rules_aks.Cluster(
+        tier=tier if isinstance(tier, str) else None,
+        support_plan=r.inputs.get("supportPlan"),
+        cost_analysis=_get(r.inputs, "metricsProfile", "costAnalysis", "enabled") is True,
+    )
+
+
 @_rule("aks.cost-analysis-needs-paid-tier")
 def _aks_cost_analysis(r: _RuleCtx) -> None:
-    enabled = _get(r.inputs, "metricsProfile", "costAnalysis", "enabled")
-    tier = _get(r.inputs, "sku", "tier") or "Free"
-    if enabled is True and _known(tier) and tier not in ("Standard", "Premium"):
-        r.fail(
-            "metricsProfile.costAnalysis.enabled",
-            f"cost analysis needs sku.tier Standard or Premium; sku.tier is {_show(tier)}",
-        )
+    facts = _cluster_facts(r)
+    for finding in rules_aks.cost_analysis_tier(facts) if facts is not None else []:
+        r.fail("metricsProfile.costAnalysis.enabled", finding.message)
 
 
 @_rule("aks.lts-needs-premium")
 def _aks_lts(r: _RuleCtx) -> None:
-    plan = r.inputs.get("supportPlan")
-    tier = _get(r.inputs, "sku", "tier") or "Free"
-    if plan == "AKSLongTermSupport" and _known(tier) and tier != "Premium":
-        r.fail("supportPlan", f"supportPlan AKSLongTermSupport needs sku.tier Premium; sku.tier is {_show(tier)}")
+    facts = _cluster_facts(r)
+    for finding in rules_aks.lts_needs_premium(facts) if facts is not None else []:
+        r.fail("supportPlan", finding.message)
 
 
 @_rule("aks.local-accounts-off-needs-aad")
@@ -690,11 +698,10 @@ def _aks_system_linux(r: _RuleCtx) -> None:
 @_rule("aks.windows-pool-name-length")
 def _aks_windows_name(r: _RuleCtx) -> None:
     for prefix, pool, name in _pools(r):
-        if pool.get("osType") == "Windows" and isinstance(name, str) and _known(name) and len(name) > 6:
+        if pool.get("osType") == "Windows" and isinstance(name, str) and _known(name):
             key = "agentPoolName" if not prefix else "name"
-            r.fail(
-                _join(prefix, key), f"Windows agent pool names have at most 6 characters; {_show(name)} has {len(name)}"
-            )
+            for finding in rules_aks.windows_pool_name(name):
+                r.fail(_join(prefix, key), finding.message)
 
 
 @_rule("aks.zones-need-vmss")

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from gpu_catalog.lifecycle import minor_of, minor_tuple
+from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN, LTS_SUPPORT_PLAN, LTS_TIER, minor_of, minor_tuple
 
 from . import Finding
 
@@ -84,6 +84,8 @@ class Cluster:
     cost_analysis: bool = False
     kaito_addon: bool = False
     oidc_issuer: bool = False
+    support_plan: str | None = None
+    """``KubernetesOfficial`` or ``AKSLongTermSupport``; ``None`` when unset (the former)."""
 
 
 # --------------------------------------------------------------------------------------------------- pools
@@ -124,16 +126,23 @@ def windows_gpu_pool(pool: GpuPool) -> list[Finding]:
                     f"Allowed: {lowest} or later.",
                 )
             )
-    if pool.name is not None and len(pool.name) > WINDOWS_POOL_NAME_MAX:
-        found.append(
-            Finding(
-                "name",
-                f"'{pool.name}' has {len(pool.name)} characters: AKS limits Windows node pool names to "
-                f"{WINDOWS_POOL_NAME_MAX} (Windows computer names are derived from it). Use at most "
-                f"{WINDOWS_POOL_NAME_MAX}, e.g. '{pool.name[:WINDOWS_POOL_NAME_MAX]}'.",
-            )
-        )
+    if pool.name is not None:
+        found.extend(windows_pool_name(pool.name))
     return found
+
+
+def windows_pool_name(name: str) -> list[Finding]:
+    """Any Windows node pool (GPU or not): a name of at most 6 characters."""
+    if len(name) <= WINDOWS_POOL_NAME_MAX:
+        return []
+    return [
+        Finding(
+            "name",
+            f"'{name}' has {len(name)} characters: AKS limits Windows node pool names to {WINDOWS_POOL_NAME_MAX} "
+            f"(Windows computer names are derived from it). Use at most {WINDOWS_POOL_NAME_MAX}, e.g. "
+            f"'{name[:WINDOWS_POOL_NAME_MAX]}'.",
+        )
+    ]
 
 
 def operator_autoscale_min_count(pool: GpuPool, operator: GpuOperator | None) -> list[Finding]:
@@ -221,6 +230,20 @@ def cost_analysis_tier(cluster: Cluster) -> list[Finding]:
             f"cost analysis is on but the cluster tier is {shown}: AKS offers the cost analysis add-on only on the "
             f"{' and '.join(PAID_TIERS)} tiers and rejects the cluster otherwise. Allowed: {', '.join(PAID_TIERS)}; "
             "or turn cost analysis off.",
+        )
+    ]
+
+
+def lts_needs_premium(cluster: Cluster) -> list[Finding]:
+    """Long-term support (supportPlan AKSLongTermSupport) is only available on the Premium tier."""
+    if cluster.support_plan != LTS_SUPPORT_PLAN or (cluster.tier or "").lower() == LTS_TIER.lower():
+        return []
+    return [
+        Finding(
+            "supportPlan",
+            f"{LTS_SUPPORT_PLAN} (long-term support) is only available on the {LTS_TIER} tier, and the tier is "
+            f"{cluster.tier or 'not set (Free)'}. Set the tier to {LTS_TIER}, or the support plan to "
+            f"{DEFAULT_SUPPORT_PLAN}.",
         )
     ]
 

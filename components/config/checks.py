@@ -20,9 +20,6 @@ from gpu_catalog import (
     is_gpu_size,
 )
 from gpu_catalog.lifecycle import (
-    DEFAULT_SUPPORT_PLAN,
-    LTS_SUPPORT_PLAN,
-    LTS_TIER,
     check_kubernetes_version,
     check_operator_platform,
     load_operator_facts,
@@ -38,6 +35,7 @@ from rules.aks import (
     cost_analysis_tier,
     driver_install,
     kaito_requires_oidc,
+    lts_needs_premium,
     operator_autoscale_min_count,
     windows_gpu_pool,
 )
@@ -342,21 +340,14 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
     )
     if finding is not None:
         problems.append(Problem("cluster.kubernetesVersion", finding.message))
-    if cluster.supportPlan == LTS_SUPPORT_PLAN and cluster.skuTier != LTS_TIER:
-        problems.append(
-            Problem(
-                "cluster.supportPlan",
-                f"{LTS_SUPPORT_PLAN} (long-term support) is only available on the {LTS_TIER} tier, and skuTier is "
-                f"{cluster.skuTier}. Set skuTier: {LTS_TIER}, or supportPlan: {DEFAULT_SUPPORT_PLAN}.",
-            )
-        )
     facts = rules_aks.Cluster(
         tier=cluster.skuTier,
+        support_plan=cluster.supportPlan,
         cost_analysis=cluster.costAnalysis,
         kaito_addon=cfg.kaito_addon,
         oidc_issuer=cluster.oidcIssuer,
     )
-    for finding in [*cost_analysis_tier(facts), *kaito_requires_oidc(facts)]:
+    for finding in [*lts_needs_premium(facts), *cost_analysis_tier(facts), *kaito_requires_oidc(facts)]:
         key = {"tier": "skuTier"}.get(finding.field, finding.field)
         problems.append(Problem(f"cluster.{key}", finding.message))
     if cluster.workloadIdentity and not (cluster.oidcIssuer or cfg.kaito_addon):

@@ -71,8 +71,8 @@ def test_lts_needs_premium_and_the_plan() -> None:
     found = problems(config(cluster={**lts, "skuTier": "Standard"}, gpuPools=[]))
     assert set(found) == {"cluster.kubernetesVersion", "cluster.supportPlan"}
     assert found["cluster.supportPlan"] == (
-        "AKSLongTermSupport (long-term support) is only available on the Premium tier, and skuTier is Standard. "
-        "Set skuTier: Premium, or supportPlan: KubernetesOfficial."
+        "AKSLongTermSupport (long-term support) is only available on the Premium tier, and the tier is Standard. "
+        "Set the tier to Premium, or the support plan to KubernetesOfficial."
     )
 
 

@@ -14,8 +14,10 @@ from rules.aks import (
     driver_install,
     gpu_pool_tainted,
     kaito_requires_oidc,
+    lts_needs_premium,
     operator_autoscale_min_count,
     windows_gpu_pool,
+    windows_pool_name,
 )
 
 T4 = GpuPool(name="t4", vm_size="Standard_NC4as_T4_v3", kubernetes_version="1.36", taints=("a=b:NoSchedule",))
@@ -94,3 +96,14 @@ def test_cluster_rules() -> None:
     ]
     assert kaito_requires_oidc(Cluster(kaito_addon=True, oidc_issuer=True)) == []
     assert [f.field for f in kaito_requires_oidc(Cluster(kaito_addon=True))] == ["oidcIssuer"]
+
+
+def test_lts_needs_premium_and_windows_pool_name() -> None:
+    lts = Cluster(tier="Premium", support_plan="AKSLongTermSupport")
+    assert lts_needs_premium(lts) == []
+    assert lts_needs_premium(Cluster(tier="Standard")) == []
+    assert [f.field for f in lts_needs_premium(Cluster(tier=None, support_plan="AKSLongTermSupport"))] == [
+        "supportPlan"
+    ]
+    assert windows_pool_name("wingpu") == []
+    assert [f.message.split(":")[0] for f in windows_pool_name("wingpu1")] == ["'wingpu1' has 7 characters"]
