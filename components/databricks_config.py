@@ -1,47 +1,56 @@
 """Stack-config models for Azure Databricks GPU clusters (the ``databricks`` key of a stack file).
 
-Pure pydantic + the GPU catalog: no ``pulumi_databricks`` import here (it costs seconds and ~110 MB), so an
+Pure pydantic + the rules layer: no ``pulumi_databricks`` import here (it costs seconds and ~110 MB), so an
 AKS-only stack can load and validate its config without it. Every check runs when the config is loaded, before any
 resource is registered, and every message names the key and what is allowed.
 
-Facts behind the checks (sources and dates: ``gpu_catalog/facts/databricks.json``):
-
-- GPU compute runs the GPU flavour of Databricks Runtime ML: ``<major>[.<minor>].x-gpu-ml-scala<2.12|2.13>``
-  (DBR 17 and later ship Scala 2.13 only; DBR 15 and earlier Scala 2.12; DBR 16 offered both; DBR 18 LTS is keyed
-  by its major alone, ``18.x-…``). The default is the current LTS ``17.3.x-gpu-ml-scala2.13``.
-- Dedicated access always names its principal: the Databricks provider requires ``single_user_name`` for
-  ``data_security_mode`` ``SINGLE_USER``. A user (``singleUserName``, an e-mail) gets the classic shape; a group
-  (``dedicatedGroup``) is only possible with ``kind: CLASSIC_PREVIEW`` and ``DATA_SECURITY_MODE_DEDICATED`` (Public
-  Preview "Compute: Dedicated group clusters", Unity Catalog, DBR 15.4+), where ``spark_version`` is the plain DBR
-  release and ``use_ml_runtime: true`` makes Databricks pick the GPU ML runtime from the GPU node type.
-- Worker and driver must be GPU node types that Azure Databricks offers (``support.databricks`` in the catalog).
-  Node types come from this project's catalog, never from the provider's ``get_node_type`` lookup, which silently
-  falls back to a CPU size when no GPU size matches.
-- Photon does not run on GPU instance types.
-- A custom container (Databricks Container Services) needs a standard runtime, not an ML runtime.
-- GPU scheduling: ``spark.task.resource.gpu.amount`` is the GPUs one task takes. Spark accepts a whole number or a
-  fraction ≤ 0.5 (it runs ``floor(1/amount)`` tasks per GPU). Single-node compute has no GPU scheduling.
+The guard rails themselves (GPU node types, GPU ML runtime, no Photon, dedicated access and its principal, GPU
+scheduling) and the facts behind them live in ``rules/databricks.py``, shared with the policy pack: each validator
+here builds :class:`~rules.databricks.DatabricksCluster` facts from the keys validated so far (field order matters:
+later validators read earlier fields, ``info.data``), calls the rule and refuses with its message at the key the
+finding names. What is left here is the stack file's own shape (names, URLs, workers, autotermination).
 """
 
 from __future__ import annotations
 
 import re
-from decimal import ROUND_DOWN, Decimal
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from gpu_catalog import DEFAULT_FLOOR, GpuSize, check_gpu_size, default_catalog, is_gpu_size
-from gpu_catalog.problems import show
+from gpu_catalog import DEFAULT_FLOOR, GpuSize, default_catalog
+from rules import Finding, NotApplicable
+from rules.databricks import (
+    CLASSIC_PREVIEW,
+    DEDICATED,
+    EXAMPLE_GPU_ML_RUNTIME,
+    EXAMPLE_USER,
+    MAX_TASKS_PER_GPU,
+    PHOTON,
+    PRINCIPAL_HELP,
+    PROFILE_KEY,
+    SINGLE_NODE_PROFILE,
+    SINGLE_USER,
+    STANDARD_ENGINE,
+    TASK_GPU_AMOUNT,
+    DatabricksCluster,
+    dedicated_group,
+    gpu_dedicated_access,
+    gpu_no_photon,
+    gpu_node_types,
+    gpu_runtime,
+    plain_runtime,
+    runtime_key,
+    task_gpu_amount,
+    tasks_per_gpu,
+)
 
 from .config_base import StrictModel
 
 WorkloadMode = Literal["training", "inference", "singleNode"]
 WORKLOAD_MODES: tuple[str, ...] = ("training", "inference", "singleNode")
 
-_GPU_ML_RE = re.compile(r"^(\d+)(?:\.(\d+))?\.x-gpu-ml-scala(2\.1[23])$")
-_STANDARD_RE = re.compile(r"^(\d+)(?:\.(\d+))?\.x-scala(2\.1[23])$")
-_ANY_ML_RE = re.compile(r"-(?:gpu-|cpu-)?ml-", re.IGNORECASE)
 _WORKSPACE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{1,62}[A-Za-z0-9]$")
 _RG_NAME_RE = re.compile(r"^[-\w._()]{1,89}[-\w_()]$")
 _WORKSPACE_URL_RE = re.compile(r"^https://adb-\d+\.\d+\.azuredatabricks\.net/?$")
@@ -52,104 +61,64 @@ _GROUP_NAME_RE = re.compile(r"^\S(?:[^@\t\n\r]{0,254}\S)?$")
 AUTOTERMINATION_MIN = 10
 AUTOTERMINATION_MAX = 43200
 DEFAULT_AUTOTERMINATION_MINUTES = 60
-EXAMPLE_GPU_ML_RUNTIME = "17.3.x-gpu-ml-scala2.13"
-"""The default runtime: Databricks Runtime 17.3 LTS for Machine Learning, GPU flavour (LTS until 2028-10-22)."""
-EXAMPLE_STANDARD_RUNTIME = "17.3.x-scala2.13"
-"""A standard (non-ML) runtime, for custom containers."""
 
-SINGLE_USER = "SINGLE_USER"
-"""Dedicated access to one user (the classic shape, no ``kind``): ``single_user_name`` is required."""
-DEDICATED = "DATA_SECURITY_MODE_DEDICATED"
-"""Dedicated access with ``kind: CLASSIC_PREVIEW``: ``single_user_name`` may then name a group."""
-CLASSIC_PREVIEW = "CLASSIC_PREVIEW"
-MIN_GROUP_RUNTIME = (15, 4)
-"""Group-dedicated compute needs Databricks Runtime 15.4 or above."""
-PRINCIPAL_HELP = (
-    "set singleUserName to a workspace user's e-mail (dataSecurityMode SINGLE_USER), e.g. 'alice@contoso.com', or "
-    "dedicatedGroup to a workspace group name (dataSecurityMode DATA_SECURITY_MODE_DEDICATED with kind "
-    "CLASSIC_PREVIEW; needs the workspace preview 'Compute: Dedicated group clusters', Unity Catalog and DBR 15.4+)"
-)
+_KEYS = {"runtimeEngine": "photon"}
+"""Finding fields (the resource's property names) that a stack file spells differently."""
+
+__all__ = [
+    "MAX_TASKS_PER_GPU",
+    "DatabricksAutoscaleConfig",
+    "DatabricksClusterConfig",
+    "DatabricksConfig",
+    "DatabricksWorkspaceConfig",
+    "cluster_facts",
+    "cluster_slug",
+    "databricks_stack_problems",
+    "task_gpu_amount",
+]
 
 
-def databricks_gpu_sizes() -> list[str]:
-    """Catalog sizes Azure Databricks offers as GPU node types, current ones only (for messages)."""
-    return sorted(s.name for s in default_catalog().sizes() if s.databricks_supported and not s.is_retired())
+def cluster_facts(data: Mapping[str, Any]) -> DatabricksCluster:
+    """The facts the rules see in a stack file's cluster (``data``: its keys, as far as they are valid).
 
-
-def runtime_release(spark_version: str) -> tuple[int, int] | None:
-    """``(major, minor)`` of a runtime key (``18.x-…`` is ``(18, 0)``), or ``None`` when it is not one."""
-    m = _GPU_ML_RE.match(spark_version) or _STANDARD_RE.match(spark_version)
-    if m is None:
-        return None
-    return int(m.group(1)), int(m.group(2) or 0)
-
-
-def plain_runtime(spark_version: str) -> str:
-    """The DBR release key of a GPU ML runtime key (``17.3.x-gpu-ml-scala2.13`` → ``17.3.x-scala2.13``).
-
-    With ``kind: CLASSIC_PREVIEW`` the API takes the release in ``spark_version`` and ``use_ml_runtime: true``; it
-    picks the GPU ML flavour itself from the GPU node type.
+    A stack file's cluster is a GPU cluster by declaration; dedicated to a group it takes the ``kind`` shape.
     """
-    return spark_version.replace("-gpu-ml-", "-", 1)
+    group = data.get("dedicatedGroup")
+    return DatabricksCluster(
+        node_type=data.get("nodeTypeId"),
+        driver_node_type=data.get("driverNodeTypeId"),
+        declared_gpu=True,
+        spark_version=data.get("sparkVersion"),
+        use_ml_runtime=group is not None,
+        kind=CLASSIC_PREVIEW if group is not None else None,
+        custom_image=data.get("customImage"),
+        runtime_engine=PHOTON if data.get("photon") else STANDARD_ENGINE,
+        data_security_mode=DEDICATED if group is not None else SINGLE_USER,
+        single_user_name=group if group is not None else data.get("singleUserName"),
+        group=group is not None,
+        single_node=data.get("workload") == "singleNode",
+        workload=data.get("workload"),
+        tasks_per_gpu=data.get("tasksPerGpu"),
+    )
 
 
-def _scala_problem(major: int, scala: str) -> str | None:
-    if major >= 17 and scala != "2.13":
-        return f"Databricks Runtime {major} and later ship Scala 2.13 only (use scala2.13)"
-    if major <= 15 and scala != "2.12":
-        return f"Databricks Runtime {major} ships Scala 2.12 (use scala2.12)"
-    return None
+def _findings(result: list[Finding] | NotApplicable, key: str) -> list[str]:
+    """The messages of ``result`` that are about the stack-file ``key``."""
+    if isinstance(result, NotApplicable):
+        return []
+    return [f.message for f in result if _KEYS.get(f.field, f.field) == key]
 
 
-def check_node_type(value: str, key: str, *, floor: str = DEFAULT_FLOOR) -> GpuSize:
-    """Resolve a Databricks node type to its catalog size, or raise ``ValueError`` naming ``key``.
-
-    A GPU cluster needs a GPU node type that Azure Databricks offers and that passes the project's size rules
-    (known, not retired, not NVv4, not below the floor). Returns the catalog entry (canonical spelling).
-    """
-    allowed = ", ".join(databricks_gpu_sizes())
-    cat = default_catalog()
-    if not is_gpu_size(value, cat):
-        raise ValueError(
-            f"{key} {value!r} is not a GPU node type: a GPU cluster needs GPU workers and a GPU driver "
-            f"(a CPU driver cannot run the GPU ML runtime's CUDA libraries). Allowed: {allowed}"
-        )
-    findings = check_gpu_size(value, floor=floor, require_aks=False, catalog=cat)
-    if findings:
-        raise ValueError(" ".join(f.message for f in findings))
-    size = cat[value]
-    if not size.databricks_supported:
-        raise ValueError(
-            f"{key} {size.name} ({size.gpu_model}) is not offered by Azure Databricks as a GPU node type. "
-            f"Allowed: {allowed}"
-        )
-    return size
+def _refuse(key: str, *results: list[Finding] | NotApplicable) -> None:
+    """Raise the first finding about ``key`` (pydantic reports one error per key)."""
+    for result in results:
+        for message in _findings(result, key):
+            raise ValueError(message)
 
 
 def cluster_slug(name: str) -> str:
     """A cluster's name as it appears in Pulumi resource names (lowercase, ``-`` for anything else)."""
     return "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in name.lower()).strip("-")
-
-
-MAX_TASKS_PER_GPU = 1031
-"""The most tasks per GPU whose share ``1/N`` :func:`task_gpu_amount` can write: with 6 decimals, 1/1032 rounds to an
-amount whose inverse is 1033 (tests/components/test_stack_mistakes.py checks both ends). Far above any real
-sharing; the bound keeps an absurd value a config error instead of a crash."""
-
-
-def task_gpu_amount(tasks_per_gpu: int) -> str:
-    """``spark.task.resource.gpu.amount`` for ``tasks_per_gpu`` tasks sharing one GPU, as Spark accepts it.
-
-    ``1/N`` as a decimal, rounded *down* (``floor(1/amount)`` must still be ``N``): 4 → ``"0.25"``, 3 → ``"0.333333"``.
-    """
-    whole = isinstance(tasks_per_gpu, int) and not isinstance(tasks_per_gpu, bool)
-    if not whole or not 2 <= tasks_per_gpu <= MAX_TASKS_PER_GPU:
-        raise ValueError(f"tasks per GPU must be a whole number from 2 to {MAX_TASKS_PER_GPU}, got {tasks_per_gpu!r}")
-    amount = (Decimal(1) / Decimal(tasks_per_gpu)).quantize(Decimal("0.000001"), rounding=ROUND_DOWN)
-    text = format(amount.normalize(), "f")
-    if int(1 / float(text)) != tasks_per_gpu:  # pragma: no cover - guards the rounding above
-        raise ValueError(f"cannot express 1/{tasks_per_gpu} as a Spark GPU amount")
-    return text
 
 
 class DatabricksWorkspaceConfig(StrictModel):
@@ -271,75 +240,31 @@ class DatabricksClusterConfig(StrictModel):
     @field_validator("sparkVersion")
     @classmethod
     def _spark_version(cls, v: str, info: ValidationInfo) -> str:
-        custom_image = info.data.get("customImage")
-        if custom_image:
-            if _ANY_ML_RE.search(v):
-                raise ValueError(
-                    f"sparkVersion {v!r} is an ML runtime, but customImage {custom_image!r} is set: Databricks "
-                    "Container Services needs a standard (non-ML) runtime, e.g. "
-                    f"{EXAMPLE_STANDARD_RUNTIME!r}; the image brings CUDA and the ML libraries. Remove customImage "
-                    f"to use the GPU ML runtime ({EXAMPLE_GPU_ML_RUNTIME!r})"
-                )
-            m = _STANDARD_RE.match(v)
-            if not m:
-                raise ValueError(
-                    f"sparkVersion {v!r} is not a standard Databricks runtime key: with customImage use "
-                    f"'<major>[.<minor>].x-scala<2.12|2.13>', e.g. {EXAMPLE_STANDARD_RUNTIME!r}"
-                )
-        else:
-            m = _GPU_ML_RE.match(v)
-            if not m:
-                raise ValueError(
-                    f"sparkVersion {v!r} is not a GPU ML runtime: GPU clusters need "
-                    f"'<major>[.<minor>].x-gpu-ml-scala<2.12|2.13>', e.g. {EXAMPLE_GPU_ML_RUNTIME!r} (17.3 LTS, the "
-                    "default) or '18.x-gpu-ml-scala2.13' (18 LTS); DBR 17+ is Scala 2.13 only"
-                )
-        problem = _scala_problem(int(m.group(1)), m.group(3))
-        if problem:
-            raise ValueError(f"sparkVersion {v!r}: {problem}")
+        facts = cluster_facts({**info.data, "sparkVersion": v})
+        _refuse("sparkVersion", gpu_runtime(facts), gpu_no_photon(facts), runtime_key(facts))
         return v
 
     @field_validator("nodeTypeId")
     @classmethod
-    def _node_type(cls, v: str) -> str:
-        return check_node_type(v, "nodeTypeId").name
+    def _node_type(cls, v: str, info: ValidationInfo) -> str:
+        _refuse("nodeTypeId", gpu_node_types(cluster_facts({**info.data, "nodeTypeId": v}), size_rules=True))
+        return default_catalog()[v].name  # the catalog's spelling
 
     @field_validator("driverNodeTypeId")
     @classmethod
-    def _driver_node_type(cls, v: str | None) -> str | None:
-        return None if v is None else check_node_type(v, "driverNodeTypeId").name
+    def _driver_node_type(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is None:
+            return v
+        facts = cluster_facts({**info.data, "driverNodeTypeId": v})
+        _refuse("driverNodeTypeId", gpu_node_types(facts, size_rules=True))
+        return default_catalog()[v].name
 
     @field_validator("tasksPerGpu", mode="before")
     @classmethod
     def _tasks_per_gpu(cls, v: Any, info: ValidationInfo) -> Any:
-        workload = info.data.get("workload")
-        if v is None:
-            if workload == "inference":
-                raise ValueError(
-                    "tasksPerGpu is required for workload 'inference': how many Spark tasks share one GPU "
-                    "(a whole number ≥ 2; the cluster sets spark.task.resource.gpu.amount = 1/tasksPerGpu)"
-                )
-            return v
-        if workload is not None and workload != "inference":
-            raise ValueError(
-                f"tasksPerGpu only applies to workload 'inference' (this cluster is {workload!r}: training gives "
-                "each task all GPUs of its worker; singleNode has no GPU scheduling)"
-            )
-        whole = isinstance(v, int) and not isinstance(v, bool)
         if isinstance(v, float) and v.is_integer():
-            v, whole = int(v), True
-        if not whole or v < 2:
-            raise ValueError(
-                f"tasksPerGpu must be a whole number ≥ 2, got {show(v)}: Spark shares a GPU between N tasks by "
-                "giving each 1/N of it (spark.task.resource.gpu.amount), and accepts a fraction only when it is "
-                "≤ 0.5, i.e. 1/N with N ≥ 2. For one task per GPU use workload 'training'"
-            )
-        if v > MAX_TASKS_PER_GPU:
-            raise ValueError(
-                f"tasksPerGpu must be at most {MAX_TASKS_PER_GPU}, got {show(v)}: the cluster gives each task 1/N of "
-                "a GPU (spark.task.resource.gpu.amount, written with 6 decimals), and past "
-                f"{MAX_TASKS_PER_GPU} that share no longer reads back as N tasks"
-            )
+            v = int(v)  # YAML may write 4 as 4.0
+        _refuse("tasksPerGpu", tasks_per_gpu(cluster_facts({**info.data, "tasksPerGpu": v})))
         return v
 
     @field_validator("numWorkers")
@@ -390,26 +315,14 @@ class DatabricksClusterConfig(StrictModel):
         if "@" in v:
             raise ValueError(
                 f"dedicatedGroup {v!r} looks like a user's e-mail: a user goes in singleUserName (dataSecurityMode "
-                "SINGLE_USER); dedicatedGroup takes a workspace group's name, e.g. 'ml-platform'"
+                f"{SINGLE_USER}); dedicatedGroup takes a workspace group's name, e.g. 'ml-platform'"
             )
         if not _GROUP_NAME_RE.match(v):
             raise ValueError(
                 f"dedicatedGroup {v!r} is not a workspace group name: 1-256 characters, no leading or trailing "
                 "whitespace, no line breaks"
             )
-        if info.data.get("customImage"):
-            raise ValueError(
-                "dedicatedGroup cannot be combined with customImage: group-dedicated compute (kind CLASSIC_PREVIEW) "
-                "with Databricks Container Services is not covered by the sources this project verified; assign "
-                "the cluster to a user (singleUserName) or drop customImage"
-            )
-        version = info.data.get("sparkVersion")
-        release = runtime_release(version) if isinstance(version, str) else None
-        if release is not None and release < MIN_GROUP_RUNTIME:
-            raise ValueError(
-                f"dedicatedGroup needs Databricks Runtime 15.4 or above, but sparkVersion is {version!r}: use "
-                f"{EXAMPLE_GPU_ML_RUNTIME!r}, or assign the cluster to a user (singleUserName)"
-            )
+        _refuse("dedicatedGroup", dedicated_group(cluster_facts({**info.data, "dedicatedGroup": v})))
         return v
 
     @field_validator("singleUserName")
@@ -418,11 +331,7 @@ class DatabricksClusterConfig(StrictModel):
         if "dedicatedGroup" not in info.data:
             return v  # dedicatedGroup itself is invalid and already reported
         group = info.data.get("dedicatedGroup")
-        if v is None and group is None:
-            raise ValueError(
-                "singleUserName is required: a GPU cluster runs in dedicated access mode, and the Databricks "
-                f"provider only creates dedicated compute with its principal; {PRINCIPAL_HELP}"
-            )
+        _refuse("singleUserName", gpu_dedicated_access(cluster_facts({**info.data, "singleUserName": v})))
         if v is not None and group is not None:
             raise ValueError(
                 f"set either singleUserName (a user: {v!r}) or dedicatedGroup (a group: {group!r}), not both: "
@@ -430,20 +339,16 @@ class DatabricksClusterConfig(StrictModel):
             )
         if v is not None and not _USER_NAME_RE.match(v):
             raise ValueError(
-                f"singleUserName {v!r} is not a workspace user name: SINGLE_USER compute is assigned to one user, "
-                "named by their e-mail (user name), e.g. 'alice@contoso.com'. To dedicate the cluster to a group, "
+                f"singleUserName {v!r} is not a workspace user name: {SINGLE_USER} compute is assigned to one user, "
+                f"named by their e-mail (user name), e.g. '{EXAMPLE_USER}'. To dedicate the cluster to a group, "
                 "set dedicatedGroup instead"
             )
         return v
 
     @field_validator("photon")
     @classmethod
-    def _photon(cls, v: bool) -> bool:
-        if v:
-            raise ValueError(
-                "photon must be false: Photon does not run on GPU instance types, so a GPU cluster with Photon "
-                "on fails to start (runtimeEngine is always STANDARD here)"
-            )
+    def _photon(cls, v: bool, info: ValidationInfo) -> bool:
+        _refuse("photon", gpu_no_photon(cluster_facts({**info.data, "photon": v})))
         return v
 
     @field_validator("autoterminationMinutes")
@@ -459,6 +364,11 @@ class DatabricksClusterConfig(StrictModel):
         return v
 
     # -- derived values (what the component renders) ----------------------------------------------------------
+
+    @property
+    def facts(self) -> DatabricksCluster:
+        """What the Databricks rules (``rules/databricks.py``) see in this cluster."""
+        return cluster_facts(dict(self))
 
     @property
     def worker_size(self) -> GpuSize:
@@ -507,14 +417,14 @@ class DatabricksClusterConfig(StrictModel):
         """
         if self.workload == "training":
             count = self.worker_size.gpu_count
-            return {"spark.task.resource.gpu.amount": str(int(count))}
+            return {TASK_GPU_AMOUNT: str(int(count))}
         if self.workload == "inference":
             if self.tasksPerGpu is None:  # pragma: no cover - the validator requires it
                 raise ValueError("tasksPerGpu is required for workload 'inference'")
-            return {"spark.task.resource.gpu.amount": task_gpu_amount(self.tasksPerGpu)}
+            return {TASK_GPU_AMOUNT: task_gpu_amount(self.tasksPerGpu)}
         if self.for_group:
             return {}
-        return {"spark.databricks.cluster.profile": "singleNode", "spark.master": "local[*, 4]"}
+        return {PROFILE_KEY: SINGLE_NODE_PROFILE, "spark.master": "local[*, 4]"}
 
 
 class DatabricksConfig(StrictModel):
@@ -544,12 +454,7 @@ def databricks_stack_problems(databricks: DatabricksConfig | None, *, floor: str
     if databricks is None or floor == DEFAULT_FLOOR or floor not in default_catalog():
         return problems
     for i, cluster in enumerate(databricks.clusters):
-        keys = [("nodeTypeId", cluster.nodeTypeId)]
-        if cluster.driverNodeTypeId is not None:
-            keys.append(("driverNodeTypeId", cluster.driverNodeTypeId))
-        for key, value in keys:
-            try:
-                check_node_type(value, key, floor=floor)
-            except ValueError as exc:
-                problems.append((f"databricks.clusters[{i}].{key}", str(exc)))
+        found = gpu_node_types(cluster.facts, size_rules=True, floor=floor)
+        keys = ["nodeTypeId"] if cluster.driverNodeTypeId is None else ["nodeTypeId", "driverNodeTypeId"]
+        problems += [(f"databricks.clusters[{i}].{key}", message) for key in keys for message in _findings(found, key)]
     return problems

@@ -1,70 +1,58 @@
-"""What the Databricks GPU policies share: is a ``databricks:index/cluster:Cluster`` a GPU cluster, what runtime.
+"""What the Databricks GPU policies share: the engine properties of a ``databricks:index/cluster:Cluster`` as
+:class:`rules.databricks.DatabricksCluster` facts, and the rule's findings as violations.
 
-Facts (``gpu_catalog/facts/databricks.json``): GPU compute needs GPU node types for the workers *and* the driver and
-a ``-gpu-ml-`` Databricks Runtime for ML (e.g. ``17.3.x-gpu-ml-scala2.13``), or — with ``kind: CLASSIC_PREVIEW`` —
-the DBR release plus ``useMlRuntime: true``, or a standard runtime with a custom container; Photon is not available
-on GPU compute; GPU compute needs dedicated access with a principal (``singleUserName``); GPU scheduling is off on
-single-node compute; ``spark.task.resource.gpu.amount`` is ≤ 0.5 or a whole number.
+The rules and the facts behind them live in ``rules/databricks.py`` (shared with the stack config). A policy here is
+its identity plus an adapter: it states every value that is unknown during a preview (:class:`Review`), builds the
+facts from the known ones and reports the findings that do not depend on an unknown value.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from pulumi_policy import ResourceValidationArgs
 
-from gpu_catalog import is_gpu_size
+from rules import Finding, NotApplicable
+from rules.databricks import CLASSIC_PREVIEW, PROFILE_KEY, DatabricksCluster, is_single_node_profile
 from rules.resource_types import is_databricks_cluster
 
 from ._resources import UNKNOWN, Review, get, plain
 
-GPU_ML_MARKER = "-gpu-ml-"
-ML_MARKER = "-ml-"
-EXAMPLE_RUNTIME = "17.3.x-gpu-ml-scala2.13"
-"""Databricks Runtime 17.3 LTS ML (GPU); DBR 17+ is Scala 2.13 only."""
-CLASSIC_PREVIEW = "CLASSIC_PREVIEW"
-"""``kind`` of the newer cluster request shape (``useMlRuntime``, ``isSingleNode``, group-dedicated compute)."""
+
+def text(value: Any) -> str | None:
+    """A string property as the facts take it: ``None`` when absent, unknown or not a string."""
+    return value if isinstance(value, str) else None
 
 
 @dataclass(frozen=True, slots=True)
 class DbxCluster:
+    """The engine properties of a cluster with a GPU node type (worker or driver)."""
+
     props: dict[str, Any]
-    worker: Any
-    """nodeTypeId: a name, None (absent, e.g. from an instance pool or policy) or UNKNOWN."""
-    driver: Any
-    """driverNodeTypeId, defaulting to the worker type as Databricks does."""
 
-    def is_gpu(self, value: Any) -> bool:
-        return isinstance(value, str) and is_gpu_size(value)
+    def get(self, *path: str) -> Any:
+        return get(self.props, *path)
 
-    @property
-    def has_gpu(self) -> bool:
-        return self.is_gpu(self.worker) or self.is_gpu(self.driver)
-
-    @property
-    def spark_version(self) -> Any:
-        return get(self.props, "sparkVersion")
-
-    @property
-    def kind(self) -> Any:
-        """``kind`` (``CLASSIC_PREVIEW`` or absent), or UNKNOWN."""
-        return get(self.props, "kind")
+    def facts(self, **values: Any) -> DatabricksCluster:
+        """The node types plus ``values`` as facts."""
+        return node_type_facts(self.props, **values)
 
     def has_kind(self) -> bool | Any:
         """Whether the request uses ``kind: CLASSIC_PREVIEW``; UNKNOWN when ``kind`` is."""
-        kind = self.kind
+        kind = self.get("kind")
         if kind is UNKNOWN:
             return UNKNOWN
         return isinstance(kind, str) and kind.upper() == CLASSIC_PREVIEW
 
     def spark_conf(self) -> dict[str, Any] | Any:
-        conf = get(self.props, "sparkConf")
+        conf = self.get("sparkConf")
         return conf if conf is UNKNOWN or isinstance(conf, dict) else {}
 
     def is_single_node(self) -> bool | Any:
         """Single-node (driver-only) compute; UNKNOWN when that depends on an unknown value."""
-        single = get(self.props, "isSingleNode")
+        single = self.get("isSingleNode")
         if single is UNKNOWN:
             return UNKNOWN
         if single is True:
@@ -72,13 +60,20 @@ class DbxCluster:
         conf = self.spark_conf()
         if conf is UNKNOWN:
             return UNKNOWN
-        if str(conf.get("spark.databricks.cluster.profile", "")).lower() == "singlenode":
+        if is_single_node_profile(conf.get(PROFILE_KEY)):
             return True
-        workers = get(self.props, "numWorkers")
-        autoscale = get(self.props, "autoscale")
+        workers = self.get("numWorkers")
+        autoscale = self.get("autoscale")
         if workers is UNKNOWN or autoscale is UNKNOWN:
             return UNKNOWN
         return autoscale is None and (workers is None or workers == 0)
+
+
+def node_type_facts(props: Any, **values: Any) -> DatabricksCluster:
+    """Facts with the cluster's node types (an unknown one counts as not set) and ``values``."""
+    return DatabricksCluster(
+        node_type=text(get(props, "nodeTypeId")), driver_node_type=text(get(props, "driverNodeTypeId")), **values
+    )
 
 
 def gpu_cluster(args: ResourceValidationArgs, review: Review) -> DbxCluster | None:
@@ -89,15 +84,23 @@ def gpu_cluster(args: ResourceValidationArgs, review: Review) -> DbxCluster | No
     if not is_databricks_cluster(args.resource_type):
         return None
     props = plain(args.props)
-    worker = get(props, "nodeTypeId")
-    driver = get(props, "driverNodeTypeId")
-    if driver is None:
-        driver = worker
-    cluster = DbxCluster(props, worker, driver)
-    if cluster.has_gpu:
-        return cluster
-    if worker is UNKNOWN:
+    if node_type_facts(props).is_gpu_cluster:
+        return DbxCluster(props)
+    if get(props, "nodeTypeId") is UNKNOWN:
         review.unknown_field("nodeTypeId")
     if get(props, "driverNodeTypeId") is UNKNOWN:
         review.unknown_field("driverNodeTypeId")
     return None
+
+
+def report_findings(review: Review, result: list[Finding] | NotApplicable, *, unknown: Iterable[str] = ()) -> None:
+    """Each finding as a violation ``<field>: <message>``, except those about a field in ``unknown``.
+
+    A rule that does not apply passes silently, as the policy always did.
+    """
+    if isinstance(result, NotApplicable):
+        return
+    skip = set(unknown)
+    for finding in result:
+        if finding.field not in skip:
+            review.violation(f"{finding.field}: {finding.message}")

@@ -1,10 +1,15 @@
-"""databricks-gpu-no-photon: Photon is not available on GPU compute."""
+"""databricks-gpu-no-photon: Photon is not available on GPU compute.
+
+The rule: :func:`rules.databricks.gpu_no_photon`.
+"""
 
 from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from ._databricks import EXAMPLE_RUNTIME, gpu_cluster
+from rules.databricks import GPU_ML_MARKER, STANDARD_ENGINE, gpu_no_photon
+
+from ._databricks import gpu_cluster, report_findings, text
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import UNKNOWN, Review
 
@@ -15,22 +20,12 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     review = Review(report, args)
     cluster = gpu_cluster(args, review)
     if cluster is not None:
-        engine = cluster.props.get("runtimeEngine")
-        version = cluster.spark_version
-        if engine is UNKNOWN:
-            review.unknown_field("runtimeEngine")
-        elif isinstance(engine, str) and engine.upper() == "PHOTON":
-            review.violation(
-                "runtimeEngine: PHOTON is set on a GPU cluster, but Photon does not run on GPU compute (Databricks "
-                "rejects the combination). Set runtimeEngine: STANDARD (or leave it unset)."
-            )
-        if version is UNKNOWN:
-            review.unknown_field("sparkVersion")
-        elif isinstance(version, str) and "photon" in version.lower():
-            review.violation(
-                f"sparkVersion: {version} is a Photon runtime on a GPU cluster, but Photon does not run on GPU "
-                f"compute. Use a GPU ML runtime such as {EXAMPLE_RUNTIME}."
-            )
+        engine, version = cluster.get("runtimeEngine"), cluster.get("sparkVersion")
+        unknown = [path for path, value in (("runtimeEngine", engine), ("sparkVersion", version)) if value is UNKNOWN]
+        for path in unknown:
+            review.unknown_field(path)
+        facts = cluster.facts(runtime_engine=text(engine), spark_version=text(version))
+        report_findings(review, gpu_no_photon(facts), unknown=unknown)
     review.finish()
 
 
@@ -42,5 +37,5 @@ POLICY = GpuResourcePolicy(
     level=MANDATORY,
     severity=Severity.MEDIUM,
     topics=["gpu", "databricks", "runtime"],
-    fix="Set runtimeEngine: STANDARD and a '-gpu-ml-' runtime.",
+    fix=f"Set runtimeEngine: {STANDARD_ENGINE} and a '{GPU_ML_MARKER}' runtime.",
 )

@@ -23,6 +23,19 @@ BASE_CLUSTER: dict[str, Any] = {
 }
 
 
+DATABRICKS_SIZES = (
+    "Standard_NC24ads_A100_v4, Standard_NC40ads_H100_v5, Standard_NC48ads_A100_v4, Standard_NC80adis_H100_v5, "
+    "Standard_NC96ads_A100_v4, Standard_ND96asr_v4, Standard_ND96isr_H100_v5, Standard_NV36adms_A10_v5, "
+    "Standard_NV36ads_A10_v5, Standard_NV72ads_A10_v5"
+)
+
+
+NOT_GPU = (
+    "{size} is not a GPU node type: a GPU cluster needs GPU node types for its workers and its driver (the GPU ML "
+    f"runtime's CUDA libraries do not run on a CPU node). Allowed: {DATABRICKS_SIZES}"
+)
+
+
 def stack(**cluster_overrides: Any) -> dict[str, Any]:
     cluster = {**BASE_CLUSTER, **cluster_overrides}
     cluster = {k: v for k, v in cluster.items() if v is not None}
@@ -54,20 +67,23 @@ def test_baseline_is_valid_with_defaults():
 def test_cpu_node_type_is_rejected():
     loc, msg = rejection(stack(nodeTypeId="Standard_D16s_v5"))
     assert loc == ("clusters", 0, "nodeTypeId")
-    assert "nodeTypeId 'Standard_D16s_v5' is not a GPU node type" in msg
-    assert "Standard_NC24ads_A100_v4" in msg  # allowed values listed
+    assert msg == "Value error, " + NOT_GPU.format(size="Standard_D16s_v5")
 
 
 def test_cpu_driver_node_type_is_rejected():
     loc, msg = rejection(stack(driverNodeTypeId="Standard_DS3_v2"))
     assert loc == ("clusters", 0, "driverNodeTypeId")
-    assert "driverNodeTypeId 'Standard_DS3_v2' is not a GPU node type" in msg
+    assert msg == "Value error, " + NOT_GPU.format(size="Standard_DS3_v2")
 
 
 def test_photon_on_a_gpu_cluster_is_rejected_with_reason():
     loc, msg = rejection(stack(photon=True))
     assert loc == ("clusters", 0, "photon")
-    assert "photon must be false: Photon does not run on GPU instance types" in msg
+    assert msg == (
+        "Value error, Photon is on (runtimeEngine PHOTON), but Photon does not run on GPU instance types: Databricks "
+        "rejects the combination, so the GPU cluster cannot start. Turn Photon off: runtimeEngine STANDARD, the "
+        "default (in a stack file, photon must be false)."
+    )
 
 
 def test_fractional_tasks_per_gpu_is_rejected():
@@ -104,26 +120,66 @@ def test_whole_float_tasks_per_gpu_from_yaml_is_accepted():
 def test_custom_image_with_ml_runtime_is_rejected():
     loc, msg = rejection(stack(customImage="databricksruntime/gpu-pytorch:cuda11.8"))
     assert loc == ("clusters", 0, "sparkVersion")
-    assert "sparkVersion '17.3.x-gpu-ml-scala2.13' is an ML runtime, but customImage" in msg
-    assert "'17.3.x-scala2.13'" in msg
+    assert msg == (
+        "Value error, 17.3.x-gpu-ml-scala2.13 is an ML runtime, but customImage "
+        "databricksruntime/gpu-pytorch:cuda11.8 is set (dockerImage on the cluster): Databricks Container Services "
+        "needs a standard (non-ML) runtime, e.g. 17.3.x-scala2.13; the image brings CUDA and the ML libraries. Use a "
+        "standard runtime with the image, or drop the image to use the GPU ML runtime (17.3.x-gpu-ml-scala2.13)."
+    )
+
+
+NOT_GPU_ML = (
+    "{v} is not a GPU ML runtime: only '-gpu-ml-' runtimes ship the CUDA libraries, so the cluster's GPUs would be "
+    "unusable. Use a GPU ML runtime such as 17.3.x-gpu-ml-scala2.13 (17.3 LTS, the default) or 18.x-gpu-ml-scala2.13 "
+    "(18 LTS; DBR 17+ is Scala 2.13 only), or a standard runtime with a custom GPU image."
+)
 
 
 @pytest.mark.parametrize(
     ("version", "expected"),
     [
-        ("15.4.x-scala2.12", "is not a GPU ML runtime"),
-        ("15.4.x-cpu-ml-scala2.12", "is not a GPU ML runtime"),
-        ("15.4-gpu-ml", "is not a GPU ML runtime"),
-        ("18-gpu-ml-scala2.13", "is not a GPU ML runtime"),
-        ("18.x-gpu-ml-scala2.12", "Databricks Runtime 18 and later ship Scala 2.13 only"),
-        ("17.3.x-gpu-ml-scala2.12", "Databricks Runtime 17 and later ship Scala 2.13 only"),
-        ("14.3.x-gpu-ml-scala2.13", "Databricks Runtime 14 ships Scala 2.12"),
+        ("15.4.x-scala2.12", NOT_GPU_ML),
+        ("15.4.x-cpu-ml-scala2.12", NOT_GPU_ML),
+        ("15.4-gpu-ml", NOT_GPU_ML),
+        ("15.4.x-photon-scala2.12", NOT_GPU_ML),
+        (
+            "18-gpu-ml-scala2.13",
+            "{v} is not a GPU ML runtime key: GPU clusters need '<major>[.<minor>].x-gpu-ml-scala<2.12|2.13>', e.g. "
+            "17.3.x-gpu-ml-scala2.13 (17.3 LTS, the default) or 18.x-gpu-ml-scala2.13 (18 LTS); DBR 17+ is Scala 2.13 "
+            "only",
+        ),
+        ("18.x-gpu-ml-scala2.12", "{v}: Databricks Runtime 18 and later ship Scala 2.13 only (use scala2.13)"),
+        ("17.3.x-gpu-ml-scala2.12", "{v}: Databricks Runtime 17 and later ship Scala 2.13 only (use scala2.13)"),
+        ("14.3.x-gpu-ml-scala2.13", "{v}: Databricks Runtime 14 ships Scala 2.12 (use scala2.12)"),
     ],
 )
 def test_runtime_format_is_validated(version: str, expected: str):
     loc, msg = rejection(stack(sparkVersion=version))
     assert loc == ("clusters", 0, "sparkVersion")
-    assert expected in msg
+    assert msg == "Value error, " + expected.format(v=version)
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        (
+            "17.3-scala2.13",
+            "17.3-scala2.13 is not a standard Databricks runtime key: with a custom image use "
+            "'<major>[.<minor>].x-scala<2.12|2.13>', e.g. 17.3.x-scala2.13",
+        ),
+        ("17.3.x-scala2.12", "17.3.x-scala2.12: Databricks Runtime 17 and later ship Scala 2.13 only (use scala2.13)"),
+    ],
+)
+def test_custom_image_needs_a_standard_runtime_key(version: str, expected: str):
+    loc, msg = rejection(stack(customImage="databricksruntime/gpu-pytorch:cuda11.8", sparkVersion=version))
+    assert (loc, msg) == (("clusters", 0, "sparkVersion"), "Value error, " + expected)
+
+
+def test_custom_image_with_a_standard_runtime_is_accepted():
+    cfg = DatabricksConfig.model_validate(
+        stack(customImage="databricksruntime/gpu-pytorch:cuda11.8", sparkVersion="17.3.x-scala2.13")
+    )
+    assert cfg.clusters[0].api_spark_version == "17.3.x-scala2.13"
 
 
 @pytest.mark.parametrize(
@@ -242,10 +298,11 @@ def test_missing_principal_is_refused_naming_the_key_and_what_is_allowed():
     loc, msg = rejection(stack(singleUserName=None))
     assert loc == ("clusters", 0, "singleUserName")
     assert msg == (
-        "Value error, singleUserName is required: a GPU cluster runs in dedicated access mode, and the Databricks "
-        "provider only creates dedicated compute with its principal; set singleUserName to a workspace user's "
-        "e-mail (dataSecurityMode SINGLE_USER), e.g. 'alice@contoso.com', or dedicatedGroup to a workspace group "
-        "name (dataSecurityMode DATA_SECURITY_MODE_DEDICATED with kind CLASSIC_PREVIEW; needs the workspace preview "
+        "Value error, a GPU cluster runs in dedicated access mode (dataSecurityMode SINGLE_USER), so singleUserName "
+        "is required: the Databricks provider only creates dedicated compute with its principal; set singleUserName "
+        "to a workspace user's e-mail (dataSecurityMode SINGLE_USER), e.g. 'alice@contoso.com', or dedicate the "
+        "cluster to a workspace group: dedicatedGroup in a stack file, which puts the group's name in singleUserName "
+        "with kind CLASSIC_PREVIEW and dataSecurityMode DATA_SECURITY_MODE_DEDICATED (needs the workspace preview "
         "'Compute: Dedicated group clusters', Unity Catalog and DBR 15.4+)"
     )
 
@@ -294,7 +351,10 @@ def test_group_needs_dbr_15_4_or_later():
         stack(singleUserName=None, dedicatedGroup="ml-platform", sparkVersion="14.3.x-gpu-ml-scala2.12")
     )
     assert loc == ("clusters", 0, "dedicatedGroup")
-    assert "dedicatedGroup needs Databricks Runtime 15.4 or above, but sparkVersion is '14.3.x-gpu-ml-scala2.12'" in msg
+    assert msg == (
+        "Value error, dedicatedGroup needs Databricks Runtime 15.4 or above, but sparkVersion is "
+        "14.3.x-gpu-ml-scala2.12: use 17.3.x-gpu-ml-scala2.13, or assign the cluster to a user (singleUserName)"
+    )
 
 
 def test_group_with_custom_image_is_refused():
@@ -317,19 +377,12 @@ def test_single_node_group_cluster_leaves_the_profile_to_databricks():
     assert cfg.clusters[0].gpu_spark_conf() == {}
 
 
-DATABRICKS_SIZES = (
-    "Standard_NC24ads_A100_v4, Standard_NC40ads_H100_v5, Standard_NC48ads_A100_v4, Standard_NC80adis_H100_v5, "
-    "Standard_NC96ads_A100_v4, Standard_ND96asr_v4, Standard_ND96isr_H100_v5, Standard_NV36adms_A10_v5, "
-    "Standard_NV36ads_A10_v5, Standard_NV72ads_A10_v5"
-)
-
-
 def test_t4_is_not_a_databricks_node_type_any_more():
     loc, msg = rejection(stack(nodeTypeId="Standard_NC4as_T4_v3"))
     assert loc == ("clusters", 0, "nodeTypeId")
     assert msg == (
-        "Value error, nodeTypeId Standard_NC4as_T4_v3 (NVIDIA Tesla T4 16 GiB) is not offered by Azure Databricks "
-        f"as a GPU node type. Allowed: {DATABRICKS_SIZES}"
+        "Value error, Standard_NC4as_T4_v3 (NVIDIA Tesla T4 16 GiB) is not offered by Azure Databricks as a GPU node "
+        f"type, so the cluster cannot be created. Allowed: {DATABRICKS_SIZES}"
     )
 
 
@@ -344,3 +397,40 @@ def test_nc_v3_is_refused_even_before_retirement_checks():
 def test_nd_h100_v5_is_a_databricks_node_type():
     cfg = DatabricksConfig.model_validate(stack(nodeTypeId="Standard_ND96isr_H100_v5"))
     assert cfg.clusters[0].gpu_spark_conf() == {"spark.task.resource.gpu.amount": "8"}
+
+
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_a_blank_principal_is_refused_as_missing(blank: str):
+    loc, msg = rejection(stack(singleUserName=blank))
+    assert loc == ("clusters", 0, "singleUserName")
+    assert msg.startswith(
+        "Value error, a GPU cluster runs in dedicated access mode (dataSecurityMode SINGLE_USER), so singleUserName "
+        "is required"
+    )
+
+
+def test_the_rules_see_the_request_the_component_renders():
+    [user] = DatabricksConfig.model_validate(stack(driverNodeTypeId="Standard_NC24ads_A100_v4")).clusters
+    [group] = DatabricksConfig.model_validate(
+        stack(singleUserName=None, dedicatedGroup="ml-platform", workload="singleNode", numWorkers=None)
+    ).clusters
+    facts = user.facts
+    assert (facts.node_type, facts.driver, facts.declared_gpu, facts.runtime_engine) == (
+        "Standard_NC48ads_A100_v4",
+        "Standard_NC24ads_A100_v4",
+        True,
+        "STANDARD",
+    )
+    assert (facts.data_security_mode, facts.single_user_name, facts.kind, facts.group) == (
+        "SINGLE_USER",
+        USER,
+        None,
+        False,
+    )
+    assert (group.facts.data_security_mode, group.facts.kind, group.facts.use_ml_runtime, group.facts.group) == (
+        "DATA_SECURITY_MODE_DEDICATED",
+        "CLASSIC_PREVIEW",
+        True,
+        True,
+    )
+    assert (group.facts.single_user_name, group.facts.single_node) == ("ml-platform", True)

@@ -17,10 +17,12 @@ GROUP = with_(
 )
 
 MISSING_PRINCIPAL = (
-    "singleUserName: a GPU cluster in dedicated access mode (dataSecurityMode {mode}) must name its principal, but "
-    "singleUserName is not set: the Databricks provider requires singleUserName for SINGLE_USER, so the cluster "
-    "cannot be created. Set singleUserName to a workspace user's e-mail, or to a workspace group's name together "
-    "with kind: CLASSIC_PREVIEW and dataSecurityMode: DATA_SECURITY_MODE_DEDICATED."
+    "singleUserName: a GPU cluster runs in dedicated access mode (dataSecurityMode {mode}), so singleUserName is "
+    "required: the Databricks provider only creates dedicated compute with its principal; set singleUserName to a "
+    "workspace user's e-mail (dataSecurityMode SINGLE_USER), e.g. 'alice@contoso.com', or dedicate the cluster to a "
+    "workspace group: dedicatedGroup in a stack file, which puts the group's name in singleUserName with kind "
+    "CLASSIC_PREVIEW and dataSecurityMode DATA_SECURITY_MODE_DEDICATED (needs the workspace preview 'Compute: "
+    "Dedicated group clusters', Unity Catalog and DBR 15.4+)"
 )
 
 
@@ -89,6 +91,20 @@ def test_unknown_principal_is_named_not_flagged() -> None:
     assert outcome.violations == []
     assert outcome.preview_unknown is not None
     assert outcome.preview_unknown.startswith("singleUserName can't be known during preview")
+
+
+def test_unknown_mode_is_named_and_nothing_that_depends_on_it_is_checked() -> None:
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(GROUP, dataSecurityMode=UNKNOWN, singleUserName=None))
+    assert outcome.violations == []
+    assert outcome.preview_unknown is not None
+    assert outcome.preview_unknown.startswith("dataSecurityMode can't be known during preview")
+
+
+def test_unknown_kind_with_the_dedicated_alias_is_named_and_the_principal_still_checked() -> None:
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(GROUP, kind=UNKNOWN, singleUserName=None))
+    assert outcome.violations == [MISSING_PRINCIPAL.format(mode="DATA_SECURITY_MODE_DEDICATED")]
+    assert outcome.preview_unknown is not None
+    assert outcome.preview_unknown.startswith("kind can't be known during preview")
 
 
 def test_cpu_cluster_not_checked() -> None:

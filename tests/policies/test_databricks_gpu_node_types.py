@@ -11,7 +11,15 @@ A10 = "Standard_NV36ads_A10_v5"
 DBX = with_(DATABRICKS_GPU, nodeTypeId=A10, driverNodeTypeId=A10)
 """The shared baseline on a node type Azure Databricks launches (MS Learn databricks/compute/gpu lists NVadsA10_v5)."""
 CPU = with_(DBX, nodeTypeId="Standard_D4s_v5", driverNodeTypeId="Standard_D4s_v5", sparkVersion="17.3.x-scala2.13")
-CHEAPEST = "Standard_NV36ads_A10_v5, Standard_NC24ads_A100_v4, Standard_NC48ads_A100_v4"
+ALLOWED = (
+    "Standard_NC24ads_A100_v4, Standard_NC40ads_H100_v5, Standard_NC48ads_A100_v4, Standard_NC80adis_H100_v5, "
+    "Standard_NC96ads_A100_v4, Standard_ND96asr_v4, Standard_ND96isr_H100_v5, Standard_NV36adms_A10_v5, "
+    "Standard_NV36ads_A10_v5, Standard_NV72ads_A10_v5"
+)
+NOT_GPU = (
+    "{field}: {size} is not a GPU node type: a GPU cluster needs GPU node types for its workers and its driver (the "
+    f"GPU ML runtime's CUDA libraries do not run on a CPU node). Allowed: {ALLOWED}"
+)
 
 
 def test_gpu_cluster_passes() -> None:
@@ -42,27 +50,28 @@ def test_cpu_cluster_not_checked() -> None:
 
 def test_cpu_driver_with_gpu_workers_rejected() -> None:
     outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DBX, driverNodeTypeId="Standard_D4s_v5"))
-    assert outcome.violations == [
-        "driverNodeTypeId: the driver node type Standard_D4s_v5 is not a GPU size while the workers use GPUs: "
-        "Databricks GPU compute needs GPU node types for the workers and the driver (the GPU runtime does not start "
-        f"otherwise). Use a GPU node type such as {CHEAPEST} for both."
-    ]
+    assert outcome.violations == [NOT_GPU.format(field="driverNodeTypeId", size="Standard_D4s_v5")]
 
 
 def test_cpu_workers_with_gpu_driver_rejected() -> None:
     outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DBX, nodeTypeId="Standard_D4s_v5"))
-    assert len(outcome.violations) == 1
-    assert outcome.violations[0].startswith(
-        "nodeTypeId: the worker node type Standard_D4s_v5 is not a GPU size while the driver uses GPUs"
-    )
+    assert outcome.violations == [NOT_GPU.format(field="nodeTypeId", size="Standard_D4s_v5")]
+
+
+def test_a_missing_worker_type_with_a_gpu_driver_rejected() -> None:
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DBX, nodeTypeId=None, instancePoolId="pool-1"))
+    assert outcome.violations == [
+        "nodeTypeId: the worker node type is not set: a GPU cluster needs GPU node types for its workers and its "
+        f"driver (the GPU ML runtime's CUDA libraries do not run on a CPU node). Allowed: {ALLOWED}"
+    ]
 
 
 def test_t4_which_databricks_no_longer_lists_is_rejected() -> None:
     outcome = run_policy(POLICY, DATABRICKS_CLUSTER, DATABRICKS_GPU)  # the shared fixture is on NC4as_T4_v3
     assert [v.split(": ")[0] for v in outcome.violations] == ["nodeTypeId", "driverNodeTypeId"]
     assert outcome.violations[0] == (
-        "nodeTypeId: Standard_NC4as_T4_v3 (NVIDIA Tesla T4 16 GiB) is not a GPU instance type Azure Databricks "
-        f"supports, so the cluster cannot be created. Use one of {CHEAPEST}."
+        "nodeTypeId: Standard_NC4as_T4_v3 (NVIDIA Tesla T4 16 GiB) is not offered by Azure Databricks as a GPU node "
+        f"type, so the cluster cannot be created. Allowed: {ALLOWED}"
     )
 
 
@@ -70,10 +79,17 @@ def test_nc_v3_is_rejected() -> None:
     props = with_(DBX, nodeTypeId="Standard_NC12s_v3", driverNodeTypeId=None)
     outcome = run_policy(POLICY, DATABRICKS_CLUSTER, props)
     assert [v.split(": ")[0] for v in outcome.violations] == ["nodeTypeId", "driverNodeTypeId"]
-    assert (
-        "Standard_NC12s_v3 (NVIDIA Tesla V100 16 GiB) is not a GPU instance type Azure Databricks"
-        in (outcome.violations[0])
+    assert outcome.violations[0] == (
+        "nodeTypeId: Standard_NC12s_v3 (NVIDIA Tesla V100 16 GiB) is not offered by Azure Databricks as a GPU node "
+        f"type, so the cluster cannot be created. Allowed: {ALLOWED}"
     )
+
+
+def test_unknown_driver_type_named_and_the_worker_still_checked() -> None:
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DATABRICKS_GPU, driverNodeTypeId=UNKNOWN))
+    assert [v.split(": ")[0] for v in outcome.violations] == ["nodeTypeId"]
+    assert outcome.preview_unknown is not None
+    assert outcome.preview_unknown.startswith("driverNodeTypeId can't be known during preview")
 
 
 def test_unknown_worker_type_named() -> None:

@@ -5,6 +5,17 @@ from __future__ import annotations
 from policies.databricks_gpu_runtime import POLICY
 from tests.policies._helpers import DATABRICKS_CLUSTER, DATABRICKS_GPU, UNKNOWN, run_policy, with_
 
+NOT_GPU_ML = (
+    "sparkVersion: {version} is not a GPU ML runtime: only '-gpu-ml-' runtimes ship the CUDA libraries, so the "
+    "cluster's GPUs would be unusable. Use a GPU ML runtime such as 17.3.x-gpu-ml-scala2.13 (17.3 LTS, the default) "
+    "or 18.x-gpu-ml-scala2.13 (18 LTS; DBR 17+ is Scala 2.13 only), or a standard runtime with a custom GPU image."
+)
+ML_WITH_IMAGE = (
+    "sparkVersion: {shown} is an ML runtime, but customImage contoso.azurecr.io/cuda:12.4 is set (dockerImage on the "
+    "cluster): Databricks Container Services needs a standard (non-ML) runtime, e.g. 17.3.x-scala2.13; the image "
+    "brings CUDA and the ML libraries. Use a standard runtime with the image, or drop the image to use the GPU ML "
+    "runtime (17.3.x-gpu-ml-scala2.13)."
+)
 CUSTOM = with_(DATABRICKS_GPU, sparkVersion="15.4.x-scala2.12", dockerImage={"url": "contoso.azurecr.io/cuda:12.4"})
 
 
@@ -23,27 +34,17 @@ def test_standard_runtime_with_custom_image_passes() -> None:
 
 def test_standard_runtime_without_image_rejected() -> None:
     outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DATABRICKS_GPU, sparkVersion="15.4.x-scala2.12"))
-    assert outcome.violations == [
-        "sparkVersion: the cluster has GPU node types but runtime 15.4.x-scala2.12 is not a GPU ML runtime: only "
-        "'-gpu-ml-' runtimes ship the CUDA libraries, so the GPUs would be unusable. Use 17.3.x-gpu-ml-scala2.13 "
-        "(17.3 LTS; DBR 17+ is scala2.13 only), or kind CLASSIC_PREVIEW with the DBR release and useMlRuntime: "
-        "true, or a standard runtime with a custom GPU image."
-    ]
+    assert outcome.violations == [NOT_GPU_ML.format(version="15.4.x-scala2.12")]
 
 
 def test_cpu_ml_runtime_on_gpu_nodes_rejected() -> None:
     outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DATABRICKS_GPU, sparkVersion="15.4.x-cpu-ml-scala2.12"))
-    assert len(outcome.violations) == 1
-    assert "is not a GPU ML runtime" in outcome.violations[0]
+    assert outcome.violations == [NOT_GPU_ML.format(version="15.4.x-cpu-ml-scala2.12")]
 
 
 def test_custom_image_with_ml_runtime_rejected() -> None:
     outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(CUSTOM, sparkVersion="15.4.x-gpu-ml-scala2.12"))
-    assert outcome.violations == [
-        "sparkVersion: 15.4.x-gpu-ml-scala2.12 is a Databricks Runtime for ML, but the cluster uses a custom "
-        "container (dockerImage): custom containers are only supported on standard runtimes. Use a standard runtime "
-        "(e.g. 17.3.x-scala2.13) with a CUDA image, or drop dockerImage and keep the GPU ML runtime."
-    ]
+    assert outcome.violations == [ML_WITH_IMAGE.format(shown="15.4.x-gpu-ml-scala2.12")]
 
 
 def test_gpu_runtime_on_cpu_nodes_rejected() -> None:
@@ -117,11 +118,7 @@ def test_kind_with_cpu_ml_key_is_rejected() -> None:
 def test_kind_with_ml_runtime_and_custom_image_is_rejected() -> None:
     props = with_(KIND, dockerImage={"url": "contoso.azurecr.io/cuda:12.4"})
     outcome = run_policy(POLICY, DATABRICKS_CLUSTER, props)
-    assert len(outcome.violations) == 1
-    assert outcome.violations[0].startswith(
-        "sparkVersion: 17.3.x-scala2.13 with useMlRuntime: true is a Databricks Runtime for ML, but the cluster uses "
-        "a custom container"
-    )
+    assert outcome.violations == [ML_WITH_IMAGE.format(shown="17.3.x-scala2.13 with useMlRuntime: true")]
 
 
 def test_unknown_use_ml_runtime_with_kind_is_named() -> None:

@@ -76,3 +76,18 @@ def test_unknown_amount_named() -> None:
     assert outcome.violations == []
     assert outcome.preview_unknown is not None
     assert outcome.preview_unknown.startswith(f"sparkConf.{KEY} can't be known during preview")
+
+
+def test_unknown_worker_count_is_named_and_the_amount_checked_as_multi_node() -> None:
+    props = with_(DATABRICKS_GPU, numWorkers=UNKNOWN, sparkConf=conf("0.75"))
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, props)
+    assert [v.split(": ")[0] for v in outcome.violations] == [f"sparkConf.{KEY}"]
+    assert outcome.preview_unknown is not None
+    assert outcome.preview_unknown.startswith("numWorkers/autoscale/isSingleNode can't be known during preview")
+
+
+def test_unknown_spark_conf_is_named() -> None:
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DATABRICKS_GPU, sparkConf=UNKNOWN))
+    assert outcome.violations == []
+    assert outcome.preview_unknown is not None
+    assert outcome.preview_unknown.startswith("sparkConf can't be known during preview")
