@@ -16,15 +16,15 @@ the preview) is listed with ``None`` and a note, and left out of the totals.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_catalog import Catalog, default_catalog, is_gpu_size
-from gpu_catalog.problems import Problem, key_path, show
+from gpu_catalog.problems import Problem, key_path
 from preflight.mocks import UNKNOWN, unwrap_secrets
 from preflight.model import RecordedResource
+from rules.budget import budget_shape
 from rules.resource_types import (
     is_agent_pool,
     is_databricks_cluster,
@@ -38,7 +38,6 @@ CURRENCY = "USD"
 BUDGET_POLICY = "gpu-budget"
 BUDGET_PACK = "azure-gpu-platform-preflight"
 """Budget violations come from the preflight itself (the pack cannot see prices across the whole stack)."""
-BUDGET_LEVELS: tuple[str, ...] = ("advisory", "mandatory")
 BUDGET_DESCRIPTION = (
     "The indicative monthly GPU cost at maximum node counts stays within the stack's budget "
     "(`<project>:budget.monthlyUsd`)."
@@ -279,32 +278,9 @@ class Budget:
 
 
 def budget_problems(value: Any, key: str = "budget") -> list[Problem]:
-    """Every problem of a ``budget`` value ``{monthlyUsd: number > 0, enforcementLevel?: advisory|mandatory}``, each
-    on its key path under ``key``; empty when the value is fine or absent."""
-    if value is None:
-        return []
-    if not isinstance(value, Mapping):
-        return [
-            Problem(
-                key,
-                f"must be a mapping {{monthlyUsd: <number>, enforcementLevel: advisory|mandatory}}, got {show(value)}",
-            )
-        ]
-    problems = [
-        Problem(key_path([key, name]), "unknown key (allowed: monthlyUsd, enforcementLevel)")
-        for name in sorted(str(k) for k in set(value) - {"monthlyUsd", "enforcementLevel"})
-    ]
-    monthly = value.get("monthlyUsd")
-    if "monthlyUsd" not in value:
-        problems.append(Problem(f"{key}.monthlyUsd", "required (the monthly GPU budget in USD)"))
-    elif isinstance(monthly, bool) or not isinstance(monthly, int | float) or not 0 < monthly < math.inf:
-        problems.append(Problem(f"{key}.monthlyUsd", f"must be a number greater than 0, got {show(monthly)}"))
-    level = value.get("enforcementLevel", "advisory")
-    if not isinstance(level, str) or level not in BUDGET_LEVELS:
-        problems.append(
-            Problem(f"{key}.enforcementLevel", f"must be one of {', '.join(BUDGET_LEVELS)}, got {show(level)}")
-        )
-    return problems
+    """Every problem of a ``budget`` value (:func:`rules.budget.budget_shape`), each on its key path under ``key``;
+    empty when the value is fine or absent."""
+    return [Problem(key_path([key, f.field]) if f.field else key, f.message) for f in budget_shape(value)]
 
 
 def parse_budget(value: Any, *, where: str) -> Budget | None:

@@ -39,6 +39,7 @@ from rules.aks import (
     operator_autoscale_min_count,
     windows_gpu_pool,
 )
+from rules.budget import budget_shape
 
 from ..databricks_config import databricks_stack_problems
 from ..kaito_config import kaito_stack_problems
@@ -404,6 +405,9 @@ def semantic_problems(cfg: StackConfig) -> list[Problem]:
                 f"{', '.join(default_catalog().suggest(cfg.gpu_floor))}.",
             )
         )
+    problems.extend(
+        Problem(key_path(["budget", f.field]) if f.field else "budget", f.message) for f in budget_shape(cfg.budget)
+    )
     for check in EXTRA_CHECKS:
         problems.extend(check(cfg))
     return problems

@@ -292,13 +292,6 @@ class GpuOperatorConfig(StrictModel):
     dcgmExporter: bool = True
 
 
-class BudgetConfig(StrictModel):
-    """``budget``: the monthly ceiling the preflight's cost estimate is checked against."""
-
-    monthlyUsd: Annotated[float, Field(gt=0)]
-    enforcementLevel: Literal["advisory", "mandatory"] = "advisory"
-
-
 PolicySetting = PolicyLevel | dict[str, Any]
 
 
@@ -316,7 +309,8 @@ class StackConfig(StrictModel):
     """KAITO model workspaces (``components/kaito_config.py``); ``kaito.enabled`` also turns the add-on on."""
     databricks: DatabricksConfig | None = None
     """Azure Databricks workspace and GPU clusters (``components/databricks_config.py``)."""
-    budget: BudgetConfig | None = None
+    budget: Any = None
+    """``{monthlyUsd, enforcementLevel}``, checked by :func:`rules.budget.budget_shape` (the preflight's check too)."""
     policy: dict[str, PolicySetting] = Field(default_factory=dict)
     """Policy config handed to the policy pack (``{"<policy-name>": level | {"enforcementLevel": ..., ...}}``)."""
 

@@ -179,7 +179,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
         "budget-level",
         mutate(budget={"monthlyUsd": 100, "enforcementLevel": "strict"}),
         "budget.enforcementLevel",
-        "'advisory' or 'mandatory'",
+        "must be one of advisory, mandatory, got 'strict'",
     ),
     ("budget-negative", mutate(budget={"monthlyUsd": -5}), "budget.monthlyUsd", "greater than 0"),
     ("policy-level", mutate(policy={"gpu-size-known": "fatal"}), "policy.gpu-size-known", "'advisory', 'mandatory'"),

@@ -284,9 +284,9 @@ def test_a_budget_or_policy_mistake_does_not_hide_the_pool_rules() -> None:
     found = problems(data)
     assert list(found) == [
         "gpuPools[1].count",
-        "budget.monthlyUsd",
         "policy.gpu-size-minimum",
         "gpuPools[0].vmSize",
+        "budget.monthlyUsd",
     ]
     assert found["gpuPools[0].vmSize"].startswith("Standard_NV32as_v4 (AMD Radeon Instinct MI25 16 GiB) was retired")
     # Rules on a section that has a malformed key are not run on its stand-ins (gpuPools[1] without its count).
