@@ -3,9 +3,12 @@
 KAITO (the AKS AI toolchain operator add-on) serves a model from a preset: a ``kaito.sh/v1beta1`` Workspace names
 the preset and the GPU instance type, and KAITO provisions ``count`` GPU nodes of that type and runs the model on
 them. KAITO rejects a Workspace whose nodes cannot hold the model, or whose model-access secret does not match the
-preset; these models reject it earlier, when the stack file is loaded, with the same rules: the preset table and
-the checks are the ones in :mod:`gpu_catalog.kaito_presets` (KAITO v0.6.0, the add-on's version on Kubernetes
-1.34–1.36), the size rules those in :mod:`gpu_catalog.checks` (the policy pack's messages).
+preset; these models reject it earlier, when the stack file is loaded, with the same rules the policy pack applies:
+each validator builds :class:`~rules.kaito.KaitoWorkspace` facts from the keys validated so far (field order
+matters: later validators read earlier fields, ``info.data``), calls the rule in :mod:`rules.kaito` and refuses with
+its message at the key the finding names. The preset table is data in :mod:`gpu_catalog.kaito_presets` (KAITO
+v0.6.0, the add-on's version on Kubernetes 1.34–1.36). What is left here is the stack file's own shape (names,
+labels) and the token config key the platform creates the model-access Secret from.
 
 Presets whose weights KAITO downloads at run time (Llama 3.x, DeepSeek R1/V3) need a Hugging Face token. The stack
 file never holds it: a workspace names the Secret (``modelAccessSecret``) and a Pulumi *secret* config key
@@ -19,17 +22,18 @@ from collections.abc import Callable
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from gpu_catalog import DEFAULT_FLOOR, check_aks_supported, check_gpu_size, default_catalog, is_gpu_size
-from gpu_catalog.kaito_presets import (
-    KAITO_PRESETS,
-    KAITO_VERSION,
-    MODEL_ACCESS_SECRET_KEY,
-    check_kaito_addon_version,
-    check_kaito_instance_type,
-    check_kaito_model_access,
-    check_kaito_preset_fit,
-    kaito_preset,
-    runtime_download_presets,
+from gpu_catalog import DEFAULT_FLOOR, default_catalog
+from gpu_catalog.kaito_presets import MODEL_ACCESS_SECRET_KEY, kaito_preset, runtime_download_presets
+from rules import Finding, NotApplicable
+from rules.kaito import (
+    KaitoCluster,
+    KaitoWorkspace,
+    addon_enabled,
+    addon_version,
+    instance_type,
+    known_preset,
+    model_access_secret,
+    preset_fit,
 )
 
 from .config_base import StrictModel
@@ -52,34 +56,17 @@ _DNS_LABEL_RE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _DNS_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
 
 
-def kaito_instance_types() -> list[str]:
-    """Current catalog sizes KAITO can provision (NVIDIA, in KAITO's SKU table, not retired)."""
-    return sorted(
-        s.name
-        for s in default_catalog().sizes()
-        if s.kaito_supported and s.gpu_vendor == "NVIDIA" and s.aks_supported and not s.is_retired()
-    )
+def _messages(result: list[Finding] | NotApplicable) -> str | None:
+    """The findings of one rule as one refusal message, ``None`` when there are none or the rule does not apply."""
+    if isinstance(result, NotApplicable) or not result:
+        return None
+    return " ".join(f.message for f in result)
 
 
-def check_kaito_size(value: str, key: str, *, floor: str = DEFAULT_FLOOR) -> str:
-    """The canonical catalog name of a KAITO instance type, or ``ValueError`` naming ``key`` and the allowed sizes.
-
-    Order: not a GPU size → the project's size rules (NVv4, unknown, retired, below the floor; the policy pack's
-    messages) → KAITO's own rule (NVIDIA only, in KAITO's SKU table) → AKS support (KAITO adds AKS node pools).
-    """
-    cat = default_catalog()
-    allowed = ", ".join(kaito_instance_types())
-    if not is_gpu_size(value, cat):
-        raise ValueError(
-            f"{key} {value!r} is not a GPU size: KAITO provisions GPU nodes for the model. Allowed: {allowed}"
-        )
-    findings = check_gpu_size(value, floor=floor, require_aks=False, catalog=cat)
-    if findings:
-        raise ValueError(" ".join(f.message for f in findings))
-    finding = check_kaito_instance_type(value, cat) or check_aks_supported(value, cat)
-    if finding is not None:
-        raise ValueError(f"{finding.message} Allowed: {allowed}")
-    return cat[value].name
+def _refuse(result: list[Finding] | NotApplicable) -> None:
+    message = _messages(result)
+    if message is not None:
+        raise ValueError(message)
 
 
 class KaitoWorkspaceConfig(StrictModel):
@@ -117,32 +104,19 @@ class KaitoWorkspaceConfig(StrictModel):
     @field_validator("preset")
     @classmethod
     def _preset(cls, v: str) -> str:
+        _refuse(known_preset(KaitoWorkspace(preset=v)))
         preset = kaito_preset(v)
-        if preset is None:
-            raise ValueError(
-                f"preset {v!r} is not a KAITO {KAITO_VERSION} inference preset (the version the AKS add-on runs). "
-                f"Allowed: {', '.join(sorted(KAITO_PRESETS))}"
-            )
-        return preset.name
+        return preset.name if preset is not None else v
 
     @field_validator("instanceType")
     @classmethod
     def _instance_type(cls, v: str, info: ValidationInfo) -> str:
-        name = check_kaito_size(v, "instanceType")
+        _refuse(instance_type(KaitoWorkspace(instance_type=v), size_rules=True))
+        name = default_catalog()[v].name
         preset = info.data.get("preset")
         count = info.data.get("count")
         if preset is not None and count is not None:
-            finding = check_kaito_preset_fit(name, preset, count)
-            if finding is not None:
-                cat = default_catalog()
-                fitting = sorted(
-                    (s for s in kaito_instance_types() if check_kaito_preset_fit(s, preset, count) is None),
-                    key=lambda s: (cat[s].price_usd_per_hour is None, cat[s].price_usd_per_hour or 0.0, s),
-                )
-                raise ValueError(
-                    f"{finding.message} Sizes that fit with count {count}, cheapest first (indicative prices): "
-                    f"{', '.join(fitting[:5]) or 'none'}"
-                )
+            _refuse(preset_fit(KaitoWorkspace(instance_type=name, count=count, preset=preset)))
         return name
 
     @field_validator("labelSelector")
@@ -171,17 +145,16 @@ class KaitoWorkspaceConfig(StrictModel):
     def _secret(cls, v: str | None, info: ValidationInfo) -> str | None:
         if v is not None and not _DNS_SUBDOMAIN_RE.match(v):
             raise ValueError(f"modelAccessSecret {v!r} must be a Kubernetes Secret name (lowercase DNS subdomain)")
-        preset = info.data.get("preset")
-        finding = check_kaito_model_access(preset, v) if preset is not None else None
-        if finding is None:
+        wrong = _messages(model_access_secret(KaitoWorkspace(preset=info.data.get("preset"), model_access_secret=v)))
+        if wrong is None:
             return v
         if v is None:
             name = info.data.get("name") or "<name>"
             raise ValueError(
-                f"{finding.message} The platform creates that Secret: set modelAccessSecret (e.g. {name}-hf-token) "
+                f"{wrong} The platform creates that Secret: set modelAccessSecret (e.g. {name}-hf-token) "
                 f"and modelAccessTokenConfig (the secret config key holding the token, e.g. {EXAMPLE_TOKEN_CONFIG})"
             )
-        raise ValueError(f"{finding.message} Remove modelAccessTokenConfig with it, if set.")
+        raise ValueError(f"{wrong} Remove modelAccessTokenConfig with it, if set.")
 
     @field_validator("modelAccessTokenConfig")
     @classmethod
@@ -245,11 +218,10 @@ class KaitoConfig(StrictModel):
     @field_validator("workspaces")
     @classmethod
     def _workspaces(cls, v: list[KaitoWorkspaceConfig], info: ValidationInfo) -> list[KaitoWorkspaceConfig]:
-        if v and info.data.get("enabled") is False:
-            raise ValueError(
-                "KAITO workspaces need the AI toolchain operator add-on on the cluster, and kaito.enabled is false: "
-                "set kaito.enabled: true (or remove the workspaces)"
-            )
+        if info.data.get("enabled") is False:
+            off = _messages(addon_enabled(KaitoCluster(addon_enabled=False, workspaces=len(v))))
+            if off is not None:
+                raise ValueError(f"{off} kaito.enabled is false: set kaito.enabled: true, or remove the workspaces.")
         seen: set[str] = set()
         for ws in v:
             if ws.name in seen:
@@ -292,24 +264,29 @@ def kaito_stack_problems(
     with; tests pass their own).
     """
     problems: list[tuple[str, str]] = []
-    if kaito.workspaces and not kaito_addon_enabled(kaito, cluster_addon):
+    cluster = KaitoCluster(
+        addon_enabled=kaito_addon_enabled(kaito, cluster_addon),
+        workspaces=len(kaito.workspaces),
+        kubernetes_version=kubernetes_version,
+    )
+    off = _messages(addon_enabled(cluster))
+    if off is not None:
         problems.append(
             (
                 "kaito.enabled",
-                "KAITO workspaces need the AI toolchain operator add-on on the cluster, which is off: set "
-                "kaito.enabled: true (or cluster.kaitoAddon: true), or remove kaito.workspaces.",
+                f"{off} Set kaito.enabled: true (or cluster.kaitoAddon: true), or remove kaito.workspaces.",
             )
         )
-    if kaito.workspaces:
-        why = check_kaito_addon_version(kubernetes_version, "kaito.workspaces")
-        if why is not None:
-            problems.append(("cluster.kubernetesVersion", why))
+    version = _messages(addon_version(cluster, workspaces="kaito.workspaces"))
+    if version is not None:
+        problems.append(("cluster.kubernetesVersion", version))
     if floor != DEFAULT_FLOOR and floor in default_catalog():
         for i, ws in enumerate(kaito.workspaces):
-            try:
-                check_kaito_size(ws.instanceType, "instanceType", floor=floor)
-            except ValueError as exc:
-                problems.append((f"kaito.workspaces[{i}].instanceType", str(exc)))
+            below = _messages(
+                instance_type(KaitoWorkspace(instance_type=ws.instanceType), size_rules=True, floor=floor)
+            )
+            if below is not None:
+                problems.append((f"kaito.workspaces[{i}].instanceType", below))
     for i, ws in enumerate(kaito.workspaces):
         key = ws.modelAccessTokenConfig
         if key is not None and not config_present(key):

@@ -1,8 +1,8 @@
-"""KAITO inference presets and their GPU needs, the AKS add-on version per Kubernetes minor, and the pure checks for
-a KAITO Workspace (instance type, model-access secret, add-on version).
-
-The one copy of the preset table: the policy pack (``kaito-workspace-instance-type``,
-``kaito-workspace-model-access``), the stack config and the KAITO component all use it. No Pulumi imports.
+"""KAITO facts as data: the inference presets and their GPU needs, which presets download their weights at run time,
+the KAITO version they are taken from and the AKS add-on version per Kubernetes minor. No rules and no Pulumi
+imports: the guard rails over these facts (instance type, preset fit, model-access secret, add-on version) are
+``rules/kaito.py``, which the stack config, the KAITO component and the policy pack (``kaito-workspace-instance-type``,
+``kaito-workspace-model-access``) call. This is the one copy of the preset table.
 
 Sources (recorded with their tags in ``facts/kaito.json`` and ``facts/kaito_addon.json``):
 
@@ -30,13 +30,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .catalog import Catalog, default_catalog
-from .checks import Finding, is_gpu_size
-
-RULE_KAITO = "kaito-workspace-instance-type"
-RULE_KAITO_MODEL_ACCESS = "kaito-workspace-model-access"
+if TYPE_CHECKING:
+    from rules import Finding
 
 KAITO_VERSION = "v0.6.0"
 """The KAITO release this preset table is taken from: the one the AKS add-on runs (``KAITO_ADDON_VERSION``)."""
@@ -182,44 +179,6 @@ def runtime_download_presets() -> list[str]:
     return sorted(p.name for p in _PRESETS if p.download_at_runtime)
 
 
-# ---------------------------------------------------------------------------------------------- model access
-
-
-def check_kaito_model_access(preset_name: str, model_access_secret: str | None) -> Finding | None:
-    """KAITO v0.6.0's rule: ``modelAccessSecret`` is required for a download-at-runtime preset and refused for any
-    other preset. An empty string counts as absent (KAITO compares with ``""``).
-
-    The message is neutral about where the field is written: each caller names its own key path (the stack file's
-    ``kaito.workspaces[i].modelAccessSecret``, the Workspace's ``inference.preset.presetOptions.modelAccessSecret``).
-    Returns ``None`` when the preset is not in the table (the caller reports it as not checkable).
-    """
-    preset = kaito_preset(preset_name)
-    if preset is None:
-        return None
-    has_secret = bool(model_access_secret)
-    if preset.download_at_runtime and not has_secret:
-        return Finding(
-            RULE_KAITO_MODEL_ACCESS,
-            preset.name,
-            f"modelAccessSecret is required for KAITO preset {preset.name}: KAITO {KAITO_VERSION} downloads its "
-            "weights from Hugging Face at run time (downloadAtRuntime in supported_models.yaml) and refuses the "
-            'Workspace without one ("This preset requires a modelAccessSecret with HF_TOKEN key under '
-            "presetOptions\"). Name a Secret in the Workspace's namespace with an "
-            f"{MODEL_ACCESS_SECRET_KEY} key holding a Hugging Face token"
-            + (" of an account that accepted the model's licence." if preset.family == "llama3" else "."),
-        )
-    if not preset.download_at_runtime and has_secret:
-        return Finding(
-            RULE_KAITO_MODEL_ACCESS,
-            preset.name,
-            f"modelAccessSecret {model_access_secret!r} is not allowed for KAITO preset {preset.name}: its weights "
-            f"ship in the preset image (no download at run time), and KAITO {KAITO_VERSION} refuses the Workspace "
-            '("This preset does not require a modelAccessSecret with HF_TOKEN key under presetOptions"). '
-            f"Remove it. Presets that take one: {', '.join(runtime_download_presets())}.",
-        )
-    return None
-
-
 # ------------------------------------------------------------------------------------- add-on version (AKS)
 
 _MINOR_RE = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?$")
@@ -273,102 +232,23 @@ def kaito_table_minors() -> list[str]:
     return sorted(rows, key=lambda m: tuple(int(x) for x in m.split(".")))
 
 
+# --------------------------------------------------------------------------- transitional: moved to rules/kaito.py
+
+
+def check_kaito_model_access(preset_name: str, model_access_secret: str | None) -> Finding | None:
+    """Transitional, for ``components/kaito.py`` until it calls :func:`rules.kaito.model_access_secret` itself: that
+    rule's finding, ``None`` when there is none or it does not apply."""
+    from rules import kaito
+
+    found = kaito.model_access_secret(kaito.KaitoWorkspace(preset=preset_name, model_access_secret=model_access_secret))
+    return found[0] if isinstance(found, list) and found else None
+
+
 def check_kaito_addon_version(kubernetes_version: str, workspaces: str = "the workspaces") -> str | None:
-    """``None`` when a cluster of ``kubernetes_version`` runs the add-on version this preset table is for; otherwise
-    why not. No fallback to another table: another add-on version has another preset set (0.4.5 on 1.33 serves
-    Llama 2 and no Llama 3 or DeepSeek R1/V3), and a minor with no recorded version is not guessed. ``workspaces``
-    is how the caller names the workspaces in the advice (e.g. ``kaito.workspaces``)."""
-    version = kaito_addon_version(kubernetes_version)
-    if version == KAITO_ADDON_VERSION:
-        return None
-    minors = kaito_table_minors()
-    allowed = ", ".join(minors[:-1]) + f" or {minors[-1]}" if len(minors) > 1 else ", ".join(minors)
-    if version is None:
-        found = (
-            f"the AKS add-on table records no AI toolchain operator (KAITO) add-on version for Kubernetes "
-            f"{kubernetes_version}"
-        )
-    else:
-        found = (
-            f"on Kubernetes {kubernetes_version} AKS runs the AI toolchain operator (KAITO) add-on {version}, "
-            f"not {KAITO_ADDON_VERSION}"
-        )
-    return (
-        f"{found}: KAITO workspaces are checked against KAITO {KAITO_VERSION}'s presets, which the add-on "
-        f"{KAITO_ADDON_VERSION} runs on Kubernetes {allowed} (gpu_catalog/facts/kaito_addon.json). Use Kubernetes "
-        f"{allowed}, or remove {workspaces}."
-    )
+    """Transitional, for ``components/kaito.py`` until it calls :func:`rules.kaito.addon_version` itself: that rule's
+    message for a cluster serving workspaces, ``None`` when there is none."""
+    from rules.kaito import KaitoCluster, addon_version
 
-
-# ------------------------------------------------------------------------------------------ instance type
-
-
-def _kaito_alternatives(cat: Catalog) -> str:
-    """Current KAITO sizes, cheapest first (indicative prices), for "use instead" advice."""
-    sizes = [s for s in cat.sizes() if s.kaito_supported and s.gpu_vendor == "NVIDIA" and not s.is_retired()]
-    sizes.sort(key=lambda s: (s.price_usd_per_hour is None, s.price_usd_per_hour or 0.0, s.name))
-    return ", ".join(s.name for s in sizes[:3])
-
-
-def check_kaito_instance_type(name: str, catalog: Catalog | None = None) -> Finding | None:
-    """A KAITO Workspace ``resource.instanceType`` must be a known, NVIDIA, KAITO-supported GPU size."""
-    cat = catalog if catalog is not None else default_catalog()
-    size = cat.lookup(name)
-    if size is None:
-        if is_gpu_size(name, cat):
-            why = (
-                f"{name} is not a GPU size in the catalog, so KAITO's GPU needs cannot be checked "
-                f"(closest known sizes: {', '.join(cat.suggest(name))})"
-            )
-        else:
-            why = f"{name} is not a GPU size: KAITO inference presets need NVIDIA GPU nodes"
-        return Finding(RULE_KAITO, name, f"{why}. Use a KAITO-supported size such as {_kaito_alternatives(cat)}.")
-    if size.gpu_vendor != "NVIDIA":
-        return Finding(
-            RULE_KAITO,
-            name,
-            f"{size.name} has an {size.gpu_vendor} GPU ({size.gpu_model}): KAITO runs NVIDIA GPUs only (its presets "
-            f"need CUDA). Use a KAITO-supported NVIDIA size such as {_kaito_alternatives(cat)}.",
-        )
-    if not size.kaito_supported:
-        return Finding(
-            RULE_KAITO,
-            name,
-            f"{size.name} ({size.gpu_model}) is not in KAITO {KAITO_VERSION}'s Azure SKU table, so KAITO cannot "
-            f"provision or size nodes for it. Use a KAITO-supported size such as {_kaito_alternatives(cat)}.",
-        )
-    return None
-
-
-def check_kaito_preset_fit(
-    name: str, preset_name: str, count: int = 1, catalog: Catalog | None = None
-) -> Finding | None:
-    """``count`` nodes of ``name`` must meet the preset's GPU count, per-GPU and total GPU memory needs.
-
-    Returns ``None`` when the size or the preset is not known (other checks report an unknown size; an unknown
-    preset is the caller's to report as not checkable).
-    """
-    cat = catalog if catalog is not None else default_catalog()
-    size = cat.lookup(name)
-    preset = kaito_preset(preset_name)
-    if size is None or preset is None:
-        return None
-    gpus = count * size.gpu_count
-    total = count * size.gpu_memory_gib_per_vm
-    per_gpu = size.gpu_memory_gib_per_gpu
-    problems: list[str] = []
-    if gpus < preset.gpu_count:
-        problems.append(f"{gpus} GPU(s) < {preset.gpu_count} required")
-    if preset.per_gpu_memory_gib and per_gpu < preset.per_gpu_memory_gib:
-        problems.append(f"{per_gpu:g} GiB per GPU < {preset.per_gpu_memory_gib:g} GiB required")
-    if total < preset.total_gpu_memory_gib:
-        problems.append(f"{total:g} GiB total GPU memory < {preset.total_gpu_memory_gib:g} GiB required")
-    if not problems:
-        return None
-    return Finding(
-        RULE_KAITO,
-        name,
-        f"{count} x {size.name} ({size.gpu_count} x {size.gpu_model} each) is too small for KAITO preset "
-        f"{preset.name}: {'; '.join(problems)} — KAITO {KAITO_VERSION} rejects the Workspace. Use e.g. "
-        f"{preset.example_count} x {preset.example_instance_type} (KAITO's example), or raise resource.count.",
-    )
+    cluster = KaitoCluster(addon_enabled=True, workspaces=1, kubernetes_version=kubernetes_version)
+    found = addon_version(cluster, workspaces=workspaces)
+    return found[0].message if isinstance(found, list) and found else None

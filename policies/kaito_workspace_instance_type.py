@@ -1,21 +1,37 @@
 """kaito-workspace-instance-type: a KAITO Workspace's instance type is a known, NVIDIA, KAITO-supported GPU size
-with enough GPUs and GPU memory for its preset."""
+with enough GPUs and GPU memory for its preset.
+
+The rules: :func:`rules.kaito.instance_type`, then :func:`rules.kaito.preset_fit`. This module is the policy's
+identity and the adapter from the Workspace's properties to :class:`~rules.kaito.KaitoWorkspace` facts.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog.kaito_presets import (
-    KAITO_VERSION,
-    RULE_KAITO,
-    check_kaito_instance_type,
-    check_kaito_preset_fit,
-    kaito_preset,
-)
+from gpu_catalog.kaito_presets import KAITO_VERSION
+from rules import Finding, NotApplicable
+from rules.kaito import WORKSPACE_PROPERTIES, KaitoWorkspace, instance_type, preset_fit, property_path
 from rules.resource_types import is_kaito_workspace
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import UNKNOWN, Review, get, plain
+
+NAME = "kaito-workspace-instance-type"
+
+
+def _read(props: Any, field: str) -> Any:
+    return get(props, *WORKSPACE_PROPERTIES[field])
+
+
+def _report(review: Review, result: list[Finding] | NotApplicable) -> None:
+    if isinstance(result, NotApplicable):
+        review.not_checked(result.reason)
+    else:
+        for finding in result:
+            review.violation(f"{property_path(finding.field)}: {finding.message}")
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -23,41 +39,28 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         return
     review = Review(report, args)
     props = plain(args.props)
-    instance_type = get(props, "resource", "instanceType")
-    if instance_type is UNKNOWN:
-        review.unknown_field("resource.instanceType")
-    elif not isinstance(instance_type, str) or not instance_type:
-        review.not_checked(
-            "resource.instanceType is not set (KAITO then uses existing nodes matched by resource.labelSelector / "
-            "preferredNodes), so there is no instance type to check"
-        )
+    size = _read(props, "instanceType")
+    if size is UNKNOWN:
+        review.unknown_field(property_path("instanceType"))
     else:
-        finding = check_kaito_instance_type(instance_type)
-        if finding is not None:
-            review.violation(f"resource.instanceType: {finding.message}")
-        else:
-            preset = get(props, "inference", "preset", "name")
-            count = get(props, "resource", "count")
+        ws = KaitoWorkspace(instance_type=size if isinstance(size, str) and size else None)
+        found = instance_type(ws)
+        _report(review, found)
+        if found == []:  # a KAITO size: does the preset fit on count nodes of it?
+            preset = _read(props, "preset")
+            count = _read(props, "count")
             if preset is UNKNOWN:
-                review.unknown_field("inference.preset.name")
+                review.unknown_field(property_path("preset"))
             elif count is UNKNOWN:
-                review.unknown_field("resource.count")
-            elif isinstance(preset, str) and preset:
+                review.unknown_field(property_path("count"))
+            elif isinstance(preset, str) and preset:  # no preset (a template): no GPU needs to check
                 nodes = int(count) if isinstance(count, int | float) and count >= 1 else 1
-                if kaito_preset(preset) is None:
-                    review.not_checked(
-                        f"inference.preset.name {preset!r} is not in the KAITO {KAITO_VERSION} preset table "
-                        "(gpu_catalog/kaito_presets.py), so its GPU memory needs were not checked"
-                    )
-                else:
-                    fit = check_kaito_preset_fit(instance_type, preset, nodes)
-                    if fit is not None:
-                        review.violation(f"resource.instanceType: {fit.message}")
+                _report(review, preset_fit(KaitoWorkspace(instance_type=size, count=nodes, preset=preset)))
     review.finish()
 
 
 POLICY = GpuResourcePolicy(
-    name=RULE_KAITO,
+    name=NAME,
     what="A KAITO Workspace's resource.instanceType is a known NVIDIA GPU size in KAITO's SKU table, and "
     "resource.count nodes of it have the GPUs and the per-GPU and total GPU memory its inference preset needs.",
     why="KAITO provisions nodes only for SKUs it knows, has no AMD support, and rejects (or cannot run) a preset "

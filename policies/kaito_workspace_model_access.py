@@ -2,28 +2,26 @@
 downloaded at run time.
 
 KAITO v0.6.0 (the AKS add-on's version) refuses both mistakes when the Workspace is created
-(``api/v1beta1/workspace_validation.go``); the preset table and the pure check are in
-``gpu_catalog/kaito_presets.py``, the same ones the stack config and the KAITO component use. Only ``kaito.sh/v1beta1``
-is checked: v1alpha1 has no ``presetOptions.modelAccessSecret`` at that version.
+(``api/v1beta1/workspace_validation.go``). The rule: :func:`rules.kaito.model_access_secret`, the one the stack
+config and the KAITO component call; the preset table is data in ``gpu_catalog/kaito_presets.py``. This module is the
+policy's identity and the adapter from the Workspace's properties to :class:`~rules.kaito.KaitoWorkspace` facts. Only
+``kaito.sh/v1beta1`` is checked: v1alpha1 has no ``presetOptions.modelAccessSecret`` at that version.
 """
 
 from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog.kaito_presets import (
-    KAITO_VERSION,
-    MODEL_ACCESS_SECRET_KEY,
-    RULE_KAITO_MODEL_ACCESS,
-    check_kaito_model_access,
-    kaito_preset,
-)
+from gpu_catalog.kaito_presets import KAITO_VERSION, MODEL_ACCESS_SECRET_KEY
+from rules import NotApplicable
+from rules.kaito import WORKSPACE_PROPERTIES, KaitoWorkspace, model_access_secret, property_path
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import UNKNOWN, Review, get, plain
 
+NAME = "kaito-workspace-model-access"
 WORKSPACE_V1BETA1 = "kubernetes:kaito.sh/v1beta1:Workspace"
-SECRET_PATH = "inference.preset.presetOptions.modelAccessSecret"
+SECRET_PATH = property_path("modelAccessSecret")
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -31,28 +29,28 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         return
     review = Review(report, args)
     props = plain(args.props)
-    preset = get(props, "inference", "preset", "name")
-    secret = get(props, "inference", "preset", "presetOptions", "modelAccessSecret")
+    preset = get(props, *WORKSPACE_PROPERTIES["preset"])
+    secret = get(props, *WORKSPACE_PROPERTIES["modelAccessSecret"])
     if preset is UNKNOWN:
-        review.unknown_field("inference.preset.name")
+        review.unknown_field(property_path("preset"))
     elif secret is UNKNOWN:
         review.unknown_field(SECRET_PATH)
-    elif not isinstance(preset, str) or not preset:
-        review.not_checked("inference.preset.name is not set (no preset: nothing to download), so there is no rule")
-    elif kaito_preset(preset) is None:
-        review.not_checked(
-            f"inference.preset.name {preset!r} is not in the KAITO {KAITO_VERSION} preset table "
-            "(gpu_catalog/kaito_presets.py), so whether it needs a model-access secret was not checked"
-        )
     else:
-        finding = check_kaito_model_access(preset, secret if isinstance(secret, str) else None)
-        if finding is not None:
-            review.violation(f"{SECRET_PATH}: {finding.message}")
+        ws = KaitoWorkspace(
+            preset=preset if isinstance(preset, str) and preset else None,
+            model_access_secret=secret if isinstance(secret, str) else None,
+        )
+        result = model_access_secret(ws)
+        if isinstance(result, NotApplicable):
+            review.not_checked(result.reason)
+        else:
+            for finding in result:
+                review.violation(f"{property_path(finding.field)}: {finding.message}")
     review.finish()
 
 
 POLICY = GpuResourcePolicy(
-    name=RULE_KAITO_MODEL_ACCESS,
+    name=NAME,
     what=f"A kaito.sh/v1beta1 Workspace sets {SECRET_PATH} exactly when its preset's weights are downloaded at run "
     "time (Llama 3.x, DeepSeek R1/V3).",
     why=f"KAITO {KAITO_VERSION} refuses the Workspace otherwise: a runtime download needs a Hugging Face token from a "

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from components.kaito_config import KaitoConfig, kaito_instance_types, kaito_stack_problems
+from components.kaito_config import KaitoConfig, kaito_stack_problems
 from gpu_catalog.kaito_presets import KAITO_FACTS_PATH, KAITO_PRESETS
+from rules.kaito import kaito_instance_types
 
 BASE: dict[str, Any] = {"name": "phi-4", "preset": "phi-4", "instanceType": "Standard_NC24ads_A100_v4"}
 TOKEN = {"modelAccessSecret": "hf-token", "modelAccessTokenConfig": "kaito:hfToken"}
@@ -48,9 +49,14 @@ def test_preset_needing_more_gpu_memory_than_the_instance_type_is_rejected():
     # phi-4 needs 40 GiB of GPU memory; one T4 has 16 GiB.
     loc, msg = rejection(stack(instanceType="Standard_NC4as_T4_v3"))
     assert loc == ("workspaces", 0, "instanceType")
-    assert "too small for KAITO preset phi-4" in msg
-    assert "16 GiB total GPU memory < 40 GiB required" in msg
-    assert "Sizes that fit with count 1, cheapest first (indicative prices): Standard_NC24ads_A100_v4," in msg
+    # The same words as the kaito-workspace-instance-type violation (rules.kaito.preset_fit).
+    assert msg == (
+        "Value error, 1 x Standard_NC4as_T4_v3 (1 x NVIDIA Tesla T4 16 GiB each) is too small for KAITO preset phi-4: "
+        "16 GiB total GPU memory < 40 GiB required — KAITO v0.6.0 rejects the Workspace. Sizes that fit with count "
+        "1, cheapest first (indicative prices): Standard_NC24ads_A100_v4, Standard_NC64as_T4_v3, "
+        "Standard_NC48ads_A100_v4, Standard_NC96ads_A100_v4, Standard_ND96asr_v4; or raise count (KAITO's example: "
+        "1 x Standard_NC24ads_A100_v4)."
+    )
 
 
 def test_raising_count_makes_a_multi_gpu_preset_fit():
@@ -73,8 +79,11 @@ def test_raising_count_makes_a_multi_gpu_preset_fit():
 def test_amd_instance_type_is_rejected_for_kaito():
     loc, msg = rejection(stack(preset="phi-3-mini-4k-instruct", instanceType="Standard_NG32ads_V620_v1"))
     assert loc == ("workspaces", 0, "instanceType")
-    assert "has an AMD GPU (AMD Radeon PRO V620 32 GiB): KAITO runs NVIDIA GPUs only" in msg
-    assert "Allowed: " in msg and "Standard_NC24ads_A100_v4" in msg
+    assert msg.startswith(
+        "Value error, Standard_NG32ads_V620_v1 has an AMD GPU (AMD Radeon PRO V620 32 GiB): KAITO runs NVIDIA GPUs "
+        "only (its presets need CUDA). Allowed, cheapest first (indicative prices): Standard_NC4as_T4_v3, "
+    )
+    assert msg.endswith(", Standard_NCC40ads_H100_v5, Standard_NV72ads_A10_v5.")
 
 
 def test_nvv4_is_rejected_with_the_policy_message():
@@ -92,19 +101,29 @@ def test_below_the_floor_is_rejected():
 def test_nvidia_size_outside_kaitos_sku_table_is_rejected():
     loc, msg = rejection(stack(instanceType="Standard_NV36adms_A10_v5"))
     assert loc == ("workspaces", 0, "instanceType")
-    assert "is not in KAITO v0.6.0's Azure SKU table" in msg
+    assert msg.startswith(
+        "Value error, Standard_NV36adms_A10_v5 (NVIDIA A10 24 GiB (GRID/vGPU; partial sizes)) is not in KAITO "
+        "v0.6.0's Azure SKU table, so KAITO cannot provision or size nodes for it. Allowed, cheapest first "
+        "(indicative prices): Standard_NC4as_T4_v3, "
+    )
 
 
 def test_cpu_size_is_rejected():
     loc, msg = rejection(stack(instanceType="Standard_D8s_v5"))
     assert loc == ("workspaces", 0, "instanceType")
-    assert "is not a GPU size" in msg
+    assert msg.startswith(
+        "Value error, Standard_D8s_v5 is not a GPU size: KAITO provisions NVIDIA GPU nodes for the model (its "
+        "inference presets need CUDA). Allowed, cheapest first (indicative prices): Standard_NC4as_T4_v3, "
+    )
 
 
 def test_unknown_preset_is_rejected_with_allowed_values():
     loc, msg = rejection(stack(preset="gpt-5"))
     assert loc == ("workspaces", 0, "preset")
-    assert "preset 'gpt-5' is not a KAITO v0.6.0 inference preset" in msg
+    assert msg.startswith(
+        "Value error, 'gpt-5' is not a KAITO v0.6.0 inference preset (the version the AKS add-on runs). Allowed: "
+        "deepseek-r1-0528, deepseek-r1-distill-llama-8b, "
+    )
     assert "phi-4-mini-instruct" in msg and "falcon-7b" in msg
 
 
@@ -195,7 +214,11 @@ def test_token_config_alone_on_a_preset_with_weights_in_its_image_is_rejected():
 def test_workspaces_without_the_addon_are_rejected():
     loc, msg = rejection({"enabled": False, "workspaces": [BASE]})
     assert loc == ("workspaces",)
-    assert "set kaito.enabled: true" in msg
+    assert msg == (
+        "Value error, KAITO workspaces need the AI toolchain operator add-on on the cluster, which is off: without "
+        "it the cluster has no Workspace CRD and no controller to serve the models. kaito.enabled is false: set "
+        "kaito.enabled: true, or remove the workspaces."
+    )
 
 
 def test_workspaces_with_the_flag_unset_are_left_to_the_cluster_flag():
@@ -231,7 +254,12 @@ def test_stack_level_addon_and_raised_floor():
     cfg = KaitoConfig.model_validate({"workspaces": [{**BASE, "preset": "phi-3-mini-4k-instruct"}]})
     assert kaito_stack_problems(cfg, cluster_addon=True, floor="Standard_NC6s_v3", kubernetes_version="1.36") == []
     [(path, msg)] = kaito_stack_problems(cfg, cluster_addon=False, floor="Standard_NC6s_v3", kubernetes_version="1.36")
-    assert path == "kaito.enabled" and "set kaito.enabled: true" in msg
+    assert (path, msg) == (
+        "kaito.enabled",
+        "KAITO workspaces need the AI toolchain operator add-on on the cluster, which is off: without it the cluster "
+        "has no Workspace CRD and no controller to serve the models. Set kaito.enabled: true (or cluster.kaitoAddon: "
+        "true), or remove kaito.workspaces.",
+    )
     t4 = KaitoConfig.model_validate(
         {
             "enabled": True,

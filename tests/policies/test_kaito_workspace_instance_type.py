@@ -1,6 +1,7 @@
 """kaito-workspace-instance-type: known, NVIDIA, KAITO-supported, enough GPUs and GPU memory for the preset.
 
-Also covers the preset table in gpu_catalog/kaito_presets.py (the one copy the components reuse).
+Also covers the preset table in gpu_catalog/kaito_presets.py (the one copy the components reuse). The rules
+themselves are tested over facts in tests/rules/test_kaito_rules.py.
 """
 
 from __future__ import annotations
@@ -35,11 +36,13 @@ def test_v1alpha1_type_token_also_checked() -> None:
 
 def test_amd_instance_type_rejected() -> None:
     outcome = run_policy(POLICY, KAITO_WORKSPACE, ws("Standard_NG32ads_V620_v1"))
-    assert outcome.violations == [
+    [violation] = outcome.violations
+    assert violation.startswith(
         "resource.instanceType: Standard_NG32ads_V620_v1 has an AMD GPU (AMD Radeon PRO V620 32 GiB): KAITO runs "
-        "NVIDIA GPUs only (its presets need CUDA). Use a KAITO-supported NVIDIA size such as Standard_NC4as_T4_v3, "
-        "Standard_NC8as_T4_v3, Standard_NC16as_T4_v3."
-    ]
+        "NVIDIA GPUs only (its presets need CUDA). Allowed, cheapest first (indicative prices): Standard_NC4as_T4_v3, "
+        "Standard_NC8as_T4_v3, Standard_NC16as_T4_v3, "
+    )
+    assert violation.endswith(", Standard_NCC40ads_H100_v5, Standard_NV72ads_A10_v5.")
 
 
 def test_size_outside_kaito_sku_table_rejected() -> None:
@@ -59,7 +62,8 @@ def test_unknown_and_cpu_instance_types_rejected() -> None:
     )
     cpu = run_policy(POLICY, KAITO_WORKSPACE, ws("Standard_D4s_v5"))
     assert cpu.violations[0].startswith(
-        "resource.instanceType: Standard_D4s_v5 is not a GPU size: KAITO inference presets need NVIDIA GPU nodes."
+        "resource.instanceType: Standard_D4s_v5 is not a GPU size: KAITO provisions NVIDIA GPU nodes for the model "
+        "(its inference presets need CUDA). Allowed, cheapest first (indicative prices): Standard_NC4as_T4_v3, "
     )
 
 
@@ -67,8 +71,10 @@ def test_too_little_gpu_memory_rejected() -> None:
     outcome = run_policy(POLICY, KAITO_WORKSPACE, ws("Standard_NC4as_T4_v3"))
     assert outcome.violations == [
         "resource.instanceType: 1 x Standard_NC4as_T4_v3 (1 x NVIDIA Tesla T4 16 GiB each) is too small for KAITO "
-        "preset phi-4: 16 GiB total GPU memory < 40 GiB required — KAITO v0.6.0 rejects the Workspace. Use e.g. "
-        "1 x Standard_NC24ads_A100_v4 (KAITO's example), or raise resource.count."
+        "preset phi-4: 16 GiB total GPU memory < 40 GiB required — KAITO v0.6.0 rejects the Workspace. Sizes that "
+        "fit with count 1, cheapest first (indicative prices): Standard_NC24ads_A100_v4, Standard_NC64as_T4_v3, "
+        "Standard_NC48ads_A100_v4, Standard_NC96ads_A100_v4, Standard_ND96asr_v4; or raise count (KAITO's example: "
+        "1 x Standard_NC24ads_A100_v4)."
     ]
 
 
@@ -91,16 +97,18 @@ def test_preset_newer_than_table_is_not_applicable_not_passed() -> None:
     outcome = run_policy(POLICY, KAITO_WORKSPACE, ws(preset="Qwen/Qwen3.5-9B"))
     assert outcome.violations == []
     assert outcome.not_applicable == [
-        "inference.preset.name 'Qwen/Qwen3.5-9B' is not in the KAITO v0.6.0 preset table "
-        "(gpu_catalog/kaito_presets.py), so its GPU memory needs were not checked"
+        "KAITO preset 'Qwen/Qwen3.5-9B' is not in the KAITO v0.6.0 preset table (gpu_catalog/kaito_presets.py), so "
+        "its GPU memory needs were not checked"
     ]
 
 
 def test_no_instance_type_is_not_applicable() -> None:
     outcome = run_policy(POLICY, KAITO_WORKSPACE, ws(instance_type=None))
     assert outcome.violations == []
-    assert len(outcome.not_applicable) == 1
-    assert outcome.not_applicable[0].startswith("resource.instanceType is not set")
+    assert outcome.not_applicable == [
+        "instanceType is not set (KAITO then uses existing nodes matched by its labelSelector or preferredNodes), so "
+        "there is no instance type to check"
+    ]
 
 
 def test_unknown_instance_type_named() -> None:

@@ -93,8 +93,8 @@ def test_preset_newer_than_the_table_is_not_applicable_not_passed() -> None:
     outcome = run_policy(POLICY, KAITO_WORKSPACE, ws("openai/gpt-oss-120b", "hf-token"))
     assert outcome.violations == []
     assert outcome.not_applicable == [
-        "inference.preset.name 'openai/gpt-oss-120b' is not in the KAITO v0.6.0 preset table "
-        "(gpu_catalog/kaito_presets.py), so whether it needs a model-access secret was not checked"
+        "KAITO preset 'openai/gpt-oss-120b' is not in the KAITO v0.6.0 preset table (gpu_catalog/kaito_presets.py), "
+        "so whether it needs a model-access secret was not checked"
     ]
 
 
@@ -103,7 +103,7 @@ def test_template_workspace_without_a_preset_is_not_applicable() -> None:
     outcome = run_policy(POLICY, KAITO_WORKSPACE, props)
     assert outcome.violations == []
     assert outcome.not_applicable == [
-        "inference.preset.name is not set (no preset: nothing to download), so there is no rule"
+        "no KAITO preset is set (e.g. a template workspace): nothing to download, so no rule"
     ]
 
 
