@@ -22,7 +22,8 @@ from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from preflight.mocks import load_stack_settings, run_program_in_process  # noqa: E402
+from preflight.runner import run_program_in_process  # noqa: E402
+from preflight.stackfile import load_stack_settings  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

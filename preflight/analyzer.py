@@ -52,6 +52,7 @@ from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, engine_pb2, en
 
 from gpu_catalog.problems import show
 from preflight.model import RecordedResource
+from preflight.wire import UNKNOWN
 
 __all__ = [
     "ENFORCEMENT_LEVELS",
@@ -72,9 +73,6 @@ __all__ = [
     "reconcile_policy_config",
     "run_policy_pack",
 ]
-
-UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
-"""The string the engine sends for a value that is unknown during a preview."""
 
 ENFORCEMENT_LEVELS: tuple[str, ...] = ("advisory", "mandatory", "remediate", "disabled")
 

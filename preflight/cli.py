@@ -29,19 +29,11 @@ from gpu_catalog import clock
 from gpu_catalog.problems import Problem, merge_problems, show
 from preflight.analyzer import PolicyConfigError, PolicyPackError, PolicyPackProcess, Violation
 from preflight.cost import BudgetConfigError, check_budget, estimate_cost, parse_budget
-from preflight.mocks import (
-    STACK_TYPE,
-    PreflightInputError,
-    ProgramError,
-    ProgramRun,
-    StackSettings,
-    load_stack_settings,
-    read_project,
-    run_program,
-    stack_file_label,
-)
+from preflight.project import PreflightInputError, read_project
 from preflight.report import FORMATS, Report, budget_policy, budget_violation, render
-from preflight.stackfile import StackFileError
+from preflight.runner import ProgramError, ProgramRun, run_program
+from preflight.stackfile import StackFileError, StackSettings, load_stack_settings, stack_file_label
+from preflight.wire import STACK_TYPE
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 _STACK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -102,16 +94,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _stack_file_for(program_dir: Path, stack: str) -> Path:
-    import yaml
-
-    project_file = program_dir / "Pulumi.yaml"
-    doc = yaml.safe_load(project_file.read_text(encoding="utf-8")) or {}
-    config_dir = doc.get("stackConfigDir") if isinstance(doc, dict) else None
-    base = program_dir / config_dir if isinstance(config_dir, str) and config_dir else program_dir
-    return base / f"Pulumi.{stack}.yaml"
-
-
 def _policy_config(settings: StackSettings, problems: list[Problem]) -> dict[str, Any] | None:
     value = settings.values.get(f"{settings.project}:policy")
     if value is None:
@@ -164,7 +146,7 @@ def _where(settings: StackSettings) -> str:
 def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
     """Everything but rendering; raises PreflightInputError, StackFileError, ProgramError, PolicyPackError."""
     program_dir: Path = args.program.resolve()
-    read_project(program_dir)  # fails early, naming Pulumi.yaml, when DIR is not a Python program
+    project = read_project(program_dir)  # fails early, naming Pulumi.yaml, when DIR is not a Python program
     stack_file: Path | None = args.config_file
     if args.stack is not None:
         if not _STACK_NAME.fullmatch(args.stack):
@@ -172,7 +154,7 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
                 f"--stack {args.stack!r}: a stack name is letters, digits, '-', '_' and '.', "
                 "starting with a letter or digit"
             )
-        stack_file = _stack_file_for(program_dir, args.stack)
+        stack_file = project.stack_file(args.stack)
     notes: list[str] = []
     intended = stack_file
     if stack_file is not None and args.stack is not None and not stack_file.exists():
@@ -187,7 +169,7 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
             "no stack file given (--stack or --config-file): the program ran with empty stack config (and Pulumi.yaml "
             "defaults) as stack 'dev'"
         )
-    settings = load_stack_settings(program_dir, stack_file, stack=args.stack)
+    settings = load_stack_settings(program_dir, stack_file, stack=args.stack, project=project)
     where = _where(settings)
     # Problems the preflight finds itself (duplicate keys, policy, budget) are reported with the program's own, in
     # one list: one run names every problem of the file.
@@ -210,7 +192,7 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
 
     def program() -> None:
         try:
-            outcome["run"] = run_program(settings, cancel=cancel)
+            outcome["run"] = run_program(settings, python=project.python, cancel=cancel)
         except BaseException as exc:  # re-raised in the main thread below
             outcome["error"] = exc
 

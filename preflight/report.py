@@ -15,8 +15,8 @@ from typing import Any
 
 from preflight.analyzer import NotApplicable, PolicyInfo, Violation
 from preflight.cost import BUDGET_DESCRIPTION, BUDGET_PACK, BUDGET_POLICY, BudgetFinding, CostEstimate, CostLine
-from preflight.mocks import mask_secrets
 from preflight.model import RecordedResource
+from preflight.wire import mask_secrets
 
 FORMATS: tuple[str, ...] = ("text", "json", "markdown", "sarif")
 TOOL_NAME = "azure-gpu-platform-preflight"

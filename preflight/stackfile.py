@@ -8,6 +8,9 @@
 
 Key paths are those of the program's messages: under ``config:``, a key of the project's namespace without its
 namespace (``gpuPools[0].vmSize``), any other key with it (``azure-native:location``).
+
+:func:`load_stack_settings` turns a program's stack file (and its ``Pulumi.yaml`` config defaults) into the
+:class:`StackSettings` a run under mocks needs: the config as the Pulumi CLI hands it to the program.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from typing import Any
 import yaml
 
 from gpu_catalog.problems import Problem, key_path, render_problems, show
+from preflight.project import PreflightInputError, Project, read_project
+from preflight.wire import config_string
 
 _UTF16_32_BOMS = (
     (codecs.BOM_UTF32_LE, "UTF-32"),
@@ -166,3 +171,127 @@ def read_stack_file(path: Path, *, label: str, project: str) -> StackDocument:
         return parse(text, project)
     except _SyntaxProblem as exc:
         raise StackFileError(label, [exc.problem], project) from None
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# A program's config for one stack
+
+
+@dataclass
+class StackSettings:
+    """Everything needed to run one program for one stack."""
+
+    program_dir: Path
+    project: str
+    stack: str
+    config: dict[str, str] = field(default_factory=dict)
+    """Pulumi config as the language host passes it: ``ns:key`` → string (objects and lists JSON-encoded)."""
+    secret_keys: list[str] = field(default_factory=list)
+    stack_file: Path | None = None
+    values: dict[str, Any] = field(default_factory=dict)
+    """The same config with its YAML values (not stringified), for the preflight's own keys (policy, budget)."""
+    problems: list[Problem] = field(default_factory=list)
+    """Problems of the stack file that did not stop reading it (duplicate keys), reported with all the others."""
+
+
+_KEY_FORM = "a config key looks like 'namespace:key' (or 'key' for this project's namespace)."
+
+
+def full_key(key: str, project: str) -> str | None:
+    """``ns:key`` as written, or ``<project>:key`` for a key without a namespace; ``None`` when ``:`` leaves either
+    side empty."""
+    if ":" in key:
+        ns, _, name = key.partition(":")
+        return key if ns and name else None
+    return f"{project}:{key}"
+
+
+def load_stack_settings(
+    program_dir: Path, stack_file: Path | None, stack: str | None = None, *, project: Project | None = None
+) -> StackSettings:
+    """Read a Pulumi stack file (``config:`` section) for a program as the Pulumi CLI reads it.
+
+    Raise :class:`StackFileError` when the file cannot be read at all (encoding, YAML syntax, not a mapping);
+    problems that leave it readable (duplicate keys) are kept in ``problems`` so the caller reports them with every
+    other problem of the file. The stack name is ``stack`` or, from the file name ``Pulumi.<stack>.yaml``, the part
+    between the dots. ``secure:`` values cannot be decrypted offline: they reach the program as a placeholder and are
+    marked secret. ``project``: the program's ``Pulumi.yaml`` when the caller has read it already.
+    """
+    program_dir = program_dir.resolve()
+    if project is None or project.program_dir != program_dir:
+        project = read_project(program_dir)
+    name = project.name
+    values: dict[str, Any] = {}
+    for key, default in project.config.items():
+        full = full_key(key, name)
+        if full is None:
+            raise PreflightInputError(f"config key {key!r}: {_KEY_FORM}")
+        values[full] = default
+    secret_keys: list[str] = []
+    problems: list[Problem] = []
+    if stack_file is not None:
+        if not stack_file.is_file():
+            raise PreflightInputError(f"{stack_file}: stack file not found")
+        label = file_label(program_dir, stack_file)
+        parsed = read_stack_file(stack_file, label=label, project=name)
+        problems.extend(parsed.problems)
+        doc = {} if parsed.doc is None else parsed.doc
+        if not isinstance(doc, dict):
+            raise StackFileError(
+                label, [Problem("(root)", f"must be a mapping with a 'config' key; got {show(doc)}.")], name
+            )
+        section = doc.get("config") or {}
+        if not isinstance(section, dict):
+            raise StackFileError(
+                label,
+                [Problem("config", f"must be a mapping of 'namespace:key' to values; got {show(section)}.")],
+                name,
+            )
+        bad_keys: list[Problem] = []
+        for key, value in section.items():
+            full = full_key(str(key), name)
+            if full is None:
+                bad_keys.append(Problem(str(key), _KEY_FORM))
+                continue
+            if isinstance(value, dict) and set(value) == {"secure"}:
+                values[full] = "[secret: encrypted in the stack file, not available offline]"
+                secret_keys.append(full)
+            else:
+                values[full] = value
+        if bad_keys:
+            raise StackFileError(label, [*problems, *bad_keys], name)
+        if stack is None:
+            stack = _stack_name(stack_file)
+    return StackSettings(
+        program_dir=program_dir,
+        project=name,
+        stack=stack or "dev",
+        config={k: config_string(v) for k, v in values.items()},
+        secret_keys=secret_keys,
+        stack_file=stack_file.resolve() if stack_file is not None else None,
+        values=values,
+        problems=problems,
+    )
+
+
+def _stack_name(stack_file: Path) -> str:
+    """``<stack>`` of ``Pulumi.<stack>.yaml``."""
+    name = stack_file.name
+    for suffix in (".yaml", ".yml"):
+        if name.startswith("Pulumi.") and name.endswith(suffix) and len(name) > len("Pulumi.") + len(suffix):
+            return name[len("Pulumi.") : -len(suffix)]
+    raise PreflightInputError(f"{stack_file}: cannot tell the stack name; name it Pulumi.<stack>.yaml")
+
+
+def file_label(program_dir: Path, stack_file: Path) -> str:
+    """How messages name a stack file: relative to the program dir when inside it (``stacks/Pulumi.dev.yaml``)."""
+    try:
+        return stack_file.resolve().relative_to(program_dir).as_posix()
+    except ValueError:
+        return str(stack_file)
+
+
+def stack_file_label(settings: StackSettings) -> str:
+    """How errors name the settings' stack file (:func:`file_label`)."""
+    assert settings.stack_file is not None
+    return file_label(settings.program_dir, settings.stack_file)

@@ -1,27 +1,37 @@
 """Run a Pulumi program (or a function that registers resources) under mocks, recording what the engine would see.
 
+The preflight's machinery with the tests' fixed values: its SDK setup (:func:`preflight.runner.mocked_runtime`), its
+recording monitor (:class:`preflight.monitor.RecordingMonitor`, without default providers, as under the SDK's mock
+monitor) and its mock answers (:class:`preflight.mock_answers.PreflightMocks` with :data:`MOCK_VALUES`: IDs
+``/mock/<type>/<name>``, the deployer's IDs, a fixed kubeconfig and OIDC issuer).
+
 Every run starts from a clean slate (fresh event loop, no root resource, cleared RPC and output bookkeeping, new
-config, new monitor), so runs in one pytest process do not leak into each other. Records carry the inputs as the
-engine receives them (camelCase wire names, numbers as floats), the parent, the dependencies and ``protect``.
+config, new monitor), so runs in one pytest process do not leak into each other. Records carry engine-form URNs, the
+inputs as the engine receives them (camelCase wire names, numbers as floats; secrets unwrapped, their top-level keys
+in ``secret_inputs``), the parent, the dependencies, the provider reference and ``protect``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import copy
-import json
 import runpy
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pulumi
 import yaml
-from pulumi.runtime import mocks as pulumi_mocks
-from pulumi.runtime import rpc, settings
+from pulumi.runtime import settings
 from pulumi.runtime.stack import run_pulumi_func
+
+from preflight.mock_answers import MockValues, PreflightMocks
+from preflight.model import RecordedResource
+from preflight.monitor import RecordingMonitor
+from preflight.runner import mocked_runtime
+from preflight.stackfile import full_key
+from preflight.wire import STACK_TYPE, config_string, is_secret, unwrap_secrets
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STACKS_DIR = REPO_ROOT / "stacks"
@@ -98,102 +108,37 @@ class Run:
         return next(r for r in self.records if r.urn == urn)
 
 
-class PlatformMocks(pulumi.runtime.Mocks):
-    def __init__(self, run: Run, stack_outputs: Mapping[str, Any] | None = None) -> None:
-        self.run = run
-        self.stack_outputs = dict(stack_outputs or {})
-
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
-        state = dict(args.inputs)
-        if args.typ == "pulumi:pulumi:StackReference":
-            outputs = self.stack_outputs
-            return args.name, {"name": args.name, "outputs": outputs, "secretOutputNames": ["kubeconfig"]}
-        if args.typ == MANAGED_CLUSTER:
-            state["oidcIssuerProfile"] = {**(state.get("oidcIssuerProfile") or {}), "issuerURL": ISSUER_URL}
-        if args.typ == RESOURCE_GROUP:  # an ARM id: the Databricks workspace derives its managed group's id from it
-            return f"/subscriptions/{SUBSCRIPTION_ID}/resourceGroups/{state.get('resourceGroupName')}", state
-        if args.typ == DATABRICKS_WORKSPACE:
-            state["workspaceUrl"] = DATABRICKS_URL
-        return f"/mock/{args.typ}/{args.name}", state
-
-    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-        self.run.invokes.append((args.token, dict(args.args)))
-        if args.token == CREDENTIALS_INVOKE:
-            value = base64.b64encode(FAKE_KUBECONFIG.encode()).decode()
-            return {"kubeconfigs": [{"name": "clusterUser", "value": value}]}, []
-        if args.token == CLIENT_CONFIG_INVOKE:
-            return {
-                "clientId": DEPLOYER_CLIENT_ID,
-                "objectId": DEPLOYER_OBJECT_ID,
-                "subscriptionId": SUBSCRIPTION_ID,
-                "tenantId": TENANT_ID,
-            }, []
-        return {}, []
+MOCK_VALUES = MockValues(
+    subscription_id=SUBSCRIPTION_ID,
+    tenant_id=TENANT_ID,
+    client_id=DEPLOYER_CLIENT_ID,
+    object_id=DEPLOYER_OBJECT_ID,
+    resource_id="/mock/{type}/{name}",
+    kubeconfig=FAKE_KUBECONFIG,
+    issuer_url=ISSUER_URL,
+    secret_stack_outputs=("kubeconfig",),
+)
+"""The preflight's mock answers with the fixed values the tests assert on (a run adds its stack-reference outputs)."""
 
 
-class RecordingMonitor(pulumi_mocks.MockMonitor):
-    """A mock monitor that also records parent, dependencies, provider and protect of every registration."""
-
-    def __init__(self, mocks: PlatformMocks, run: Run) -> None:
-        super().__init__(mocks)
-        self.run = run
-
-    def ReadResource(self, request: Any) -> Any:
-        response = super().ReadResource(request)
-        self.run.reads.append((request.type, request.name, request.id))
-        return response
-
-    def RegisterResource(self, request: Any) -> Any:
-        response = super().RegisterResource(request)
-        if request.type != "pulumi:pulumi:Stack":
-            self.run.records.append(
-                Record(
-                    urn=response.urn,
-                    type=request.type,
-                    name=request.name,
-                    inputs=_unwrap_secrets(rpc.deserialize_properties(request.object)),
-                    parent=request.parent,
-                    dependencies=list(request.dependencies),
-                    protect=bool(request.protect),
-                    provider=request.provider,
-                    custom=bool(request.custom),
-                    secret_inputs=_secret_keys(request.object),
-                )
-            )
-        return response
-
-
-def _unwrap_secrets(value: Any) -> Any:
-    if isinstance(value, dict):
-        if value.get(rpc._special_sig_key) == rpc._special_secret_sig:
-            return _unwrap_secrets(value.get("value"))
-        return {k: _unwrap_secrets(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_unwrap_secrets(v) for v in value]
-    return value
-
-
-def _secret_keys(struct: Any) -> set[str]:
-    out: set[str] = set()
-    for key, value in struct.fields.items():
-        inner = value.struct_value.fields if value.HasField("struct_value") else {}
-        if inner.get(rpc._special_sig_key, None) is not None and inner[rpc._special_sig_key].string_value == (
-            rpc._special_secret_sig
-        ):
-            out.add(key)
-    return out
-
-
-def _settings() -> Any:
-    return cast(Any, settings.SETTINGS)
+def _record(resource: RecordedResource) -> Record:
+    return Record(
+        urn=resource.urn,
+        type=resource.type,
+        name=resource.name,
+        inputs=unwrap_secrets(resource.inputs),
+        parent=resource.parent or "",
+        dependencies=list(resource.dependencies),
+        protect=resource.protect,
+        provider=resource.provider or "",
+        custom=resource.custom,
+        secret_inputs={key for key, value in resource.inputs.items() if is_secret(value)},
+    )
 
 
 def _config_strings(config: Mapping[str, Any]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for key, value in config.items():
-        full = key if ":" in key else f"{NAMESPACE}:{key}"
-        out[full] = value if isinstance(value, str) else json.dumps(value)
-    return out
+    """The config as the Pulumi CLI hands it to the program: keys with their namespace, values as strings."""
+    return {(full_key(key, NAMESPACE) or key): config_string(value) for key, value in config.items()}
 
 
 async def _resolve_outputs(run: Run) -> None:
@@ -217,35 +162,23 @@ def run_program(
     """Run ``program`` under fresh mocks with ``config`` (keys with or without the namespace). Never raises:
     an exception from the program is in ``Run.error``."""
     run = Run()
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    settings.ROOT.set(None)
-    pulumi.runtime.set_all_config(_config_strings(config))
-    mocks = PlatformMocks(run, stack_outputs)
-    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=preview, monitor=RecordingMonitor(mocks, run))
-    _settings().rpc_manager.clear()
-    _settings().outputs.clear()
+    mocks = PreflightMocks(replace(MOCK_VALUES, stack_outputs=dict(stack_outputs or {})), invokes=run.invokes)
+    monitor = RecordingMonitor(mocks, project=PROJECT, stack=stack, default_providers=False)
 
     async def body() -> None:
         program()
         await asyncio.sleep(0)
 
     try:
-        loop.run_until_complete(run_pulumi_func(body))
-        loop.run_until_complete(_resolve_outputs(run))
+        with mocked_runtime(
+            mocks, monitor, project=PROJECT, stack=stack, config=_config_strings(config), preview=preview
+        ) as loop:
+            loop.run_until_complete(run_pulumi_func(body))
+            loop.run_until_complete(_resolve_outputs(run))
     except BaseException as exc:  # handed to the test, which asserts on it
         run.error = exc
-    finally:
-        # Leftover tasks (e.g. after a program raised) must not leak into the next run.
-        pending = asyncio.all_tasks(loop)
-        for task in pending:
-            task.cancel()
-        if pending:
-            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-        _settings().rpc_manager.clear()
-        _settings().outputs.clear()
-        loop.close()
-        asyncio.set_event_loop(None)
+    run.records = [_record(r) for r in monitor.recorded if r.type != STACK_TYPE]
+    run.reads = list(monitor.reads)
     return run
 
 
@@ -274,26 +207,7 @@ def run_stack(stack: str) -> Run:
 
 
 def engine_urns(run: Run) -> dict[str, str]:
-    """Mock URN → the URN the engine would assign.
-
-    The engine qualifies a resource's type with its parent's *full* qualified type (minus the root stack):
-    ``AksGpuCluster$GpuNodePool$AgentPool``. The mock monitor keeps only the parent's last type and keeps the stack
-    (``pulumi:pulumi:Stack$...``), so its URNs differ from the engine's below the first level.
-    """
-    by_urn = {r.urn: r for r in run.records}
-    qualified: dict[str, str] = {}
-
-    def qualify(urn: str) -> str:
-        if urn in qualified:
-            return qualified[urn]
-        record = by_urn[urn]
-        parent = by_urn.get(record.parent)
-        qt = f"{qualify(parent.urn)}${record.type}" if parent is not None else record.type
-        qualified[urn] = qt
-        return qt
-
-    out: dict[str, str] = {}
-    for record in run.records:
-        head = record.urn.split("::")[:2]
-        out[record.urn] = "::".join([*head, qualify(record.urn), record.name])
-    return out
+    """Record URN → the URN the engine would assign: the same, since the preflight's recording monitor builds URNs as
+    the engine does (the parent's full qualified type, no ``pulumi:pulumi:Stack$``). The root stack is not a record:
+    ``engine_urns(run).get(record.parent)`` is ``None`` for a top-level resource."""
+    return {record.urn: record.urn for record in run.records}

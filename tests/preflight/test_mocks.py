@@ -1,4 +1,5 @@
-"""The mock runner: stack files → config, programs → resources in the engine's form, errors, isolation."""
+"""The preflight's internals: Pulumi.yaml and stack files → config, wire values, mock answers, the recording monitor,
+programs → resources in the engine's form, errors, isolation."""
 
 from __future__ import annotations
 
@@ -10,25 +11,22 @@ from pathlib import Path
 import pytest
 import yaml
 
-from preflight.mocks import (
+from preflight.mock_answers import MockValues, call_answer, resource_answer
+from preflight.model import RecordedResource
+from preflight.project import PreflightInputError, program_python, read_project
+from preflight.runner import ProgramError, run_program
+from preflight.stackfile import StackFileError, StackSettings, load_stack_settings
+from preflight.wire import (
+    ARCHIVE_SIG,
+    ASSET_SIG,
     RESOURCE_SIG,
     SECRET_SIG,
     SIG_KEY,
     UNKNOWN,
-    PreflightInputError,
-    ProgramError,
-    StackSettings,
-    _mock_call,
     engine_value,
-    load_stack_settings,
     mask_secrets,
-    program_python,
-    read_project,
-    run_program,
     unwrap_secrets,
 )
-from preflight.model import RecordedResource
-from preflight.stackfile import StackFileError
 
 
 def write_program(root: Path, project: str, main: str, files: dict[str, str] | None = None) -> Path:
@@ -120,6 +118,43 @@ def test_read_project_rejects_non_programs(tmp_path: Path) -> None:
         read_project(tmp_path)
 
 
+def test_project_file_is_read_once_into_a_project(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "__main__.py").write_text("", encoding="utf-8")
+    (root / "Pulumi.yml").write_text(
+        "name: proj\nruntime: {name: python, options: {virtualenv: venv}}\nmain: src/\nstackConfigDir: envs\n"
+        "config:\n  region: {default: westeurope}\n  size: {value: 3}\n  plain: x\n  typed: {type: string}\n",
+        encoding="utf-8",
+    )
+    project = read_project(root)
+    assert (project.name, project.runtime, project.main, project.virtualenv) == ("proj", "python", "src/", "venv")
+    assert project.file == root / "Pulumi.yml"
+    assert project.entry_point == root / "src" / "__main__.py"  # `main` of a Pulumi.yml too
+    assert project.stack_file("qa") == root / "envs" / "Pulumi.qa.yaml"
+    assert project.config == {"region": "westeurope", "size": 3, "plain": "x"}
+    s = load_stack_settings(root, None)
+    assert s.config == {"proj:region": "westeurope", "proj:size": "3", "proj:plain": "x"}
+    assert (s.project, s.stack) == ("proj", "dev")
+
+
+def test_stack_file_follows_stack_config_dir(tmp_path: Path) -> None:
+    program = write_program(tmp_path, "p", "")
+    (program / "Pulumi.yaml").write_text("name: p\nruntime: python\nstackConfigDir: envs\n", encoding="utf-8")
+    assert read_project(program).stack_file("qa") == program / "envs" / "Pulumi.qa.yaml"
+    (program / "Pulumi.yaml").write_text("name: p\nruntime: python\n", encoding="utf-8")
+    assert read_project(program).stack_file("qa") == program / "Pulumi.qa.yaml"
+    repo = Path(__file__).resolve().parents[2]
+    assert read_project(repo).stack_file("dev") == repo / "stacks" / "Pulumi.dev.yaml"
+
+
+def test_bad_config_key_in_pulumi_yaml(tmp_path: Path) -> None:
+    program = write_program(tmp_path / "p", "proj", "")
+    (program / "Pulumi.yaml").write_text("name: proj\nruntime: python\nconfig:\n  ':x': 1\n", encoding="utf-8")
+    with pytest.raises(PreflightInputError, match=r"config key ':x': a config key looks like 'namespace:key'"):
+        load_stack_settings(program, None)
+
+
 # ---------------------------------------------------------------------------------------------------------------------
 # wire values
 
@@ -140,15 +175,65 @@ def test_engine_value_downgrades_resource_references_and_keeps_secrets_wrapped()
 
 
 def test_cluster_credentials_invoke_returns_a_base64_kubeconfig() -> None:
-    result = _mock_call("azure-native:containerservice:listManagedClusterUserCredentials", {"resourceName": "gpuaks"})
+    result = call_answer("azure-native:containerservice:listManagedClusterUserCredentials", {"resourceName": "gpuaks"})
     assert result is not None
     [entry] = result["kubeconfigs"]
     kubeconfig = yaml.safe_load(base64.b64decode(entry["value"]))
     assert kubeconfig["current-context"] == "gpuaks"
     assert kubeconfig["users"][0]["user"]["exec"]["command"] == "kubelogin"
-    client = _mock_call("azure-native:authorization:getClientConfig", {})
+    client = call_answer("azure-native:authorization:getClientConfig", {})
     assert client is not None and set(client) == {"clientId", "objectId", "subscriptionId", "tenantId"}
-    assert _mock_call("nobody:knows:this", {}) is None
+    assert call_answer("nobody:knows:this", {}) is None
+
+
+def test_wire_sentinels_are_the_sdks() -> None:
+    from pulumi.runtime import rpc
+
+    assert (
+        rpc._special_sig_key,
+        rpc._special_secret_sig,
+        rpc._special_resource_sig,
+        rpc._special_asset_sig,
+        rpc._special_archive_sig,
+        rpc.UNKNOWN,
+    ) == (SIG_KEY, SECRET_SIG, RESOURCE_SIG, ASSET_SIG, ARCHIVE_SIG, UNKNOWN)
+
+
+def test_mock_values_replace_the_preflights_answers() -> None:
+    fixed = MockValues(
+        subscription_id="sub",
+        tenant_id="tenant",
+        client_id="client",
+        object_id="object",
+        resource_id="/mock/{type}/{name}",
+        kubeconfig="fixed",
+        issuer_url="https://issuer",
+        stack_outputs={"a": 1},
+        secret_stack_outputs=("a",),
+    )
+    cluster = "azure-native:containerservice:ManagedCluster"
+    rid, outputs = resource_answer(cluster, "aks", {"resourceName": "gpuaks", "resourceGroupName": "rg"}, fixed)
+    assert rid == outputs["id"] == f"/mock/{cluster}/aks"
+    assert outputs["oidcIssuerProfile"] == {"issuerURL": "https://issuer"}
+    assert resource_answer(cluster, "aks", {"resourceName": "gpuaks", "resourceGroupName": "rg"})[0] == (
+        "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/"
+        "Microsoft.Containerservice/managedClusters/gpuaks"
+    )
+    rg = "azure-native:resources:ResourceGroup"
+    assert (
+        resource_answer(rg, "rg", {"resourceGroupName": "rg-x"}, fixed)[0] == "/subscriptions/sub/resourceGroups/rg-x"
+    )
+    assert resource_answer("time:index/sleep:Sleep", "wait", {}, fixed)[0] == "/mock/time:index/sleep:Sleep/wait"
+    assert resource_answer("time:index/sleep:Sleep", "wait", {})[0] == "wait-id"
+    assert resource_answer("pulumi:providers:kubernetes", "k8s", {})[0] == ""
+    assert resource_answer("pulumi:pulumi:StackReference", "org/p/prod", {}, fixed) == (
+        "org/p/prod",
+        {"name": "org/p/prod", "outputs": {"a": 1}, "secretOutputNames": ["a"]},
+    )
+    creds = call_answer("azure-native:containerservice:listManagedClusterUserCredentials", {}, fixed)
+    assert creds is not None and base64.b64decode(creds["kubeconfigs"][0]["value"]) == b"fixed"
+    client = call_answer("azure-native:authorization:getClientConfig", {}, fixed)
+    assert client == {"clientId": "client", "objectId": "object", "subscriptionId": "sub", "tenantId": "tenant"}
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -314,7 +399,7 @@ def test_pulumi_yaml_main_points_at_the_entry_point(tmp_path: Path) -> None:
     (root / "src" / "__main__.py").write_text(
         'import pulumi, lib\npulumi.CustomResource("t:m:R", "r", {"v": lib.NAME})\n', encoding="utf-8"
     )
-    assert read_project(root) == "proj"
+    assert read_project(root).name == "proj"
     run = run_program(StackSettings(program_dir=root, project="proj", stack="dev"))
     assert by_name(run.resources)["r"].inputs == {"v": "from-src"}
 

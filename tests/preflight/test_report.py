@@ -9,9 +9,9 @@ import pytest
 
 from preflight.analyzer import NotApplicable, PolicyInfo, Violation
 from preflight.cost import BUDGET_PACK, check_budget, estimate_cost, parse_budget
-from preflight.mocks import SECRET_SIG, SIG_KEY
 from preflight.model import RecordedResource
 from preflight.report import Report, budget_policy, budget_violation, render, render_sarif, to_json
+from preflight.wire import SECRET_SIG, SIG_KEY
 from tests.preflight.sarif_schema import sarif_errors
 
 PRE = "urn:pulumi:dev::azure-gpu-platform::"
