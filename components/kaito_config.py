@@ -242,7 +242,7 @@ def config_value_present(key: str) -> bool:
     """Whether the Pulumi config the program runs with has ``key`` (``<namespace>:<key>``), secret or not.
 
     A ``secure:`` value reaches the program decrypted under the engine, and as an opaque placeholder marked secret
-    under the offline preflight (``preflight/mocks.py``): present either way.
+    under the offline preflight (``preflight/mock_answers.py``): present either way.
     """
     from pulumi.runtime.config import get_config
 

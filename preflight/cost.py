@@ -22,8 +22,8 @@ from typing import Any
 
 from gpu_catalog import Catalog, default_catalog, is_gpu_size
 from gpu_catalog.problems import Problem, key_path
-from preflight.mocks import UNKNOWN, unwrap_secrets
 from preflight.model import RecordedResource
+from preflight.wire import UNKNOWN, unwrap_secrets
 from rules.budget import budget_shape
 from rules.resource_types import (
     is_agent_pool,

@@ -180,11 +180,11 @@ def test_runtime_download_preset_gets_the_secret_from_the_stacks_secret_config_v
 
 
 def test_offline_preflight_passes_a_secure_token_through_as_an_opaque_secret(tmp_path):
-    """A ``secure:`` value cannot be decrypted offline: preflight/mocks.py hands the program a placeholder and marks
+    """A ``secure:`` value cannot be decrypted offline: preflight/stackfile.py hands the program a placeholder and marks
     the key secret; the config check sees the key, and the Secret carries the placeholder, still secret."""
     import yaml
 
-    from preflight.mocks import load_stack_settings
+    from preflight.stackfile import load_stack_settings
 
     doc = {
         "config": {

@@ -17,8 +17,8 @@ from preflight.cost import (
     estimate_cost,
     parse_budget,
 )
-from preflight.mocks import SECRET_SIG, SIG_KEY, UNKNOWN
 from preflight.model import RecordedResource
+from preflight.wire import SECRET_SIG, SIG_KEY, UNKNOWN
 
 PREFIX = "urn:pulumi:dev::azure-gpu-platform::"
 POOL = "azure-native:containerservice:AgentPool"

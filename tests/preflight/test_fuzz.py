@@ -39,8 +39,8 @@ from components.config import (
 from components.config_keys import foreign_key_findings, referenced_keys
 from gpu_catalog.problems import render_problems
 from preflight.cost import budget_problems
-from preflight.mocks import PreflightInputError, load_stack_settings
-from preflight.stackfile import StackFileError, read_stack_file
+from preflight.project import PreflightInputError
+from preflight.stackfile import StackFileError, load_stack_settings, read_stack_file
 from tests.preflight.fuzz_cases import PROJECT, FuzzCase, fixed_cases, random_cases
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from preflight.mocks import load_stack_settings
-from preflight.stackfile import StackFileError, decode, read_stack_file
+from preflight.stackfile import StackFileError, decode, load_stack_settings, read_stack_file
 from tests.components.harness import REPO_ROOT, STACKS_DIR
 
 DEV = (STACKS_DIR / "Pulumi.dev.yaml").read_text(encoding="utf-8")
