@@ -6,9 +6,10 @@ resource is registered, and every message names the key and what is allowed.
 
 The guard rails themselves (GPU node types, GPU ML runtime, no Photon, dedicated access and its principal, GPU
 scheduling) and the facts behind them live in ``rules/databricks.py``, shared with the policy pack: each validator
-here builds :class:`~rules.databricks.DatabricksCluster` facts from the keys validated so far (field order matters:
-later validators read earlier fields, ``info.data``), calls the rule and refuses with its message at the key the
-finding names. What is left here is the stack file's own shape (names, URLs, workers, autotermination).
+here checks one key on its own; the rules that relate keys run on the whole validated cluster
+(:func:`cluster_problems`, called by :func:`databricks_stack_problems`), so no validator depends on field order, and
+each refusal is at the key the finding names. What is left here is the stack file's own shape (names, URLs, workers,
+autotermination).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from gpu_catalog import DEFAULT_FLOOR, GpuSize, default_catalog
 from rules import Finding, NotApplicable
@@ -202,7 +203,7 @@ class DatabricksAutoscaleConfig(StrictModel):
 
 
 class DatabricksClusterConfig(StrictModel):
-    """One GPU cluster. Field order matters: later validators read earlier fields (``info.data``)."""
+    """One GPU cluster. Validators check single keys; the rules relating keys run in :func:`cluster_problems`."""
 
     name: str
     customImage: str | None = None
@@ -237,79 +238,32 @@ class DatabricksClusterConfig(StrictModel):
             )
         return v
 
-    @field_validator("sparkVersion")
-    @classmethod
-    def _spark_version(cls, v: str, info: ValidationInfo) -> str:
-        facts = cluster_facts({**info.data, "sparkVersion": v})
-        _refuse("sparkVersion", gpu_runtime(facts), gpu_no_photon(facts), runtime_key(facts))
-        return v
-
     @field_validator("nodeTypeId")
     @classmethod
-    def _node_type(cls, v: str, info: ValidationInfo) -> str:
-        _refuse("nodeTypeId", gpu_node_types(cluster_facts({**info.data, "nodeTypeId": v}), size_rules=True))
+    def _node_type(cls, v: str) -> str:
+        _refuse("nodeTypeId", gpu_node_types(cluster_facts({"nodeTypeId": v}), size_rules=True))
         return default_catalog()[v].name  # the catalog's spelling
 
     @field_validator("driverNodeTypeId")
     @classmethod
-    def _driver_node_type(cls, v: str | None, info: ValidationInfo) -> str | None:
+    def _driver_node_type(cls, v: str | None) -> str | None:
         if v is None:
             return v
-        facts = cluster_facts({**info.data, "driverNodeTypeId": v})
-        _refuse("driverNodeTypeId", gpu_node_types(facts, size_rules=True))
+        _refuse("driverNodeTypeId", gpu_node_types(cluster_facts({"driverNodeTypeId": v}), size_rules=True))
         return default_catalog()[v].name
 
     @field_validator("tasksPerGpu", mode="before")
     @classmethod
-    def _tasks_per_gpu(cls, v: Any, info: ValidationInfo) -> Any:
+    def _tasks_per_gpu(cls, v: Any) -> Any:
         if isinstance(v, float) and v.is_integer():
             v = int(v)  # YAML may write 4 as 4.0
-        _refuse("tasksPerGpu", tasks_per_gpu(cluster_facts({**info.data, "tasksPerGpu": v})))
-        return v
-
-    @field_validator("numWorkers")
-    @classmethod
-    def _num_workers(cls, v: int | None, info: ValidationInfo) -> int | None:
-        workload = info.data.get("workload")
-        if v is None:
-            return v
-        if workload == "singleNode":
-            if v != 0:
-                raise ValueError(
-                    f"numWorkers must be 0 (or unset) for workload 'singleNode', got {v}: single-node compute "
-                    "runs Spark on the driver only"
-                )
-            return v
-        if v < 1:
-            raise ValueError(
-                f"numWorkers must be ≥ 1 for workload {workload!r}, got {v}; for a driver-only cluster use "
-                "workload 'singleNode'"
-            )
-        return v
-
-    @field_validator("autoscale")
-    @classmethod
-    def _autoscale(cls, v: DatabricksAutoscaleConfig | None, info: ValidationInfo) -> DatabricksAutoscaleConfig | None:
-        workload = info.data.get("workload")
-        num_workers = info.data.get("numWorkers")
-        if workload == "singleNode":
-            if v is not None:
-                raise ValueError("autoscale does not apply to workload 'singleNode' (driver only, no workers)")
-            return v
-        if "numWorkers" not in info.data:
-            return v  # numWorkers itself is invalid and already reported
-        if v is not None and num_workers is not None:
-            raise ValueError("set either numWorkers (fixed size) or autoscale (minWorkers/maxWorkers), not both")
-        if v is None and num_workers is None and workload in ("training", "inference"):
-            raise ValueError(
-                f"workload {workload!r} needs workers: set numWorkers (fixed size) or autoscale "
-                "{minWorkers, maxWorkers}"
-            )
+        if v is not None:  # the number itself; whether the workload takes one is cluster_problems' business
+            _refuse("tasksPerGpu", tasks_per_gpu(cluster_facts({"tasksPerGpu": v, "workload": "inference"})))
         return v
 
     @field_validator("dedicatedGroup")
     @classmethod
-    def _dedicated_group(cls, v: str | None, info: ValidationInfo) -> str | None:
+    def _dedicated_group(cls, v: str | None) -> str | None:
         if v is None:
             return v
         if "@" in v:
@@ -322,33 +276,17 @@ class DatabricksClusterConfig(StrictModel):
                 f"dedicatedGroup {v!r} is not a workspace group name: 1-256 characters, no leading or trailing "
                 "whitespace, no line breaks"
             )
-        _refuse("dedicatedGroup", dedicated_group(cluster_facts({**info.data, "dedicatedGroup": v})))
         return v
 
     @field_validator("singleUserName")
     @classmethod
-    def _single_user_name(cls, v: str | None, info: ValidationInfo) -> str | None:
-        if "dedicatedGroup" not in info.data:
-            return v  # dedicatedGroup itself is invalid and already reported
-        group = info.data.get("dedicatedGroup")
-        _refuse("singleUserName", gpu_dedicated_access(cluster_facts({**info.data, "singleUserName": v})))
-        if v is not None and group is not None:
-            raise ValueError(
-                f"set either singleUserName (a user: {v!r}) or dedicatedGroup (a group: {group!r}), not both: "
-                "dedicated compute has exactly one principal"
-            )
-        if v is not None and not _USER_NAME_RE.match(v):
+    def _single_user_name(cls, v: str | None) -> str | None:
+        if v is not None and v.strip() and not _USER_NAME_RE.match(v):
             raise ValueError(
                 f"singleUserName {v!r} is not a workspace user name: {SINGLE_USER} compute is assigned to one user, "
                 f"named by their e-mail (user name), e.g. '{EXAMPLE_USER}'. To dedicate the cluster to a group, "
                 "set dedicatedGroup instead"
             )
-        return v
-
-    @field_validator("photon")
-    @classmethod
-    def _photon(cls, v: bool, info: ValidationInfo) -> bool:
-        _refuse("photon", gpu_no_photon(cluster_facts({**info.data, "photon": v})))
         return v
 
     @field_validator("autoterminationMinutes")
@@ -448,9 +386,74 @@ class DatabricksConfig(StrictModel):
         return v
 
 
+def cluster_problems(cluster: DatabricksClusterConfig) -> list[tuple[str, str]]:
+    """The rules that relate a cluster's keys, as ``(key, message)``: the first problem per key, in key order."""
+    facts = cluster.facts
+    found: list[tuple[str, str]] = []
+
+    def refuse(key: str, *results: list[Finding] | NotApplicable) -> None:
+        messages = [m for r in results for m in _findings(r, key)]
+        if messages and all(k != key for k, _ in found):
+            found.append((key, messages[0]))
+
+    refuse("sparkVersion", gpu_runtime(facts), gpu_no_photon(facts), runtime_key(facts))
+    if cluster.tasksPerGpu is not None or cluster.workload == "inference":
+        refuse("tasksPerGpu", tasks_per_gpu(facts))
+    workload, workers = cluster.workload, cluster.numWorkers
+    if workers is not None and workload == "singleNode" and workers != 0:
+        found.append(
+            (
+                "numWorkers",
+                f"numWorkers must be 0 (or unset) for workload 'singleNode', got {workers}: single-node compute runs "
+                "Spark on the driver only",
+            )
+        )
+    elif workers is not None and workload != "singleNode" and workers < 1:
+        found.append(
+            (
+                "numWorkers",
+                f"numWorkers must be ≥ 1 for workload {workload!r}, got {workers}; for a driver-only cluster use "
+                "workload 'singleNode'",
+            )
+        )
+    if workload == "singleNode":
+        if cluster.autoscale is not None:
+            found.append(("autoscale", "autoscale does not apply to workload 'singleNode' (driver only, no workers)"))
+    elif cluster.autoscale is not None and workers is not None:
+        found.append(("autoscale", "set either numWorkers (fixed size) or autoscale (minWorkers/maxWorkers), not both"))
+    elif cluster.autoscale is None and workers is None:
+        found.append(
+            (
+                "autoscale",
+                f"workload {workload!r} needs workers: set numWorkers (fixed size) or autoscale {{minWorkers, "
+                "maxWorkers}",
+            )
+        )
+    if cluster.dedicatedGroup is not None:
+        refuse("dedicatedGroup", dedicated_group(facts))
+    refuse("singleUserName", gpu_dedicated_access(facts))
+    if (
+        cluster.singleUserName is not None
+        and cluster.dedicatedGroup is not None
+        and all(k != "singleUserName" for k, _ in found)
+    ):
+        found.append(
+            (
+                "singleUserName",
+                f"set either singleUserName (a user: {cluster.singleUserName!r}) or dedicatedGroup (a group: "
+                f"{cluster.dedicatedGroup!r}), not both: dedicated compute has exactly one principal",
+            )
+        )
+    refuse("photon", gpu_no_photon(facts))
+    return found
+
+
 def databricks_stack_problems(databricks: DatabricksConfig | None, *, floor: str) -> list[tuple[str, str]]:
-    """Cross-section problems of ``databricks`` as ``(key path, message)``: node types against a raised GPU floor."""
+    """Problems of ``databricks`` as ``(key path, message)``: the rules relating each cluster's keys
+    (:func:`cluster_problems`), and node types against a raised GPU floor."""
     problems: list[tuple[str, str]] = []
+    for i, cluster in enumerate(databricks.clusters if databricks is not None else []):
+        problems += [(f"databricks.clusters[{i}].{key}", message) for key, message in cluster_problems(cluster)]
     if databricks is None or floor == DEFAULT_FLOOR or floor not in default_catalog():
         return problems
     for i, cluster in enumerate(databricks.clusters):

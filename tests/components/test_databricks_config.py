@@ -11,6 +11,7 @@ from components.databricks_config import (
     DatabricksClusterConfig,
     DatabricksConfig,
     DatabricksWorkspaceConfig,
+    cluster_problems,
     task_gpu_amount,
 )
 
@@ -43,11 +44,16 @@ def stack(**cluster_overrides: Any) -> dict[str, Any]:
 
 
 def rejection(data: dict[str, Any]) -> tuple[tuple[str | int, ...], str]:
-    with pytest.raises(ValidationError) as info:
-        DatabricksConfig.model_validate(data)
-    errors = info.value.errors()
-    assert len(errors) == 1, errors
-    return tuple(errors[0]["loc"]), errors[0]["msg"]
+    """The one problem of ``data``: a key's own shape (the model) or a rule relating keys (cluster_problems)."""
+    try:
+        cfg = DatabricksConfig.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        assert len(errors) == 1, errors
+        return tuple(errors[0]["loc"]), errors[0]["msg"]
+    found = [(("clusters", i, key), msg) for i, c in enumerate(cfg.clusters) for key, msg in cluster_problems(c)]
+    assert len(found) == 1, found
+    return found[0][0], "Value error, " + found[0][1]
 
 
 def test_baseline_is_valid_with_defaults():
@@ -272,9 +278,12 @@ def test_task_gpu_amount_is_what_spark_accepts(n: int, amount: str):
     assert int(1 / float(amount)) == n  # Spark runs floor(1/amount) tasks per GPU
 
 
-def test_cluster_model_alone_rejects_photon():
-    with pytest.raises(ValidationError, match="photon"):
-        DatabricksClusterConfig.model_validate({**BASE_CLUSTER, "photon": True})
+def test_rules_relating_keys_run_on_the_whole_cluster_in_any_key_order():
+    """No validator reads earlier fields: the same cluster written in any key order gets the same problems."""
+    forward = DatabricksClusterConfig.model_validate({**BASE_CLUSTER, "photon": True})
+    backward = DatabricksClusterConfig.model_validate(dict(reversed(list({**BASE_CLUSTER, "photon": True}.items()))))
+    assert [key for key, _ in cluster_problems(forward)] == ["photon"]
+    assert cluster_problems(forward) == cluster_problems(backward)
 
 
 def test_raised_floor_rejects_a10_node_types_at_stack_level():
@@ -358,7 +367,7 @@ def test_group_needs_dbr_15_4_or_later():
 
 
 def test_group_with_custom_image_is_refused():
-    loc, msg = rejection(
+    cfg = DatabricksConfig.model_validate(
         stack(
             singleUserName=None,
             dedicatedGroup="ml-platform",
@@ -366,8 +375,10 @@ def test_group_with_custom_image_is_refused():
             sparkVersion="17.3.x-scala2.13",
         )
     )
-    assert loc == ("clusters", 0, "dedicatedGroup")
-    assert "dedicatedGroup cannot be combined with customImage" in msg
+    found = dict(cluster_problems(cfg.clusters[0]))
+    # Both keys are named whatever their order in the file (field order used to hide the sparkVersion one).
+    assert sorted(found) == ["dedicatedGroup", "sparkVersion"]
+    assert "dedicatedGroup cannot be combined with customImage" in found["dedicatedGroup"]
 
 
 def test_single_node_group_cluster_leaves_the_profile_to_databricks():
