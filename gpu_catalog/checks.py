@@ -15,13 +15,6 @@ from .catalog import Catalog, GpuSize, default_catalog
 DEFAULT_FLOOR = "Standard_NC6s_v3"
 """One whole V100: 16 GiB per GPU, CUDA compute capability 7.0 (the AKS docs' long-standing minimum)."""
 
-RULE_NVV4 = "gpu-size-no-nvv4"
-RULE_MINIMUM = "gpu-size-minimum"
-RULE_RETIRED = "gpu-size-not-retired"
-RULE_KNOWN = "gpu-size-known"
-RULE_AKS = "gpu-size-aks-supported"
-RULE_MIG = "gpu-mig-profile-capable-size"
-RULE_AMD = "gpu-amd-no-nvidia-features"
 
 AMD_NEEDS = (
     "AMD GPUs need the AMD GPU Operator (its driver and ROCm device plugin advertise amd.com/gpu), which this "
@@ -39,9 +32,8 @@ _N_FAMILY_RE = re.compile(r"^standard_n", re.IGNORECASE)
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One problem with one size: the rule that found it, the size as written, and the message."""
+    """One problem with one size: the size as written and the message (the policy that reports it has its own name)."""
 
-    rule: str
     size: str
     message: str
 
@@ -64,7 +56,6 @@ def check_nvv4(name: str) -> Finding | None:
     if not is_nvv4(name):
         return None
     return Finding(
-        RULE_NVV4,
         name,
         f"{name} is an NVv4 size (partial AMD Radeon Instinct MI25): AKS does not support the NVv4 series and "
         "its GPU has no CUDA. Use an NVIDIA size such as Standard_NC4as_T4_v3 (inference) or "
@@ -79,7 +70,6 @@ def check_known(name: str, catalog: Catalog | None = None) -> Finding | None:
         return None
     suggestions = ", ".join(cat.suggest(name))
     return Finding(
-        RULE_KNOWN,
         name,
         f"{name} is not a GPU size in the catalog: unknown sizes are rejected because their GPU, memory and "
         f"lifecycle cannot be checked (typo, or a size newer than the catalog). Closest known sizes: {suggestions}. "
@@ -93,7 +83,6 @@ def check_retired(name: str, today: date | None = None, catalog: Catalog | None 
         return None
     when = size.retirement_date.isoformat() if size.retirement_date else "an earlier date"
     return Finding(
-        RULE_RETIRED,
         name,
         f"{size.name} ({size.gpu_model}) was retired by Microsoft on {when}: new VMs of this size cannot be "
         f"deployed and running ones are deallocated. Microsoft's migration target: {size.migration_text}.",
@@ -146,7 +135,6 @@ def check_minimum(name: str, floor: str = DEFAULT_FLOOR, catalog: Catalog | None
     ]
     better.sort(key=lambda n: (cat[n].price_usd_per_hour is None, cat[n].price_usd_per_hour or 0.0, n))
     return Finding(
-        RULE_MINIMUM,
         name,
         f"{size.name} ({size.gpu_model}, {size.gpu_count} GPU) is below the GPU floor {ref.name} "
         f"({ref.gpu_model}: {ref.gpu_memory_gib_per_gpu:g} GiB, compute capability "
@@ -161,7 +149,6 @@ def check_aks_supported(name: str, catalog: Catalog | None = None) -> Finding | 
         return None
     note = f" ({size.aks_note})" if size.aks_note else ""
     return Finding(
-        RULE_AKS,
         name,
         f"{size.name} ({size.gpu_model}) is not supported for AKS node pools{note}. "
         "Use an AKS-supported NVIDIA size such as Standard_NC4as_T4_v3, Standard_NV36ads_A10_v5 or "
@@ -176,7 +163,6 @@ def check_mig_profile(name: str, profile: str | None, catalog: Catalog | None = 
     cat = _cat(catalog)
     if profile not in MIG_PROFILES:
         return Finding(
-            RULE_MIG,
             name,
             f"gpuInstanceProfile {profile!r} is not an AKS MIG profile; allowed: {', '.join(MIG_PROFILES)}.",
         )
@@ -186,7 +172,6 @@ def check_mig_profile(name: str, profile: str | None, catalog: Catalog | None = 
     capable = sorted(s.name for s in cat.sizes() if s.mig_capable and not s.is_retired())
     model = f" ({size.gpu_model})" if size is not None else ""
     return Finding(
-        RULE_MIG,
         name,
         f"gpuInstanceProfile {profile} needs a MIG-capable GPU, and {name}{model} is not one: only A100, H100 "
         f"and H200 sizes can be partitioned with Multi-Instance GPU. Remove the profile or use one of: "
@@ -220,7 +205,6 @@ def check_amd_features(
             (
                 "vmSize",
                 Finding(
-                    RULE_AMD,
                     name,
                     f"{gpus}, and NVIDIA's GPU operator (gpuOperator.enabled) manages every Linux GPU pool here: it "
                     f"installs NVIDIA drivers and device plugins only, so these GPUs would stay unusable. {AMD_NEEDS}; "
@@ -233,7 +217,6 @@ def check_amd_features(
             (
                 "driver",
                 Finding(
-                    RULE_AMD,
                     name,
                     f"{gpus}: AKS creates an AMD GPU pool only with the driver install skipped (gpuProfile.driver "
                     f"None), and nothing here would install one. {AMD_NEEDS}.",
@@ -245,7 +228,6 @@ def check_amd_features(
             (
                 "sharing",
                 Finding(
-                    RULE_AMD,
                     name,
                     f"{gpus}: {sharing} is a feature of NVIDIA's device plugin and does nothing on AMD GPUs. "
                     f"{AMD_NEEDS}; remove sharing.",
@@ -257,7 +239,6 @@ def check_amd_features(
             (
                 "osSku",
                 Finding(
-                    RULE_AMD,
                     name,
                     f"{gpus}: AKS supports AMD GPU pools on Ubuntu only, not {os_sku}. Allowed: Ubuntu, Ubuntu2204.",
                 ),

@@ -28,9 +28,6 @@ FACTS_DIR = Path(__file__).with_name("facts")
 KUBERNETES_FACTS = FACTS_DIR / "aks_kubernetes.json"
 GPU_OPERATOR_FACTS = FACTS_DIR / "gpu_operator.json"
 
-RULE_K8S_SUPPORTED = "aks-kubernetes-version-supported"
-RULE_K8S_EXPIRING = "aks-kubernetes-version-expiring"
-RULE_OPERATOR_PLATFORM = "gpu-operator-platform-supported"
 
 DEFAULT_EXPIRY_WARNING_DAYS = 60
 """How long before a version's end of life the advisory policy and the preflight start warning."""
@@ -150,9 +147,9 @@ def is_lts(tier: str | None, support_plan: str | None) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class VersionFinding:
-    """A version that cannot be used (``rule`` = :data:`RULE_K8S_SUPPORTED`) or expires soon (``RULE_K8S_EXPIRING``)."""
+    """A version that cannot be used (:func:`check_kubernetes_version`) or expires soon
+    (:func:`check_kubernetes_expiry`)."""
 
-    rule: str
     version: str
     message: str
 
@@ -184,7 +181,6 @@ def check_kubernetes_version(
     choices = _choices(facts, today)
     if minor is None:
         return VersionFinding(
-            RULE_K8S_SUPPORTED,
             version,
             f"{version!r} is not a Kubernetes version: use 'major.minor' (AKS picks the latest patch) or "
             f"'major.minor.patch'. Versions AKS creates today ({today.isoformat()}): {choices}.",
@@ -199,7 +195,6 @@ def check_kubernetes_version(
             else "older than every version this project tracks; AKS removed it long ago"
         )
         return VersionFinding(
-            RULE_K8S_SUPPORTED,
             version,
             f"Kubernetes {version} is {why}, so its availability cannot be confirmed. "
             f"Versions AKS creates today ({today.isoformat()}): {choices}.",
@@ -208,7 +203,6 @@ def check_kubernetes_version(
         return None
     if today < row.aks_ga:
         return VersionFinding(
-            RULE_K8S_SUPPORTED,
             version,
             f"Kubernetes {minor} is not generally available on AKS yet (GA planned {row.aks_ga:%b %Y}); "
             f"preview versions are not for these stacks. Use one of: {choices}.",
@@ -228,7 +222,6 @@ def check_kubernetes_version(
         else ""
     )
     return VersionFinding(
-        RULE_K8S_SUPPORTED,
         version,
         f"Kubernetes {minor} can no longer be created on AKS: its end of life was {row.end_of_life.isoformat()} "
         f"(today is {today.isoformat()}); after that AKS creates no new clusters or node pools on it{platform}."
@@ -259,7 +252,6 @@ def check_kubernetes_expiry(
     kind = "LTS end of life" if lts and last == row.lts_end_of_life else "end of life"
     later = [v.minor for v in facts.creatable(today) if minor_tuple(v.minor) > minor_tuple(row.minor)]
     return VersionFinding(
-        RULE_K8S_EXPIRING,
         version,
         f"Kubernetes {minor} reaches its AKS {kind} on {last.isoformat()}, in {left} day{'s' if left != 1 else ''}: "
         f"from the day after, new clusters and node pools (including replacements and scale-out of new pools) on "
@@ -374,9 +366,6 @@ __all__ = [
     "DEFAULT_SUPPORT_PLAN",
     "LTS_SUPPORT_PLAN",
     "LTS_TIER",
-    "RULE_K8S_EXPIRING",
-    "RULE_K8S_SUPPORTED",
-    "RULE_OPERATOR_PLATFORM",
     "KubernetesFacts",
     "KubernetesMinor",
     "LifecycleFactsError",

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pulumi_policy import PolicyConfigSchema, ReportViolation, Severity, StackValidationArgs
 
 from gpu_catalog import clock
-from gpu_catalog.lifecycle import DEFAULT_EXPIRY_WARNING_DAYS, RULE_K8S_EXPIRING, check_kubernetes_expiry
+from gpu_catalog.lifecycle import DEFAULT_EXPIRY_WARNING_DAYS, check_kubernetes_expiry
 
 from ._kubernetes import judge, version_fields
 from ._meta import ADVISORY, GpuStackPolicy
 from ._resources import Review
 
-NAME = RULE_K8S_EXPIRING
+NAME = "aks-kubernetes-version-expiring"
 WARN_DAYS = "warnDays"
 
 

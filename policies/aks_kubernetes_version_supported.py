@@ -5,13 +5,13 @@ from __future__ import annotations
 from pulumi_policy import ReportViolation, Severity, StackValidationArgs
 
 from gpu_catalog import clock
-from gpu_catalog.lifecycle import LTS_SUPPORT_PLAN, LTS_TIER, RULE_K8S_SUPPORTED, check_kubernetes_version
+from gpu_catalog.lifecycle import LTS_SUPPORT_PLAN, LTS_TIER, check_kubernetes_version
 
 from ._kubernetes import judge, version_fields
 from ._meta import MANDATORY, GpuStackPolicy
 from ._resources import Review
 
-NAME = RULE_K8S_SUPPORTED
+NAME = "aks-kubernetes-version-supported"
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog import RULE_MIG, check_mig_profile
+from gpu_catalog import check_mig_profile
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import UNKNOWN, Review, pools_of
+
+NAME = "gpu-mig-profile-capable-size"
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -30,7 +32,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
 
 
 POLICY = GpuResourcePolicy(
-    name=RULE_MIG,
+    name=NAME,
     what="A node pool's gpuInstanceProfile (MIG1g/MIG2g/MIG3g/MIG4g/MIG7g) only on a MIG-capable size.",
     why="Only A100, H100 and H200 GPUs support Multi-Instance GPU; on any other size AKS rejects the pool, and the "
     "profile is create-time only (changing it replaces the pool).",

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, Severity, StackValidationArgs
 
-from gpu_catalog.lifecycle import RULE_OPERATOR_PLATFORM, check_operator_platform
+from gpu_catalog.lifecycle import check_operator_platform
 from rules.resource_types import is_managed_cluster
 
 from ._meta import MANDATORY, GpuStackPolicy
 from ._resources import UNKNOWN, Review, get, plain
 from ._stack import gpu_operators, linux_gpu_pools
 
-NAME = RULE_OPERATOR_PLATFORM
+NAME = "gpu-operator-platform-supported"
 DEFAULT_LINUX_OS_SKU = "Ubuntu"
 """What AKS uses for a Linux pool without osSKU (REST spec 2025-09-01: 'The default is Ubuntu if OSType is Linux')."""
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog import RULE_AKS, check_aks_supported
+from gpu_catalog import check_aks_supported
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import review_sizes
+
+NAME = "gpu-size-aks-supported"
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -17,7 +19,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
 
 
 POLICY = GpuResourcePolicy(
-    name=RULE_AKS,
+    name=NAME,
     what="AKS node pools (AgentPool, ManagedCluster.agentPoolProfiles) use GPU sizes that AKS supports.",
     why="AKS has no GPU driver/device-plugin support for some sizes (AMD V620/V710, preview RTX PRO 6000): the pool "
     "would come up without usable GPUs.",

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog import RULE_KNOWN, check_known
+from gpu_catalog import check_known
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import review_sizes
+
+NAME = "gpu-size-known"
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -15,7 +17,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
 
 
 POLICY = GpuResourcePolicy(
-    name=RULE_KNOWN,
+    name=NAME,
     what="Every N-family size (Standard_N…) is in the GPU catalog.",
     why="An unknown size (a typo, or newer than the catalog) cannot be checked for GPU, memory and lifecycle, so it "
     "is rejected rather than waved through; the message names the closest known sizes.",

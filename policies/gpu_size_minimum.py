@@ -6,12 +6,14 @@ from functools import partial
 
 from pulumi_policy import PolicyConfigSchema, ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog import DEFAULT_FLOOR, RULE_MINIMUM, check_minimum, default_catalog, floor_size
+from gpu_catalog import DEFAULT_FLOOR, check_minimum, default_catalog, floor_size
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import review_sizes
 
 CONFIG_KEY = "minimumSize"
+
+NAME = "gpu-size-minimum"
 
 
 def configured_floor(args: ResourceValidationArgs) -> str:
@@ -21,11 +23,11 @@ def configured_floor(args: ResourceValidationArgs) -> str:
     """
     value = args.get_config().get(CONFIG_KEY) or DEFAULT_FLOOR
     if not isinstance(value, str):
-        raise ValueError(f"policy {RULE_MINIMUM}: config {CONFIG_KEY} must be a size name, got {value!r}")
+        raise ValueError(f"policy {NAME}: config {CONFIG_KEY} must be a size name, got {value!r}")
     try:
         return floor_size(value).name
     except ValueError as exc:
-        raise ValueError(f"policy {RULE_MINIMUM}: {exc}") from exc
+        raise ValueError(f"policy {NAME}: {exc}") from exc
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -33,7 +35,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
 
 
 POLICY = GpuResourcePolicy(
-    name=RULE_MINIMUM,
+    name=NAME,
     what="No GPU size below the floor: smaller GPU memory per GPU, lower CUDA compute capability, or only a "
     "fraction of a GPU than the floor size.",
     why="Below one whole V100 (16 GiB, compute capability 7.0) current CUDA/ML stacks and KAITO presets do not fit "

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog import RULE_NVV4, check_nvv4
+from gpu_catalog import check_nvv4
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import review_sizes
+
+NAME = "gpu-size-no-nvv4"
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -15,7 +17,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
 
 
 POLICY = GpuResourcePolicy(
-    name=RULE_NVV4,
+    name=NAME,
     what="No NVv4 size (Standard_NV*as_v4, Standard_NV*ahs_v4) in any node pool, Databricks cluster or KAITO "
     "Workspace.",
     why="NVv4 is a partial AMD Radeon Instinct MI25 without CUDA, AKS does not support it, and the series is retiring.",

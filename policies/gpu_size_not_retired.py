@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog import RULE_RETIRED, check_retired
+from gpu_catalog import check_retired
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import review_sizes
+
+NAME = "gpu-size-not-retired"
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -15,7 +17,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
 
 
 POLICY = GpuResourcePolicy(
-    name=RULE_RETIRED,
+    name=NAME,
     what="No retired GPU size (per the catalog's lifecycle dates).",
     why="Retired sizes cannot be deployed and running VMs are deallocated; the message names Microsoft's migration "
     "target.",
