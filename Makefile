@@ -43,3 +43,10 @@ preflight: setup
 
 clean:
 	rm -rf $(VENV)
+
+# The publishable policy pack (docs/policy-pack-publishing.md): policies/ with the gpu_catalog and rules it imports and
+# pinned requirements, in build/policy-pack (PACK_OUT=DIR for another place). Publish it from there.
+PACK_OUT ?= build/policy-pack
+.PHONY: pack
+pack: setup
+	$(PY) -m policies._build_pack $(PACK_OUT)

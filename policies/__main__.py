@@ -1,17 +1,26 @@
-"""Entry point of the CrossGuard pack ``azure-gpu-guardrails``.
+"""Entry point of the CrossGuard pack ``azure-gpu-guardrails``: the same file in the repository and in a built pack.
 
-The Pulumi engine starts it as ``python -u -m pulumi.policy <engine-address> <this folder>`` with the working
-directory in ``policies/`` (``runpy`` runs this file; only this folder is on ``sys.path``). The pack reuses the
-project's GPU catalog, so it puts the repository root on ``sys.path`` first and then imports ``gpu_catalog`` and
-``policies.*`` from there. ``PolicyPack(...)`` serves gRPC, prints its port on the first stdout line and blocks.
+The Pulumi engine starts a Python pack as ``python -u -m pulumi.policy <engine-address> <pack folder>`` with the
+working directory in the pack folder; ``runpy`` runs this file with that folder first on ``sys.path``. The policies
+import the GPU catalog (``gpu_catalog``) and the rules layer (``rules``) as top-level packages, so the folder that holds
+``policies/`` next to them goes first on ``sys.path``:
+
+- in the repository (``--policy-pack policies``) this file is ``policies/__main__.py`` and that folder is the
+  repository root, the parent folder;
+- in a built pack (``make pack``, ``python -m policies._build_pack``: what ``pulumi policy publish`` uploads) this file
+  is the pack's top-level ``__main__.py`` and the packages were copied next to it: that folder is the pack itself, and
+  nothing outside it is used.
+
+``PolicyPack(...)`` serves gRPC, prints its port on the first stdout line and blocks.
 """
 
 import sys
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+HERE = Path(__file__).resolve().parent
+PACKAGES_ROOT = HERE if (HERE / "policies" / "__init__.py").is_file() else HERE.parent
+if str(PACKAGES_ROOT) not in sys.path:
+    sys.path.insert(0, str(PACKAGES_ROOT))
 
 from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402
 
