@@ -327,12 +327,12 @@ def test_every_problem_of_the_file_in_one_list_whoever_finds_it(tmp_path: Path) 
         "nothing was deployed):"
     )
     paths = [line.removeprefix(f"  {stack}: ").split(": ", 1)[0] for line in lines[1:]]
-    # The program's problems first (shape, then cross-field rules), then the preflight's on keys not yet named.
+    # The program's problems first (shape, then the rules), then the preflight's on keys not yet named.
     assert paths == [
         "location",
+        "gpuPools[0].vmSize",
+        "gpuPools[0].vmSize",
         "budget.monthlyUsd",
-        "gpuPools[0].vmSize",
-        "gpuPools[0].vmSize",
         "gpuPools[0].spot",
         "policy.gpu-size-minimun",
     ], lines
