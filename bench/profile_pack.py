@@ -36,6 +36,7 @@ from bench._common import ROOT
 BUCKETS: list[tuple[str, str]] = [
     (str(ROOT / "policies"), "our policies (policies/)"),
     (str(ROOT / "gpu_catalog"), "our catalog (gpu_catalog/)"),
+    (str(ROOT / "rules"), "our rules (rules/)"),
     (str(ROOT / "preflight"), "our analyzer client (preflight/)"),
     ("pulumi_policy", "pulumi_policy SDK"),
     ("google/protobuf", "protobuf (json_format, messages)"),
