@@ -10,10 +10,11 @@ created **one after another** because AKS rejects concurrent agent-pool operatio
 Kubernetes API access (first ``pulumi up``)
 -------------------------------------------
 Local accounts are disabled and Azure RBAC authorizes the Kubernetes API, so nothing can reach the cluster until
-someone holds an AKS data-plane role. Unless ``cluster.access.grantDeployer`` is false, the component assigns
-*Azure Kubernetes Service RBAC Cluster Admin* (``gpu_catalog/facts/aks_access.json``) at the cluster's scope to the
-identity running ``pulumi up`` (``authorization.getClientConfig``) and to every ``adminGroupObjectIds`` group, then
-waits ``cluster.access.propagationWaitSeconds`` (default 300: Microsoft documents up to five minutes before a new
+someone holds an AKS data-plane role. Unless ``access.grant_deployer`` is false (``cluster.access.grantDeployer`` in
+a stack file), the component assigns *Azure Kubernetes Service RBAC Cluster Admin*
+(``gpu_catalog/facts/aks_access.json``) at the cluster's scope to the identity running ``pulumi up``
+(``authorization.getClientConfig``) and to every ``admin_group_object_ids`` group, then waits
+``access.propagation_wait_seconds`` (default 300: Microsoft documents up to five minutes before a new
 assignment is enforced) with a ``time.Sleep`` that re-runs when an assignment is replaced. The Kubernetes provider
 and every Kubernetes resource depend on that wait (:attr:`AksGpuCluster.kubernetes_access`). Creating role
 assignments needs Owner or User Access Administrator on the cluster's resource group.
@@ -23,30 +24,137 @@ Credentials and kubelogin
 Local accounts are disabled, so admin credentials are refused. :attr:`AksGpuCluster.kubeconfig` is the *user*
 kubeconfig (``listClusterUserCredential`` with ``format=exec``), kept secret. It authenticates through the
 ``kubelogin`` exec plugin: whoever runs ``pulumi up`` needs ``kubelogin`` on ``PATH`` and an Entra identity with an
-AKS RBAC role on the cluster (see ``cluster.adminGroupObjectIds``). Pick the login method with the environment
+AKS RBAC role on the cluster (see ``admin_group_object_ids``). Pick the login method with the environment
 variable ``AAD_LOGIN_METHOD`` (``azurecli`` on a workstation after ``az login``; ``workloadidentity``, ``spn`` or
 ``msi`` in CI).
+
+Arguments and validation
+------------------------
+:class:`AksGpuClusterArgs` checks itself when built, with the rules the stack config and the policy pack apply: the
+Kubernetes version AKS creates today for the tier and support plan (:mod:`gpu_catalog.lifecycle`), long-term support
+needs Premium, cost analysis needs a paid tier, KAITO needs the OIDC issuer (:mod:`rules.aks`); its GPU pools
+(:class:`~components.gpu_node_pool.GpuPoolSpec`) check themselves. A wrong value raises
+:class:`~components.validation.InvalidArgsError` before anything is registered.
 """
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pulumi
 from pulumi_azure_native import authorization, containerservice, resources
 from pulumiverse_time import Sleep
 
-from gpu_catalog.access import cluster_admin_role
+from gpu_catalog import clock
+from gpu_catalog.access import cluster_admin_role, load_access_facts
+from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN, check_kubernetes_version
+from rules import Finding
+from rules import aks as rules_aks
+from rules.aks import cost_analysis_tier, kaito_requires_oidc, lts_needs_premium
 
-from .config import StackConfig, StackConfigError, cluster_problems, stack_file_name
-from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs
+from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
+from .validation import refuse_findings
 
 if TYPE_CHECKING:
     import pulumi_kubernetes as k8s
 
 TYPE_TOKEN = "azure-gpu-platform:components:AksGpuCluster"
+COMPONENT = "AksGpuCluster"
 SYSTEM_POOL_NAME = "system"
+
+
+@dataclass(frozen=True)
+class SystemPoolSpec:
+    """The inline System-mode pool (never a GPU size: GPU pools are separate AgentPools)."""
+
+    vm_size: str = "Standard_D4ds_v5"
+    count: int = 2
+    """At least two nodes so system add-ons survive a node upgrade or failure."""
+    zones: tuple[str, ...] = ()
+    os_sku: str = "AzureLinux"
+    only_critical_addons: bool = False
+    """Taint the pool ``CriticalAddonsOnly=true:NoSchedule``."""
+
+
+@dataclass(frozen=True)
+class ClusterAccess:
+    """Who gets AKS RBAC Cluster Admin on the Kubernetes API (module docstring)."""
+
+    grant_deployer: bool = True
+    """The identity running ``pulumi up`` (with every admin group)."""
+    deployer_principal_type: str | None = None
+    """``User`` or ``ServicePrincipal``; ``None``: ARM looks it up."""
+    propagation_wait_seconds: int = field(default_factory=lambda: load_access_facts().propagation_seconds)
+    """How long Kubernetes resources wait after the role assignments (0: not at all)."""
+
+
+_FIELDS = {
+    "kubernetesVersion": "kubernetes_version",
+    "tier": "sku_tier",
+    "supportPlan": "support_plan",
+    "oidcIssuer": "oidc_issuer",
+}
+"""A rule's field → the :class:`AksGpuClusterArgs` field."""
+
+
+@dataclass(frozen=True)
+class AksGpuClusterArgs:
+    """One AKS cluster and its GPU pools. Checks itself when built (module docstring)."""
+
+    cluster_name: str
+    resource_group_name: str
+    location: str
+    kubernetes_version: str
+    """A version AKS creates today (``1.36`` or ``1.36.2``), checked against the release calendar."""
+    create_resource_group: bool = True
+    """``False``: the resource group exists already."""
+    sku_tier: str = "Standard"
+    support_plan: str = DEFAULT_SUPPORT_PLAN
+    system_pool: SystemPoolSpec = field(default_factory=SystemPoolSpec)
+    access: ClusterAccess = field(default_factory=ClusterAccess)
+    admin_group_object_ids: tuple[str, ...] = ()
+    """Entra ID groups granted cluster-admin through Azure RBAC (local accounts are always disabled)."""
+    auto_upgrade_channel: str = "stable"
+    node_os_upgrade_channel: str = "NodeImage"
+    oidc_issuer: bool = True
+    workload_identity: bool = True
+    cost_analysis: bool = False
+    kaito_addon: bool = False
+    """The KAITO (AI toolchain operator) add-on."""
+    protect: bool = False
+    """Protect the cluster and a resource group it creates from deletion and replacement."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    gpu_pools: Sequence[GpuPoolSpec] = ()
+    """Created one after another, in this order."""
+
+    def __post_init__(self) -> None:
+        refuse_findings(COMPONENT, self.cluster_name, cluster_findings(self), _FIELDS)
+
+    @property
+    def facts(self) -> rules_aks.Cluster:
+        """The cluster as the AKS rules see it."""
+        return rules_aks.Cluster(
+            tier=self.sku_tier,
+            support_plan=self.support_plan,
+            cost_analysis=self.cost_analysis,
+            kaito_addon=self.kaito_addon,
+            oidc_issuer=self.oidc_issuer,
+        )
+
+
+def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
+    """Every guard rail the cluster breaks (its GPU pools check themselves)."""
+    found: list[Finding] = []
+    version = check_kubernetes_version(
+        args.kubernetes_version, today=clock.today(), tier=args.sku_tier, support_plan=args.support_plan
+    )
+    if version is not None:
+        found.append(Finding("kubernetesVersion", version.message))
+    facts = args.facts
+    return [*found, *lts_needs_premium(facts), *cost_analysis_tier(facts), *kaito_requires_oidc(facts)]
 
 
 def _decode_kubeconfig(result: containerservice.ListManagedClusterUserCredentialsResult) -> str:
@@ -71,56 +179,51 @@ class AksGpuCluster(pulumi.ComponentResource):
     """What every Kubernetes resource must wait for: the data-plane role assignments' propagation wait (or the
     cluster when access is granted elsewhere)."""
 
-    def __init__(self, name: str, cfg: StackConfig, opts: pulumi.ResourceOptions | None = None) -> None:
-        problems = cluster_problems(cfg)
-        if problems:
-            raise StackConfigError(problems, stack_file_name())
+    def __init__(self, name: str, args: AksGpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(TYPE_TOKEN, name, None, opts)
         self._name = name
         self._k8s_provider: k8s.Provider | None = None
-        c = cfg.cluster
-        protect = cfg.protect
-        tags = {**c.tags, "environment": cfg.environment, "managed-by": "pulumi:azure-gpu-platform"}
+        protect = args.protect
+        tags = dict(args.tags)
+        rg_name = args.resource_group_name
 
-        if cfg.resourceGroup.existing:
-            self.resource_group = None
-            rg_deps: list[pulumi.Resource] = []
-        else:
+        if args.create_resource_group:
             self.resource_group = resources.ResourceGroup(
                 f"{name}-rg",
-                resource_group_name=cfg.resource_group_name,
-                location=cfg.location,
+                resource_group_name=rg_name,
+                location=args.location,
                 tags=tags,
                 opts=pulumi.ResourceOptions(parent=self, protect=protect),
             )
-            rg_deps = [self.resource_group]
-        rg_name = cfg.resource_group_name
+            rg_deps: list[pulumi.Resource] = [self.resource_group]
+        else:
+            self.resource_group = None
+            rg_deps = []
 
-        sp = c.systemPool
+        sp = args.system_pool
         system_pool = containerservice.ManagedClusterAgentPoolProfileArgs(
             name=SYSTEM_POOL_NAME,
             mode="System",
-            vm_size=sp.vmSize,
+            vm_size=sp.vm_size,
             count=sp.count,
             enable_auto_scaling=False,
             os_type="Linux",
-            os_sku=sp.osSku,
+            os_sku=sp.os_sku,
             type="VirtualMachineScaleSets",
             availability_zones=list(sp.zones) or None,
             enable_node_public_ip=False,
-            node_taints=["CriticalAddonsOnly=true:NoSchedule"] if sp.onlyCriticalAddons else None,
-            orchestrator_version=c.kubernetesVersion,
+            node_taints=["CriticalAddonsOnly=true:NoSchedule"] if sp.only_critical_addons else None,
+            orchestrator_version=args.kubernetes_version,
         )
-        oidc = c.oidcIssuer or cfg.kaito_addon
         self.cluster = containerservice.ManagedCluster(
             f"{name}-cluster",
             resource_group_name=rg_name,
-            resource_name_=cfg.cluster_name,
-            location=cfg.location,
-            dns_prefix=cfg.cluster_name,
-            kubernetes_version=c.kubernetesVersion,
-            sku=containerservice.ManagedClusterSKUArgs(name="Base", tier=c.skuTier),
-            support_plan=c.supportPlan,
+            resource_name_=args.cluster_name,
+            location=args.location,
+            dns_prefix=args.cluster_name,
+            kubernetes_version=args.kubernetes_version,
+            sku=containerservice.ManagedClusterSKUArgs(name="Base", tier=args.sku_tier),
+            support_plan=args.support_plan,
             identity=containerservice.ManagedClusterIdentityArgs(
                 type=containerservice.ResourceIdentityType.SYSTEM_ASSIGNED
             ),
@@ -130,17 +233,17 @@ class AksGpuCluster(pulumi.ComponentResource):
             aad_profile=containerservice.ManagedClusterAADProfileArgs(
                 managed=True,
                 enable_azure_rbac=True,
-                admin_group_object_ids=list(c.adminGroupObjectIds) or None,
+                admin_group_object_ids=list(args.admin_group_object_ids) or None,
             ),
-            oidc_issuer_profile=containerservice.ManagedClusterOIDCIssuerProfileArgs(enabled=oidc),
+            oidc_issuer_profile=containerservice.ManagedClusterOIDCIssuerProfileArgs(enabled=args.oidc_issuer),
             security_profile=containerservice.ManagedClusterSecurityProfileArgs(
                 workload_identity=containerservice.ManagedClusterSecurityProfileWorkloadIdentityArgs(
-                    enabled=c.workloadIdentity
+                    enabled=args.workload_identity
                 ),
             ),
             auto_upgrade_profile=containerservice.ManagedClusterAutoUpgradeProfileArgs(
-                upgrade_channel=c.autoUpgradeChannel,
-                node_os_upgrade_channel=c.nodeOsUpgradeChannel,
+                upgrade_channel=args.auto_upgrade_channel,
+                node_os_upgrade_channel=args.node_os_upgrade_channel,
             ),
             network_profile=containerservice.ContainerServiceNetworkProfileArgs(
                 network_plugin="azure",
@@ -150,10 +253,10 @@ class AksGpuCluster(pulumi.ComponentResource):
             metrics_profile=containerservice.ManagedClusterMetricsProfileArgs(
                 cost_analysis=containerservice.ManagedClusterCostAnalysisArgs(enabled=True)
             )
-            if c.costAnalysis
+            if args.cost_analysis
             else None,
             ai_toolchain_operator_profile=containerservice.ManagedClusterAIToolchainOperatorProfileArgs(enabled=True)
-            if cfg.kaito_addon
+            if args.kaito_addon
             else None,
             tags=tags,
             opts=pulumi.ResourceOptions(parent=self, protect=protect, depends_on=rg_deps),
@@ -162,31 +265,26 @@ class AksGpuCluster(pulumi.ComponentResource):
         # Known strings (not provider outputs) for names, with explicit dependencies: values stay known in a
         # preview and under mocks, and ordering is still right.
         self.resource_group_name = pulumi.Output.from_input(rg_name)
-        self.cluster_name = pulumi.Output.from_input(cfg.cluster_name)
+        self.cluster_name = pulumi.Output.from_input(args.cluster_name)
         self.cluster_id = self.cluster.id
         self.oidc_issuer_url = self.cluster.oidc_issuer_profile.apply(lambda p: p.issuer_url if p is not None else None)
         creds = containerservice.list_managed_cluster_user_credentials_output(
             resource_group_name=rg_name,
-            resource_name=cfg.cluster_name,
+            resource_name=args.cluster_name,
             format="exec",
             opts=pulumi.InvokeOutputOptions(parent=self, depends_on=[self.cluster]),
         )
         self.kubeconfig = pulumi.Output.secret(creds.apply(_decode_kubeconfig))
-        self.role_assignments, self.kubernetes_access = self._grant_kubernetes_access(name, cfg)
+        self.role_assignments, self.kubernetes_access = self._grant_kubernetes_access(name, args)
 
         self.pools = []
-        previous: pulumi.Resource | None = None
-        for index, pool in enumerate(cfg.gpuPools):
+        previous: pulumi.Resource = self.cluster
+        for spec in args.gpu_pools:
             node_pool = GpuNodePool(
-                f"{name}-{pool.name}",
-                GpuNodePoolArgs(
-                    stack=cfg,
-                    index=index,
-                    resource_group_name=rg_name,
-                    cluster_name=cfg.cluster_name,
-                    after=previous if previous is not None else self.cluster,
-                ),
+                f"{name}-{spec.name}",
+                GpuNodePoolArgs(pool=spec, resource_group_name=rg_name, cluster_name=args.cluster_name),
                 opts=pulumi.ResourceOptions(parent=self),
+                after=previous,
             )
             self.pools.append(node_pool)
             previous = node_pool.agent_pool
@@ -201,19 +299,19 @@ class AksGpuCluster(pulumi.ComponentResource):
         )
 
     def _grant_kubernetes_access(
-        self, name: str, cfg: StackConfig
+        self, name: str, args: AksGpuClusterArgs
     ) -> tuple[list[authorization.RoleAssignment], list[pulumi.Resource]]:
         """Cluster Admin for the deploying identity and the admin groups, then the propagation wait."""
-        access = cfg.cluster.access
-        groups = list(cfg.cluster.adminGroupObjectIds)
-        if not access.grantDeployer and not groups:
+        access = args.access
+        groups = list(args.admin_group_object_ids)
+        if not access.grant_deployer and not groups:
             return [], [self.cluster]
         role = cluster_admin_role()
         client = authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=self))
         definition = client.subscription_id.apply(role.definition_id)
         principals: list[tuple[str, pulumi.Input[str], str | None]] = []
-        if access.grantDeployer:
-            principals.append(("deployer", client.object_id, access.deployerPrincipalType))
+        if access.grant_deployer:
+            principals.append(("deployer", client.object_id, access.deployer_principal_type))
         principals += [(f"group-{group.lower()}", group, "Group") for group in groups]
         assignments = [
             authorization.RoleAssignment(
@@ -227,11 +325,11 @@ class AksGpuCluster(pulumi.ComponentResource):
             )
             for suffix, principal, principal_type in principals
         ]
-        if access.propagationWaitSeconds == 0:
+        if access.propagation_wait_seconds == 0:
             return assignments, list(assignments)
         wait = Sleep(
             f"{name}-access-wait",
-            create_duration=f"{access.propagationWaitSeconds}s",
+            create_duration=f"{access.propagation_wait_seconds}s",
             triggers={suffix: a.id for (suffix, _, _), a in zip(principals, assignments, strict=True)},
             opts=pulumi.ResourceOptions(parent=self, depends_on=list(assignments)),
         )

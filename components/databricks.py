@@ -8,25 +8,52 @@ it. This module itself can be imported by anything; only constructing :class:`Da
 Authentication: the Databricks provider is given the workspace URL (``host``) and, for a workspace created here,
 its Azure resource id, and otherwise authenticates the way the Databricks SDK does (Azure CLI login, managed
 identity or ``ARM_*`` / ``DATABRICKS_*`` environment variables of whoever runs ``pulumi up``).
+
+:class:`DatabricksGpuClusterArgs` is the cluster request as the provider takes it (a stack file's cluster resolved by
+:mod:`components.wiring`: runtime, access mode, principal and GPU scheduling settings); it checks itself when built
+with the rules the policy pack applies to such a request (:mod:`rules.databricks`: GPU node types Azure Databricks
+offers, within the catalog's size rules and the GPU floor; a GPU ML runtime; no Photon; dedicated access with its
+principal; the task GPU amount). A wrong value raises :class:`~components.validation.InvalidArgsError` before
+anything is registered. Rules only a stack file has (runtime key format, group-dedicated compute, ``tasksPerGpu``)
+stay in ``components/databricks_config.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pulumi
 
-from .databricks_config import DatabricksClusterConfig, DatabricksConfig, DatabricksWorkspaceConfig, cluster_slug
+from gpu_catalog import DEFAULT_FLOOR
+from rules import Finding
+from rules.databricks import (
+    EXAMPLE_GPU_ML_RUNTIME,
+    SINGLE_USER,
+    STANDARD_ENGINE,
+    TASK_GPU_AMOUNT,
+    DatabricksCluster,
+    gpu_dedicated_access,
+    gpu_no_photon,
+    gpu_node_types,
+    gpu_runtime,
+    gpu_settings,
+    gpu_task_amount,
+)
+
+from .databricks_config import DEFAULT_AUTOTERMINATION_MINUTES, cluster_slug
+from .validation import InvalidArgsError, found, refuse_findings
 
 WORKSPACE_TYPE = "azure-gpu-platform:components:DatabricksWorkspace"
 CLUSTER_TYPE = "azure-gpu-platform:components:DatabricksGpuCluster"
+WORKSPACE_COMPONENT = "DatabricksWorkspace"
+CLUSTER_COMPONENT = "DatabricksGpuCluster"
 
 WORKSPACE_SKU = "premium"
 """Premium: dedicated (single-user) access mode and Unity Catalog need it."""
 COMPUTE_MODE = "Hybrid"
 """Classic clusters in a managed resource group (``Serverless`` workspaces cannot run classic GPU clusters)."""
-RUNTIME_ENGINE = "STANDARD"
+RUNTIME_ENGINE = STANDARD_ENGINE
 """Photon does not run on GPU instance types."""
 
 
@@ -44,6 +71,49 @@ def _https(url: str) -> str:
     return url if url.startswith("https://") else f"https://{url}"
 
 
+@dataclass(frozen=True)
+class DatabricksWorkspaceArgs:
+    """Create a workspace (``workspace_name``, in a resource group) or use an existing one (``url``)."""
+
+    workspace_name: str | None = None
+    url: str | None = None
+    """An existing workspace, ``https://adb-<workspace-id>.<n>.azuredatabricks.net``."""
+    managed_resource_group_name: str | None = None
+    """The resource group Azure Databricks manages for the cluster VMs (created workspaces)."""
+    resource_group_name: pulumi.Input[str] | None = None
+    resource_group_id: pulumi.Input[str] | None = None
+    """Any Azure resource id in the subscription (the managed resource group's id is derived from it)."""
+    location: pulumi.Input[str] | None = None
+    tags: Mapping[str, str] = field(default_factory=dict)
+    protect: bool = False
+
+    def __post_init__(self) -> None:
+        problems: list[Finding] = []
+        if (self.workspace_name is None) == (self.url is None):
+            problems.append(
+                Finding("workspace_name", "set exactly one of workspace_name (create a workspace) and url (use one)")
+            )
+        elif self.workspace_name is not None:
+            if self.resource_group_name is None or self.resource_group_id is None:
+                problems.append(
+                    Finding(
+                        "resource_group_name",
+                        "creating a workspace needs the resource group it goes in (resource_group_name and "
+                        "resource_group_id)",
+                    )
+                )
+            if self.managed_resource_group_name is None:
+                problems.append(
+                    Finding(
+                        "managed_resource_group_name",
+                        "creating a workspace needs the name of the resource group Azure Databricks manages for the "
+                        "cluster VMs",
+                    )
+                )
+        if problems:
+            raise InvalidArgsError(WORKSPACE_COMPONENT, self.workspace_name or self.url or "", problems)
+
+
 class DatabricksWorkspace(pulumi.ComponentResource):
     """An Azure Databricks workspace (created: Premium, Hybrid compute, no public IP) and a provider bound to it.
 
@@ -55,46 +125,30 @@ class DatabricksWorkspace(pulumi.ComponentResource):
     workspace_resource_id: pulumi.Output[str] | None
     provider: pulumi.ProviderResource
 
-    def __init__(
-        self,
-        name: str,
-        config: DatabricksWorkspaceConfig,
-        *,
-        resource_group_name: pulumi.Input[str] | None = None,
-        resource_group_id: pulumi.Input[str] | None = None,
-        location: pulumi.Input[str] | None = None,
-        tags: Mapping[str, str] | None = None,
-        protect: bool = False,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        if config.creates_workspace and (resource_group_name is None or resource_group_id is None):
-            raise ValueError(
-                "databricks.workspace.name: creating a workspace needs the stack's resource group "
-                "(resource_group_name and resource_group_id)"
-            )
+    def __init__(self, name: str, args: DatabricksWorkspaceArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(WORKSPACE_TYPE, name, None, opts)
         import pulumi_databricks as databricks
 
-        all_tags = {**(tags or {}), **config.tags}
-        if config.creates_workspace and resource_group_name is not None and resource_group_id is not None:
+        managed = args.managed_resource_group_name
+        rg_name, rg_id = args.resource_group_name, args.resource_group_id
+        if args.workspace_name is not None and rg_name is not None and rg_id is not None and managed is not None:
             from pulumi_azure_native import databricks as azure_databricks
 
-            managed = config.managed_resource_group_name
             ws = azure_databricks.Workspace(
                 f"{name}-workspace",
-                workspace_name=config.name,
-                resource_group_name=resource_group_name,
-                location=location,
+                workspace_name=args.workspace_name,
+                resource_group_name=rg_name,
+                location=args.location,
                 sku=azure_databricks.SkuArgs(name=WORKSPACE_SKU),
                 compute_mode=COMPUTE_MODE,
-                managed_resource_group_id=pulumi.Output.from_input(resource_group_id).apply(
+                managed_resource_group_id=pulumi.Output.from_input(rg_id).apply(
                     lambda rid: managed_resource_group_id(rid, managed)
                 ),
                 parameters=azure_databricks.WorkspaceCustomParametersArgs(
                     enable_no_public_ip=azure_databricks.WorkspaceNoPublicIPBooleanParameterArgs(value=True),
                 ),
-                tags=all_tags or None,
-                opts=pulumi.ResourceOptions(parent=self, protect=protect),
+                tags=dict(args.tags) or None,
+                opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
             )
             self.url = ws.workspace_url.apply(_https)
             self.workspace_resource_id = ws.id
@@ -105,14 +159,98 @@ class DatabricksWorkspace(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(parent=self),
             )
         else:
-            if config.url is None:  # pragma: no cover - the config model requires name or url
-                raise ValueError("databricks.workspace: set name or url")
-            self.url = pulumi.Output.from_input(config.url)
+            if args.url is None:  # pragma: no cover - the Args require a name (with its resource group) or a url
+                raise ValueError("DatabricksWorkspaceArgs: set workspace_name or url")
+            self.url = pulumi.Output.from_input(args.url)
             self.workspace_resource_id = None
             self.provider = databricks.Provider(
-                f"{name}-provider", host=config.url, opts=pulumi.ResourceOptions(parent=self)
+                f"{name}-provider", host=args.url, opts=pulumi.ResourceOptions(parent=self)
             )
         self.register_outputs({"url": self.url})
+
+
+@dataclass(frozen=True)
+class DatabricksAutoscale:
+    min_workers: int
+    max_workers: int
+
+
+_CLUSTER_FIELDS = {
+    "nodeTypeId": "node_type_id",
+    "driverNodeTypeId": "driver_node_type_id",
+    "sparkVersion": "spark_version",
+    "useMlRuntime": "use_ml_runtime",
+    "dataSecurityMode": "data_security_mode",
+    "singleUserName": "single_user_name",
+    f"sparkConf.{TASK_GPU_AMOUNT}": "spark_conf",
+}
+"""A rule's field (the resource's property) → the :class:`DatabricksGpuClusterArgs` field."""
+
+
+@dataclass(frozen=True)
+class DatabricksGpuClusterArgs:
+    """One Databricks GPU cluster, as the request the provider takes. Checks itself when built (module docstring)."""
+
+    cluster_name: str
+    node_type_id: str
+    """A GPU node type Azure Databricks offers (the catalog's name; never looked up with ``get_node_type``)."""
+    single_user_name: str
+    """The principal of the dedicated-access cluster: a workspace user's e-mail, or a group's name with ``kind``."""
+    spark_version: str = EXAMPLE_GPU_ML_RUNTIME
+    """A GPU ML runtime key; with ``kind``, the DBR release (and ``use_ml_runtime``); with a custom image, a standard
+    runtime."""
+    driver_node_type_id: str | None = None
+    """``None``: the workers' node type."""
+    kind: str | None = None
+    """``CLASSIC_PREVIEW``: the request shape of group-dedicated compute."""
+    use_ml_runtime: bool | None = None
+    data_security_mode: str = SINGLE_USER
+    single_node: bool = False
+    """Driver-only compute (no workers, no GPU scheduling)."""
+    num_workers: int | None = None
+    autoscale: DatabricksAutoscale | None = None
+    autotermination_minutes: int = DEFAULT_AUTOTERMINATION_MINUTES
+    spark_conf: Mapping[str, str] = field(default_factory=dict)
+    """GPU scheduling (``spark.task.resource.gpu.amount``) or the single-node profile."""
+    custom_image: str | None = None
+    """A Databricks Container Services image (needs a standard runtime)."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    gpu_floor: str = DEFAULT_FLOOR
+    """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
+
+    def __post_init__(self) -> None:
+        refuse_findings(CLUSTER_COMPONENT, self.cluster_name, cluster_findings(self), _CLUSTER_FIELDS)
+
+    @property
+    def facts(self) -> DatabricksCluster:
+        """The request as the Databricks rules (and the policy pack) see it."""
+        return DatabricksCluster(
+            node_type=self.node_type_id,
+            driver_node_type=self.driver_node_type_id,
+            declared_gpu=True,
+            spark_version=self.spark_version,
+            use_ml_runtime=bool(self.use_ml_runtime),
+            kind=self.kind,
+            custom_image=self.custom_image,
+            runtime_engine=RUNTIME_ENGINE,
+            data_security_mode=self.data_security_mode,
+            single_user_name=self.single_user_name,
+            single_node=self.single_node,
+            gpu_settings=gpu_settings(self.spark_conf),
+            gpu_amount=self.spark_conf.get(TASK_GPU_AMOUNT),
+        )
+
+
+def cluster_findings(args: DatabricksGpuClusterArgs) -> list[Finding]:
+    """Every guard rail the cluster request breaks."""
+    facts = args.facts
+    return [
+        *found(gpu_node_types(facts, size_rules=True, floor=args.gpu_floor)),
+        *found(gpu_runtime(facts)),
+        *found(gpu_no_photon(facts)),
+        *found(gpu_dedicated_access(facts)),
+        *found(gpu_task_amount(facts)),
+    ]
 
 
 class DatabricksGpuCluster(pulumi.ComponentResource):
@@ -127,6 +265,7 @@ class DatabricksGpuCluster(pulumi.ComponentResource):
     ``1/tasksPerGpu`` as a decimal (``"0.25"`` for 4); singleNode → the single-node profile (or, with ``kind``,
     ``is_single_node: true``), no GPU-scheduling key.
     Node types are the catalog's names, never looked up with ``get_node_type`` (which falls back to CPU sizes).
+    ``provider``: the workspace's Databricks provider.
     """
 
     cluster_id: pulumi.Output[str]
@@ -135,45 +274,44 @@ class DatabricksGpuCluster(pulumi.ComponentResource):
     def __init__(
         self,
         name: str,
-        config: DatabricksClusterConfig,
+        args: DatabricksGpuClusterArgs,
+        opts: pulumi.ResourceOptions | None = None,
         *,
         provider: pulumi.ProviderResource,
-        tags: Mapping[str, str] | None = None,
-        opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         super().__init__(CLUSTER_TYPE, name, None, opts)
         import pulumi_databricks as databricks
 
-        custom_tags = {**(tags or {}), **config.tags}
-        single_node = config.workload == "singleNode"
-        if single_node and not config.for_group:
+        custom_tags = dict(args.tags)
+        kind_shape = args.kind is not None
+        if args.single_node and not kind_shape:
             custom_tags["ResourceClass"] = "SingleNode"  # with kind, is_single_node makes Databricks set it
         autoscale = (
             databricks.ClusterAutoscaleArgs(
-                min_workers=config.autoscale.minWorkers, max_workers=config.autoscale.maxWorkers
+                min_workers=args.autoscale.min_workers, max_workers=args.autoscale.max_workers
             )
-            if config.autoscale is not None
+            if args.autoscale is not None
             else None
         )
-        num_workers = 0 if single_node else config.numWorkers
+        num_workers = 0 if args.single_node else args.num_workers
         cluster = databricks.Cluster(
             name,
-            cluster_name=config.name,
-            kind=config.kind,
-            spark_version=config.api_spark_version,
-            use_ml_runtime=config.use_ml_runtime,
-            is_single_node=True if single_node and config.for_group else None,
-            node_type_id=config.nodeTypeId,
-            driver_node_type_id=config.driver_node_type,
+            cluster_name=args.cluster_name,
+            kind=args.kind,
+            spark_version=args.spark_version,
+            use_ml_runtime=args.use_ml_runtime,
+            is_single_node=True if args.single_node and kind_shape else None,
+            node_type_id=args.node_type_id,
+            driver_node_type_id=args.driver_node_type_id,
             num_workers=num_workers if autoscale is None else None,
             autoscale=autoscale,
-            autotermination_minutes=config.autoterminationMinutes,
-            data_security_mode=config.data_security_mode,
-            single_user_name=config.principal,
+            autotermination_minutes=args.autotermination_minutes,
+            data_security_mode=args.data_security_mode,
+            single_user_name=args.single_user_name,
             runtime_engine=RUNTIME_ENGINE,
-            spark_conf=config.gpu_spark_conf() or None,
+            spark_conf=dict(args.spark_conf) or None,
             custom_tags=custom_tags or None,
-            docker_image=databricks.ClusterDockerImageArgs(url=config.customImage) if config.customImage else None,
+            docker_image=databricks.ClusterDockerImageArgs(url=args.custom_image) if args.custom_image else None,
             opts=pulumi.ResourceOptions(parent=self, provider=provider),
         )
         self.cluster_id = cluster.id
@@ -183,7 +321,7 @@ class DatabricksGpuCluster(pulumi.ComponentResource):
 
 @dataclass
 class DatabricksDeployment:
-    """What :func:`build_databricks` created: the workspace component and the clusters by config name."""
+    """What :func:`build_databricks` created: the workspace component and the clusters by name."""
 
     workspace: DatabricksWorkspace
     clusters: dict[str, DatabricksGpuCluster] = field(default_factory=dict)
@@ -197,34 +335,21 @@ class DatabricksDeployment:
 
 
 def build_databricks(
-    config: DatabricksConfig,
+    workspace: DatabricksWorkspaceArgs,
+    clusters: Sequence[DatabricksGpuClusterArgs] = (),
     *,
     prefix: str = "databricks",
-    resource_group_name: pulumi.Input[str] | None = None,
-    resource_group_id: pulumi.Input[str] | None = None,
-    location: pulumi.Input[str] | None = None,
-    tags: Mapping[str, str] | None = None,
-    protect: bool = False,
     opts: pulumi.ResourceOptions | None = None,
 ) -> DatabricksDeployment:
-    """The workspace, its provider and every configured cluster. Imports ``pulumi_databricks``."""
-    workspace = DatabricksWorkspace(
-        prefix,
-        config.workspace,
-        resource_group_name=resource_group_name,
-        resource_group_id=resource_group_id,
-        location=location,
-        tags=tags,
-        protect=protect,
-        opts=opts,
-    )
-    deployment = DatabricksDeployment(workspace)
-    for cluster in config.clusters:
-        deployment.clusters[cluster.name] = DatabricksGpuCluster(
-            f"{prefix}-{cluster_slug(cluster.name)}",
+    """The workspace, its provider and the clusters in it (``<prefix>-<cluster slug>``). Imports
+    ``pulumi_databricks``."""
+    component = DatabricksWorkspace(prefix, workspace, opts=opts)
+    deployment = DatabricksDeployment(component)
+    for cluster in clusters:
+        deployment.clusters[cluster.cluster_name] = DatabricksGpuCluster(
+            f"{prefix}-{cluster_slug(cluster.cluster_name)}",
             cluster,
-            provider=workspace.provider,
-            tags=tags,
-            opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[workspace])),
+            provider=component.provider,
+            opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[component])),
         )
     return deployment

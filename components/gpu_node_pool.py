@@ -1,17 +1,28 @@
 """``GpuNodePool``: one AKS GPU node pool as a separate ``AgentPool`` resource.
 
-Validation at construction uses :func:`components.config.pool_problems`, which calls the catalog checks the
-policy pack calls: a bad size fails here with the pack's own message, before anything is registered.
+``GpuNodePool(name, GpuNodePoolArgs(pool=GpuPoolSpec(...), resource_group_name=..., cluster_name=...))``. A
+:class:`GpuPoolSpec` is the resolved pool (every value as the ``AgentPool`` gets it); it checks itself when it is
+built, with the rules the stack config and the policy pack apply: the catalog's size rules (NVv4, known, retired,
+the GPU floor, AKS support), MIG-capable sizes, AMD GPUs, the GPU operator's validated platforms
+(:mod:`gpu_catalog`), Windows GPU pools, who installs the driver and the operator's autoscaling minimum
+(:mod:`rules.aks`), node label syntax (:mod:`components.kube_names`). A wrong spec raises
+:class:`~components.validation.InvalidArgsError` with the rule's message before anything is registered. Checks only
+a stack file has (name pattern, counts, versions against the control plane, sharing combinations) stay in
+``components/config/``.
+
+The pool's contract entry (:class:`~components.contract.GpuPoolContract`: scheduling, tolerations, resource name)
+is computed once, here, and read by the output contract and the GPU operator's values.
 
 Azure pool names and replacement
 --------------------------------
 VM size, OS, MIG profile, driver mode and taints (and, in AKS, zones, spot priority and max pods) can only be set
-when a pool is created: changing one means a new pool. The Azure pool name is therefore
-``<prefix><suffix>``, where the suffix is a short, stable hash of the pool's logical name and those create-time
-fields. Change one and the name changes; Pulumi replaces the ``AgentPool`` *create-before-delete* (the default,
-``delete_before_replace=False``): the new pool comes up under its new name while the old one still serves, and the
-old pool is deleted afterwards. Changing anything else (counts, labels, orchestrator version) keeps the name and
-updates in place. The Pulumi resource name stays the logical pool name, so URNs never change.
+when a pool is created: changing one means a new pool. A stack file's pool therefore gets the Azure name
+``<prefix><suffix>`` (:func:`components.config.azure_pool_name`, passed in :attr:`GpuPoolSpec.azure_name`), where the
+suffix is a short, stable hash of the pool's logical name and those create-time fields. Change one and the name
+changes; Pulumi replaces the ``AgentPool`` *create-before-delete* (the default, ``delete_before_replace=False``): the
+new pool comes up under its new name while the old one still serves, and the old pool is deleted afterwards.
+Changing anything else (counts, labels, orchestrator version) keeps the name and updates in place. The Pulumi
+resource name stays the logical pool name, so URNs never change.
 
 Linux pool names: ≤12 lowercase letters and digits, starting with a letter (prefix ≤8 + 4 hex characters).
 Windows pool names: ≤6 (prefix ≤3 + 3 hex characters).
@@ -20,26 +31,34 @@ Windows pool names: ≤6 (prefix ≤3 + 3 hex characters).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
 
 import pulumi
 from pulumi_azure_native import containerservice
 
-from gpu_catalog import default_catalog
-
-from .config import (
-    GpuOperatorConfig,
-    GpuPoolConfig,
-    StackConfig,
-    StackConfigError,
-    azure_pool_name,
-    parse_taint,
-    pool_problems,
-    stack_file_name,
+from gpu_catalog import (
+    DEFAULT_FLOOR,
+    GpuSize,
+    check_amd_features,
+    check_gpu_size,
+    check_mig_profile,
+    default_catalog,
+    is_gpu_size,
 )
+from gpu_catalog.lifecycle import check_operator_platform, load_operator_facts
+from rules import Finding
+from rules import aks as rules_aks
+from rules.aks import DEFAULT_GPU_TAINT, driver_install, operator_autoscale_min_count, windows_gpu_pool
+
+from .config import parse_taint
 from .contract import GpuPoolContract, Scheduling, Toleration
+from .kube_names import label_value_problem, node_label_key_problem
+from .validation import refuse_findings
 
 TYPE_TOKEN = "azure-gpu-platform:components:GpuNodePool"
+COMPONENT = "GpuNodePool"
 
 POOL_LABEL = "azure-gpu-platform/pool"
 """Node label carrying the logical pool name: stable across replacements (the Azure name is not)."""
@@ -59,43 +78,204 @@ SPOT_TAINT = Toleration(
 _MIG_SLICES = {"MIG1g": (1, 7, 1), "MIG2g": (2, 3, 2), "MIG3g": (3, 2, 4), "MIG4g": (4, 1, 4), "MIG7g": (7, 1, 8)}
 """profile → (compute slices, instances per GPU, memory eighths): NVIDIA's A100/H100/H200 MIG geometry."""
 
+MigStrategy = Literal["single", "mixed"]
+
+
+@dataclass(frozen=True)
+class GpuSharing:
+    """GPU sharing on a pool (the GPU operator's device plugin renders it): time-slicing or MPS."""
+
+    mode: Literal["timeSlicing", "mps"]
+    replicas: int
+    """Workloads per physical GPU."""
+    rename_by_default: bool = False
+    """Advertise the shared GPUs as ``<resource>.shared`` (``nvidia.com/gpu.shared``)."""
+
+
+@dataclass(frozen=True)
+class PoolGpuOperator:
+    """The NVIDIA GPU operator running on a pool's cluster, as the pool sees it. It manages every Linux GPU pool."""
+
+    version: str
+    """Chart version (validated platforms: ``gpu_catalog/facts/gpu_operator.json``)."""
+    installs_driver: bool
+    """``driver.enabled`` and ``toolkit.enabled``: true when some pool it manages skips the AKS driver."""
+    mig_strategy: MigStrategy = "single"
+    """``single``: MIG slices are advertised as ``nvidia.com/gpu``; ``mixed``: as ``nvidia.com/mig-<profile>``."""
+
+    @property
+    def facts(self) -> rules_aks.GpuOperator:
+        """The operator as the AKS rules see it."""
+        return rules_aks.GpuOperator(driver_enabled=self.installs_driver, toolkit_enabled=self.installs_driver)
+
+
+@dataclass(frozen=True)
+class SharedPool:
+    """A pool whose GPUs the operator's device plugin shares: the config its ``nvidia.com/device-plugin.config`` label
+    selects."""
+
+    resource_name: str
+    """What the device plugin advertises before sharing (``nvidia.com/gpu``, ``nvidia.com/mig-3g.40gb``)."""
+    sharing: GpuSharing
+
+
+_FIELDS = {
+    "vmSize": "vm_size",
+    "osSku": "os_sku",
+    "driver": "driver_skipped",
+    "migProfile": "mig_profile",
+    "minCount": "min_count",
+    "orchestratorVersion": "orchestrator_version",
+}
+"""A rule's field (a stack file's key) → the :class:`GpuPoolSpec` field; the others have the same name."""
+
+
+@dataclass(frozen=True)
+class GpuPoolSpec:
+    """One GPU pool, resolved: every value as the ``AgentPool`` gets it. Checks itself when built (module docstring)."""
+
+    name: str
+    """Logical pool name: the Pulumi resource name's suffix and the ``azure-gpu-platform/pool`` node label."""
+    vm_size: str
+    azure_name: str | None = None
+    """The agent pool's name in Azure; ``None``: :attr:`name`. A stack file's pool gets a name that changes with its
+    create-time fields (module docstring)."""
+    os: Literal["Linux", "Windows"] = "Linux"
+    os_sku: str | None = None
+    """``None``: AKS's default for the OS."""
+    count: int = 1
+    """Nodes of a fixed-size pool; the initial node count of an autoscaling one."""
+    min_count: int | None = None
+    """Autoscaling lower bound (with :attr:`max_count`)."""
+    max_count: int | None = None
+    """Setting it turns the cluster autoscaler on."""
+    driver_skipped: bool = False
+    """AKS skips its NVIDIA driver install (``gpuProfile.driver: None``): the GPU operator installs the driver."""
+    mig_profile: str | None = None
+    """AKS ``gpuInstanceProfile`` (``MIG3g``); the operator's MIG manager partitions pools whose driver it installs."""
+    sharing: GpuSharing | None = None
+    taints: tuple[str, ...] = (DEFAULT_GPU_TAINT,)
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """Node labels of your own (the pool, GPU model, device-plugin and MIG labels are added)."""
+    zones: tuple[str, ...] = ()
+    spot: bool = False
+    max_pods: int | None = None
+    orchestrator_version: str | None = None
+    """The nodes' Kubernetes version; ``None``: the control plane's."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Azure tags (``gpu-pool: <name>`` is added)."""
+    gpu_operator: PoolGpuOperator | None = None
+    """The NVIDIA GPU operator on the cluster; ``None``: none runs."""
+    gpu_floor: str = DEFAULT_FLOOR
+    """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
+
+    def __post_init__(self) -> None:
+        refuse_findings(COMPONENT, self.name, pool_findings(self), _FIELDS)
+
+    @property
+    def autoscaling(self) -> bool:
+        return self.max_count is not None
+
+    @property
+    def operator_managed(self) -> bool:
+        """The GPU operator manages the pool (device plugin, labels, MIG): every Linux pool of a cluster it runs on."""
+        return self.gpu_operator is not None and self.os == "Linux"
+
+    @property
+    def mig_partitioned_by_operator(self) -> bool:
+        """Who partitions a MIG pool. AKS does (``gpuInstanceProfile``) only when it installs the driver:
+        Azure/AgentBaker ``cse_main.sh`` runs ``ensureMigPartition`` inside the ``GPU_NODE &&
+        skip_nvidia_driver_install != true`` branch. Pools whose driver the operator installs (``gpuProfile.driver:
+        None``) are partitioned by the operator's MIG manager through :data:`MIG_CONFIG_LABEL` instead."""
+        return self.mig_profile is not None and self.driver_skipped
+
+    @property
+    def facts(self) -> rules_aks.GpuPool:
+        """The pool as the AKS rules see it."""
+        return rules_aks.GpuPool(
+            name=self.name,
+            vm_size=self.vm_size,
+            os=self.os,
+            kubernetes_version=self.orchestrator_version,
+            driver_skipped=self.driver_skipped,
+            autoscaling=self.autoscaling,
+            min_count=self.min_count,
+            taints=self.taints,
+        )
+
+
+def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
+    """Every guard rail the pool breaks, as rule findings (fields named as in a stack file)."""
+    found: list[Finding] = []
+    if not is_gpu_size(pool.vm_size):
+        # Restated from components/config/checks.py (a stack-file check until it moves to rules/aks.py).
+        found.append(
+            Finding(
+                "vmSize",
+                f"{pool.vm_size} is not a GPU size: GPU pools need an N-family size from the catalog, e.g. "
+                "Standard_NC4as_T4_v3, Standard_NC24ads_A100_v4 or Standard_ND96isr_H100_v5.",
+            )
+        )
+    found += [Finding("vmSize", f.message) for f in check_gpu_size(pool.vm_size, floor=pool.gpu_floor)]
+    mig = check_mig_profile(pool.vm_size, pool.mig_profile)
+    if mig is not None:
+        found.append(Finding("migProfile", mig.message))
+    amd = check_amd_features(
+        pool.vm_size,
+        nvidia_operator=pool.operator_managed,
+        aks_driver=not pool.driver_skipped,
+        sharing=pool.sharing.mode if pool.sharing is not None else "none",
+        os_sku=pool.os_sku if pool.os == "Linux" else None,
+    )
+    found += [Finding(key, f.message) for key, f in amd]
+    facts = pool.facts
+    operator = pool.gpu_operator.facts if pool.gpu_operator is not None else None
+    found += windows_gpu_pool(facts)
+    found += driver_install(facts, operator)
+    found += operator_autoscale_min_count(facts, operator)
+    found += _operator_platform(pool)
+    for key, value in pool.labels.items():
+        problems = (node_label_key_problem(key), label_value_problem(value))
+        found += [Finding("labels", f"{key}: {problem}") for problem in problems if problem is not None]
+    return found
+
+
+def _operator_platform(pool: GpuPoolSpec) -> list[Finding]:
+    """The GPU operator release is validated (NVIDIA's matrix) for the pool's Kubernetes version and OS image."""
+    op = pool.gpu_operator
+    if op is None or not pool.operator_managed or pool.orchestrator_version is None or pool.os_sku is None:
+        return []
+    facts = load_operator_facts()
+    problem = check_operator_platform(op.version, pool.orchestrator_version, pool.os_sku, facts)
+    if problem is None:
+        return []
+    return [Finding("osSku" if pool.os_sku not in facts.os_images else "gpu_operator", problem)]
+
 
 def _slug(text: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return slug[:63].rstrip("-")
 
 
-def mig_profile_name(pool: GpuPoolConfig) -> str:
+def mig_profile_name(pool: GpuPoolSpec, size: GpuSize) -> str:
     """NVIDIA's name of a pool's MIG instance (``MIG3g`` on an A100 80GB → ``3g.40gb``)."""
-    if pool.migProfile is None:
+    if pool.mig_profile is None:
         raise ValueError(f"pool {pool.name} has no migProfile")
-    size = default_catalog()[pool.vmSize]
-    g, _, eighths = _MIG_SLICES[pool.migProfile]
+    g, _, eighths = _MIG_SLICES[pool.mig_profile]
     memory = int(size.whole_gpu_memory_gib / 8 * eighths + 0.5)
     return f"{g}g.{memory}gb"
 
 
-def mig_config_name(pool: GpuPoolConfig) -> str:
-    """The GPU operator MIG manager layout for a pool: every GPU split into the pool's profile."""
-    return f"all-{mig_profile_name(pool)}"
-
-
-def mig_partitioned_by_operator(cfg: StackConfig, pool: GpuPoolConfig) -> bool:
-    """Who partitions a MIG pool. AKS does (``gpuInstanceProfile``) only when it installs the driver: Azure/AgentBaker
-    ``cse_main.sh`` runs ``ensureMigPartition`` inside the ``GPU_NODE && skip_nvidia_driver_install != true``
-    branch. Pools whose driver the operator installs (``gpuProfile.driver: None``) are partitioned by the operator's
-    MIG manager through :data:`MIG_CONFIG_LABEL` instead."""
-    return pool.migProfile is not None and cfg.pool_driver(pool) == "operator"
-
-
-def mig_resource_name(pool: GpuPoolConfig, operator: GpuOperatorConfig) -> str:
-    """What the device plugin advertises for a MIG pool (``nvidia.com/gpu`` under the single strategy)."""
-    if pool.migProfile is None or operator.migStrategy == "single":
+def advertised_resource(pool: GpuPoolSpec, size: GpuSize) -> str:
+    """What the device plugin advertises for the pool before sharing (``nvidia.com/gpu``; a MIG pool under the mixed
+    strategy: ``nvidia.com/mig-<profile>``)."""
+    op = pool.gpu_operator
+    if pool.mig_profile is None or op is None or op.mig_strategy == "single":
         return "nvidia.com/gpu"
-    return f"nvidia.com/mig-{mig_profile_name(pool)}"
+    return f"nvidia.com/mig-{mig_profile_name(pool, size)}"
 
 
-def pool_tolerations(pool: GpuPoolConfig) -> list[Toleration]:
+def pool_tolerations(pool: GpuPoolSpec) -> list[Toleration]:
     out: list[Toleration] = []
     for taint in pool.taints:
         parsed = parse_taint(taint)
@@ -111,100 +291,100 @@ def pool_tolerations(pool: GpuPoolConfig) -> list[Toleration]:
     return out
 
 
-def pool_node_labels(cfg: StackConfig, pool: GpuPoolConfig) -> dict[str, str]:
-    size = default_catalog()[pool.vmSize]
+def pool_node_labels(pool: GpuPoolSpec, size: GpuSize) -> dict[str, str]:
     labels = dict(pool.labels)
     labels[POOL_LABEL] = pool.name
     labels[GPU_MODEL_LABEL] = _slug(size.gpu_model)
-    if cfg.operator_manages(pool) and pool.sharing_mode != "none":
+    if pool.operator_managed and pool.sharing is not None:
         labels[DEVICE_PLUGIN_CONFIG_LABEL] = pool.name
-    if mig_partitioned_by_operator(cfg, pool):
-        labels[MIG_CONFIG_LABEL] = mig_config_name(pool)
+    if pool.mig_partitioned_by_operator:
+        labels[MIG_CONFIG_LABEL] = f"all-{mig_profile_name(pool, size)}"
     return labels
 
 
-def pool_scheduling(cfg: StackConfig, pool: GpuPoolConfig) -> Scheduling:
-    """Node selector, tolerations and the resource a pod requests to land on this pool."""
-    size = default_catalog()[pool.vmSize]
+def pool_scheduling(pool: GpuPoolSpec, size: GpuSize, resource: str) -> Scheduling:
+    """Node selector, tolerations and the resource a pod requests to land on this pool (``resource``: what the device
+    plugin advertises before sharing)."""
     gpus = max(int(size.gpu_count), 1)
-    per_gpu = 1
-    resource = "nvidia.com/gpu"
-    if pool.migProfile is not None:
-        resource = mig_resource_name(pool, cfg.gpuOperator)
-        per_gpu = _MIG_SLICES[pool.migProfile][1]
+    per_gpu = _MIG_SLICES[pool.mig_profile][1] if pool.mig_profile is not None else 1
     replicas = 1
     mps_pct: int | None = None
-    if pool.sharing is not None and pool.sharing_mode != "none":
-        replicas = pool.sharing.replicas
-        if pool.sharing.rename_by_default:
+    sharing = pool.sharing
+    if sharing is not None:
+        replicas = sharing.replicas
+        if sharing.rename_by_default:
             resource = f"{resource}.shared"
-        if pool.sharing_mode == "mps":
+        if sharing.mode == "mps":
             mps_pct = 100 // replicas
     return Scheduling(
         node_selector={POOL_LABEL: pool.name},
         tolerations=pool_tolerations(pool),
         resource_name=resource,
-        sharing=pool.sharing_mode,
+        sharing=sharing.mode if sharing is not None else "none",
         replicas=replicas,
         mps_active_thread_percentage=mps_pct,
         allocatable_per_node=gpus * per_gpu * replicas,
     )
 
 
-def pool_contract(cfg: StackConfig, pool: GpuPoolConfig) -> GpuPoolContract:
-    size = default_catalog()[pool.vmSize]
-    driver = cfg.pool_driver(pool)
+def pool_contract(pool: GpuPoolSpec, size: GpuSize, scheduling: Scheduling) -> GpuPoolContract:
     return GpuPoolContract(
         name=pool.name,
-        azure_name=azure_pool_name(pool, driver),
+        azure_name=pool.azure_name or pool.name,
         vm_size=size.name,
         gpu_model=size.gpu_model,
         gpus_per_node=max(int(size.gpu_count), 1),
         os=pool.os,
-        driver=driver,
-        scheduling=pool_scheduling(cfg, pool),
-        mig_profile=pool.migProfile,
+        driver="operator" if pool.driver_skipped else "aks",
+        scheduling=scheduling,
+        mig_profile=pool.mig_profile,
         spot=pool.spot,
-        min_count=pool.effective_min_count,
-        max_count=pool.maxCount,
-        count=None if pool.autoscaling else pool.effective_count,
+        min_count=pool.min_count,
+        max_count=pool.max_count,
+        count=None if pool.autoscaling else pool.count,
     )
 
 
 @dataclass(frozen=True)
 class GpuNodePoolArgs:
-    stack: StackConfig
-    """The whole (validated) stack config: pool rules depend on the cluster and the GPU operator."""
-    index: int
-    """Position in ``gpuPools`` (for key paths in messages)."""
+    """A GPU pool and the cluster it joins."""
+
+    pool: GpuPoolSpec
     resource_group_name: pulumi.Input[str]
     cluster_name: pulumi.Input[str]
-    after: pulumi.Resource | None = None
-    """The previous GPU pool's AgentPool: AKS rejects concurrent agent-pool operations (409), so pools are chained."""
-
-    @property
-    def pool(self) -> GpuPoolConfig:
-        return self.stack.gpuPools[self.index]
 
 
 class GpuNodePool(pulumi.ComponentResource):
-    """A GPU ``AgentPool`` (User mode) with driver mode, MIG, taints, labels and autoscaling from the config."""
+    """A GPU ``AgentPool`` (User mode) with driver mode, MIG, taints, labels and autoscaling from its spec.
 
+    ``after``: the resource the pool waits for (the previous GPU pool: AKS rejects concurrent agent-pool operations on
+    one cluster with 409, so a cluster's pools are chained).
+    """
+
+    pool: GpuPoolSpec
     agent_pool: containerservice.AgentPool
     azure_name: str
     contract: GpuPoolContract
+    """The pool's output-contract entry (computed once, here)."""
+    shared: SharedPool | None
+    """The device plugin's sharing config for this pool, when the GPU operator manages it and it shares its GPUs."""
 
-    def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        problems = pool_problems(args.stack, args.index, args.pool)
-        if problems:
-            raise StackConfigError(problems, stack_file_name())
+    def __init__(
+        self,
+        name: str,
+        args: GpuNodePoolArgs,
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        after: pulumi.Resource | None = None,
+    ) -> None:
         super().__init__(TYPE_TOKEN, name, None, opts)
         pool = args.pool
-        cfg = args.stack
-        driver = cfg.pool_driver(pool)
-        self.azure_name = azure_pool_name(pool, driver)
-        self.contract = pool_contract(cfg, pool)
-        size = default_catalog()[pool.vmSize]
+        self.pool = pool
+        size = default_catalog()[pool.vm_size]
+        resource = advertised_resource(pool, size)
+        self.azure_name = pool.azure_name or pool.name
+        self.contract = pool_contract(pool, size, pool_scheduling(pool, size, resource))
+        self.shared = SharedPool(resource, pool.sharing) if pool.operator_managed and pool.sharing is not None else None
 
         self.agent_pool = containerservice.AgentPool(
             name,
@@ -215,27 +395,27 @@ class GpuNodePool(pulumi.ComponentResource):
             type="VirtualMachineScaleSets",
             vm_size=size.name,
             os_type=pool.os,
-            os_sku=pool.effective_os_sku,
-            count=pool.effective_count,
-            gpu_profile=containerservice.GPUProfileArgs(driver="None" if driver == "operator" else "Install"),
+            os_sku=pool.os_sku,
+            count=pool.count,
+            gpu_profile=containerservice.GPUProfileArgs(driver="None" if pool.driver_skipped else "Install"),
             # AKS partitions only pools whose driver it installs; the operator's MIG manager does the others.
-            gpu_instance_profile=None if mig_partitioned_by_operator(cfg, pool) else pool.migProfile,
+            gpu_instance_profile=None if pool.mig_partitioned_by_operator else pool.mig_profile,
             node_taints=list(pool.taints),
-            node_labels=pool_node_labels(cfg, pool),
-            orchestrator_version=cfg.pool_kubernetes_version(pool),
+            node_labels=pool_node_labels(pool, size),
+            orchestrator_version=pool.orchestrator_version,
             availability_zones=list(pool.zones) or None,
-            max_pods=pool.maxPods,
+            max_pods=pool.max_pods,
             enable_node_public_ip=False,
-            tags={**cfg.cluster.tags, **pool.tags, "gpu-pool": pool.name, "environment": cfg.environment},
+            tags={**pool.tags, "gpu-pool": pool.name},
             enable_auto_scaling=pool.autoscaling,
-            min_count=pool.effective_min_count,
-            max_count=pool.maxCount,
+            min_count=pool.min_count,
+            max_count=pool.max_count,
             scale_set_priority="Spot" if pool.spot else None,
             scale_set_eviction_policy="Delete" if pool.spot else None,
             spot_max_price=-1.0 if pool.spot else None,
             opts=pulumi.ResourceOptions(
                 parent=self,
-                depends_on=[args.after] if args.after is not None else None,
+                depends_on=[after] if after is not None else None,
                 # The cluster autoscaler owns the node count of an autoscaling pool.
                 ignore_changes=["count"] if pool.autoscaling else None,
                 delete_before_replace=False,

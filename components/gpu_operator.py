@@ -18,18 +18,27 @@
   ``all-disabled``). Either way the device plugin advertises what the MIG strategy names (``single``:
   ``nvidia.com/gpu``; ``mixed``: ``nvidia.com/mig-3g.40gb``), which is what the output contract says.
 * Tolerations: the daemonsets (and node-feature-discovery's worker) tolerate every taint of every managed pool.
+
+:class:`GpuOperatorArgs` holds what the chart's values are made of, already derived from the pools
+(:func:`components.wiring.gpu_operator_args` reads each pool's contract entry and sharing config, computed once by
+``GpuNodePool``); the Kubernetes provider and what the release waits for are passed next to it. Its rules apply to
+the pools it manages (the driver install, the validated platforms): each pool checks them
+(:class:`~components.gpu_node_pool.GpuPoolSpec`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
 import yaml
 
-from .aks_cluster import AksGpuCluster
-from .config import GpuPoolConfig, StackConfig
-from .gpu_node_pool import mig_partitioned_by_operator, mig_resource_name, pool_tolerations
+from gpu_catalog.lifecycle import default_gpu_operator_version
+
+from .contract import Toleration
+from .gpu_node_pool import MigStrategy, SharedPool
 
 TYPE_TOKEN = "azure-gpu-platform:components:GpuOperator"
 CHART = "gpu-operator"
@@ -41,61 +50,65 @@ DEFAULT_DEVICE_PLUGIN_CONFIG = "default"
 _CHART_DEFAULT_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 
 
-def managed_pools(cfg: StackConfig) -> list[GpuPoolConfig]:
-    """The pools the operator manages: every Linux GPU pool of the cluster."""
-    return [p for p in cfg.gpuPools if cfg.operator_manages(p)]
+@dataclass(frozen=True)
+class GpuOperatorArgs:
+    """The GPU operator release: chart version, namespace and the values derived from the pools it manages."""
+
+    version: str = field(default_factory=default_gpu_operator_version)
+    """Chart version (default: ``gpu_catalog/facts/gpu_operator.json``)."""
+    namespace: str = "gpu-operator"
+    mig_strategy: MigStrategy = "single"
+    dcgm_exporter: bool = True
+    installs_driver: bool = True
+    """``driver.enabled`` and ``toolkit.enabled``: false on pools that keep the AKS driver."""
+    mig_manager: bool = False
+    """The MIG manager partitions the pools whose driver the operator installs (their ``nvidia.com/mig.config``)."""
+    shared_pools: Mapping[str, SharedPool] = field(default_factory=dict)
+    """Pool name → its device plugin sharing config (selected by the pool's ``nvidia.com/device-plugin.config``)."""
+    tolerations: Sequence[Toleration] = ()
+    """The managed pools' taints, in pool order (duplicates are dropped)."""
 
 
-def device_plugin_config(cfg: StackConfig, pool: GpuPoolConfig) -> dict[str, Any]:
-    """The device plugin config (``version: v1``) for one pool: its sharing strategy and replicas."""
-    doc: dict[str, Any] = {"version": "v1", "flags": {"migStrategy": cfg.gpuOperator.migStrategy}}
-    if pool.sharing is None or pool.sharing_mode == "none":
+def device_plugin_config(mig_strategy: MigStrategy, shared: SharedPool | None = None) -> dict[str, Any]:
+    """The device plugin config (``version: v1``): the MIG strategy and, for a sharing pool, its strategy and
+    replicas."""
+    doc: dict[str, Any] = {"version": "v1", "flags": {"migStrategy": mig_strategy}}
+    if shared is None:
         return doc
-    resource = {"name": mig_resource_name(pool, cfg.gpuOperator), "replicas": pool.sharing.replicas}
-    body: dict[str, Any] = {"renameByDefault": pool.sharing.rename_by_default, "resources": [resource]}
-    doc["sharing"] = {pool.sharing_mode: body}
+    resource = {"name": shared.resource_name, "replicas": shared.sharing.replicas}
+    body: dict[str, Any] = {"renameByDefault": shared.sharing.rename_by_default, "resources": [resource]}
+    doc["sharing"] = {shared.sharing.mode: body}
     return doc
 
 
-def device_plugin_configs(cfg: StackConfig) -> dict[str, str]:
+def device_plugin_configs(args: GpuOperatorArgs) -> dict[str, str]:
     """ConfigMap data: ``default`` plus one YAML document per sharing pool, keyed by the pool name."""
-    data = {
-        DEFAULT_DEVICE_PLUGIN_CONFIG: yaml.safe_dump(
-            {"version": "v1", "flags": {"migStrategy": cfg.gpuOperator.migStrategy}}, sort_keys=False
-        )
-    }
-    for pool in managed_pools(cfg):
-        if pool.sharing_mode != "none":
-            data[pool.name] = yaml.safe_dump(device_plugin_config(cfg, pool), sort_keys=False)
+    data = {DEFAULT_DEVICE_PLUGIN_CONFIG: yaml.safe_dump(device_plugin_config(args.mig_strategy), sort_keys=False)}
+    for pool, shared in args.shared_pools.items():
+        data[pool] = yaml.safe_dump(device_plugin_config(args.mig_strategy, shared), sort_keys=False)
     return data
 
 
-def operator_tolerations(cfg: StackConfig) -> list[dict[str, str]]:
+def operator_tolerations(tolerations: Sequence[Toleration]) -> list[dict[str, str]]:
+    """The chart's default toleration, then every pool toleration not already covered."""
     out: list[dict[str, str]] = [dict(_CHART_DEFAULT_TOLERATION)]
-    for pool in managed_pools(cfg):
-        for tol in pool_tolerations(pool):
-            as_dict = tol.to_dict()
-            covered = any(t["operator"] == "Exists" and t["key"] == tol.key and t["effect"] == tol.effect for t in out)
-            if not covered and as_dict not in out:
-                out.append(as_dict)
+    for tol in tolerations:
+        as_dict = tol.to_dict()
+        covered = any(t["operator"] == "Exists" and t["key"] == tol.key and t["effect"] == tol.effect for t in out)
+        if not covered and as_dict not in out:
+            out.append(as_dict)
     return out
 
 
-def operator_partitions_mig(cfg: StackConfig) -> bool:
-    """Whether the operator's MIG manager runs: some MIG pool gets its driver (and MIG layout) from the operator."""
-    return any(mig_partitioned_by_operator(cfg, p) for p in managed_pools(cfg))
-
-
-def operator_values(cfg: StackConfig) -> dict[str, Any]:
-    """Helm values for the chart, derived from the pools."""
-    installs = cfg.operator_installs_driver
-    tolerations = operator_tolerations(cfg)
-    values: dict[str, Any] = {
-        "driver": {"enabled": installs},
-        "toolkit": {"enabled": installs},
-        "mig": {"strategy": cfg.gpuOperator.migStrategy},
-        "migManager": {"enabled": operator_partitions_mig(cfg)},
-        "dcgmExporter": {"enabled": cfg.gpuOperator.dcgmExporter},
+def operator_values(args: GpuOperatorArgs) -> dict[str, Any]:
+    """Helm values for the chart."""
+    tolerations = operator_tolerations(args.tolerations)
+    return {
+        "driver": {"enabled": args.installs_driver},
+        "toolkit": {"enabled": args.installs_driver},
+        "mig": {"strategy": args.mig_strategy},
+        "migManager": {"enabled": args.mig_manager},
+        "dcgmExporter": {"enabled": args.dcgm_exporter},
         "daemonsets": {"tolerations": tolerations},
         "node-feature-discovery": {"worker": {"tolerations": tolerations}},
         "devicePlugin": {
@@ -103,15 +116,19 @@ def operator_values(cfg: StackConfig) -> dict[str, Any]:
                 "create": True,
                 "name": DEVICE_PLUGIN_CONFIGMAP,
                 "default": DEFAULT_DEVICE_PLUGIN_CONFIG,
-                "data": device_plugin_configs(cfg),
+                "data": device_plugin_configs(args),
             }
         },
     }
-    return values
 
 
 class GpuOperator(pulumi.ComponentResource):
-    """The NVIDIA GPU operator Helm release for one cluster."""
+    """The NVIDIA GPU operator Helm release for one cluster.
+
+    ``provider``: the cluster's Kubernetes provider; ``depends_on``: what the release waits for (the GPU pools, so
+    the daemonsets land on nodes that exist and a replaced pool is in place before the operator is reconfigured for
+    it, and the data-plane role assignments' propagation on the first ``pulumi up``).
+    """
 
     version: str
     namespace: str
@@ -119,35 +136,28 @@ class GpuOperator(pulumi.ComponentResource):
     def __init__(
         self,
         name: str,
-        cfg: StackConfig,
-        cluster: AksGpuCluster,
+        args: GpuOperatorArgs,
         opts: pulumi.ResourceOptions | None = None,
+        *,
+        provider: pulumi.ProviderResource,
+        depends_on: Sequence[pulumi.Resource] = (),
     ) -> None:
         super().__init__(TYPE_TOKEN, name, None, opts)
         from pulumi_kubernetes.helm.v3 import Release, ReleaseArgs, RepositoryOptsArgs
 
-        op = cfg.gpuOperator
-        self.version = op.version
-        self.namespace = op.namespace
-        pools = [p.agent_pool for p in cluster.pools]
+        self.version = args.version
+        self.namespace = args.namespace
         self.release = Release(
             f"{name}-release",
             ReleaseArgs(
                 name=RELEASE_NAME,
                 chart=CHART,
-                version=op.version,
+                version=args.version,
                 repository_opts=RepositoryOptsArgs(repo=CHART_REPO),
-                namespace=op.namespace,
+                namespace=args.namespace,
                 create_namespace=True,
-                values=operator_values(cfg),
+                values=operator_values(args),
             ),
-            opts=pulumi.ResourceOptions(
-                parent=self,
-                provider=cluster.kubernetes_provider(),
-                # After the GPU pools: the operator's daemonsets land on nodes that exist, and a pool replacement
-                # (new name) is in place before the operator is reconfigured for it.
-                # ... and after the data-plane role assignments have propagated (the first `pulumi up`).
-                depends_on=[*(pools or [cluster.cluster]), *cluster.kubernetes_access],
-            ),
+            opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=list(depends_on)),
         )
         self.register_outputs({"version": self.version, "namespace": self.namespace})

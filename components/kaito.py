@@ -23,25 +23,46 @@ that pool keeps running, and billing, after the Workspace is gone. Find and dele
     az aks nodepool list -g <resource group> --cluster-name <cluster> \\
         --query "[?nodeLabels.\\"kaito.sh/workspace\\"=='<name>'].name" -o tsv
     az aks nodepool delete -g <resource group> --cluster-name <cluster> -n <pool name>
+
+:class:`KaitoWorkspaceArgs` checks itself when built, with the rules the stack config and the policy pack apply
+(:mod:`rules.kaito`): the cluster's add-on is on and runs the preset table's KAITO version, the preset is known, the
+instance type is a GPU size KAITO provisions (the catalog's size rules and the GPU floor included) and holds the
+model, and a model-access secret is named exactly for the presets downloaded at run time. A wrong value raises
+:class:`~components.validation.InvalidArgsError` before anything is registered.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
 
 import pulumi
 
-from gpu_catalog.kaito_presets import MODEL_ACCESS_SECRET_KEY, check_kaito_addon_version, check_kaito_model_access
+from gpu_catalog import DEFAULT_FLOOR
+from gpu_catalog.kaito_presets import MODEL_ACCESS_SECRET_KEY
+from rules import Finding
+from rules import kaito as rules_kaito
+from rules.kaito import (
+    KaitoCluster,
+    addon_enabled,
+    addon_version,
+    instance_type,
+    known_preset,
+    model_access_secret,
+    preset_fit,
+)
 
 from .contract import KaitoWorkspaceContract
-from .kaito_config import SERVICE_PORT, KaitoConfig, KaitoWorkspaceConfig
+from .kaito_config import SERVICE_PORT
+from .validation import found, refuse_findings
 
 API_VERSION = "kaito.sh/v1beta1"
 KIND = "Workspace"
 WORKSPACE_TYPE = f"kubernetes:{API_VERSION}:{KIND}"
 COMPONENT_TYPE = "azure-gpu-platform:components:KaitoWorkspace"
+COMPONENT = "KaitoWorkspace"
 WORKSPACE_LABEL = "kaito.sh/workspace"
 """Label KAITO puts on the nodes (and the AKS agent pool) it provisions for a Workspace."""
 
@@ -49,35 +70,104 @@ WORKSPACE_LABEL = "kaito.sh/workspace"
 SECRET_TYPE = "kubernetes:core/v1:Secret"
 
 
-class KaitoAddonNotEnabledError(ValueError):
-    """A KAITO Workspace was requested on a cluster without the KAITO add-on."""
-
-
-class KaitoAddonVersionError(ValueError):
-    """The cluster's Kubernetes version runs another KAITO add-on version than the preset table's (or none known)."""
-
-
 class ModelAccessError(ValueError):
-    """The model-access secret does not match the preset, or the token config value is missing."""
+    """The secret config value the model-access Secret is created from is not set."""
 
 
-def workspace_manifest(config: KaitoWorkspaceConfig) -> dict[str, Any]:
+_FIELDS = {
+    "addon": "addon_enabled",
+    "kubernetesVersion": "kubernetes_version",
+    "instanceType": "instance_type",
+    "modelAccessSecret": "model_access_secret",
+}
+"""A rule's field → the :class:`KaitoWorkspaceArgs` field; the others have the same name."""
+
+
+@dataclass(frozen=True)
+class KaitoWorkspaceArgs:
+    """One model KAITO serves, and the cluster facts its rules need. Checks itself when built (module docstring)."""
+
+    workspace_name: str
+    """The Workspace's name, which KAITO gives the model's Service (a DNS label)."""
+    preset: str
+    """KAITO preset (``inference.preset.name``), e.g. ``phi-4-mini-instruct``."""
+    instance_type: str
+    """GPU size of the nodes KAITO provisions."""
+    match_labels: Mapping[str, str]
+    """Labels of the nodes KAITO provisions and selects."""
+    kubernetes_version: str
+    """The cluster's: it decides the KAITO add-on version AKS runs (the preset table is one version's)."""
+    addon_enabled: bool
+    """The cluster's KAITO add-on (``aiToolchainOperatorProfile.enabled``): the Workspace CRD exists only with it."""
+    count: int = 1
+    """How many nodes of ``instance_type`` KAITO provisions."""
+    namespace: str = "default"
+    model_access_secret: str | None = None
+    """The Secret (key ``HF_TOKEN``) a preset downloaded at run time reads its Hugging Face token from."""
+    model_access_token_config: str | None = None
+    """Full Pulumi config key (``kaito:hfToken``) of the secret value the component creates that Secret from."""
+    gpu_floor: str = DEFAULT_FLOOR
+    """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
+
+    def __post_init__(self) -> None:
+        refuse_findings(COMPONENT, self.workspace_name, workspace_findings(self), _FIELDS)
+
+    @property
+    def service_host(self) -> str:
+        """The in-cluster DNS name of the Service KAITO creates for the Workspace."""
+        return f"{self.workspace_name}.{self.namespace}.svc.cluster.local"
+
+    @property
+    def endpoint(self) -> str:
+        """OpenAI-compatible chat endpoint inside the cluster."""
+        return f"http://{self.service_host}/v1/chat/completions"
+
+
+def workspace_findings(args: KaitoWorkspaceArgs) -> list[Finding]:
+    """Every guard rail the workspace breaks, as rule findings."""
+    cluster = KaitoCluster(addon_enabled=args.addon_enabled, workspaces=1, kubernetes_version=args.kubernetes_version)
+    ws = rules_kaito.KaitoWorkspace(
+        instance_type=args.instance_type,
+        count=args.count,
+        preset=args.preset,
+        model_access_secret=args.model_access_secret,
+    )
+    out = [
+        *found(addon_enabled(cluster)),
+        *found(addon_version(cluster)),
+        *found(known_preset(ws)),
+        *found(instance_type(ws, size_rules=True, floor=args.gpu_floor)),
+        *found(preset_fit(ws)),
+        *found(model_access_secret(ws)),
+    ]
+    if args.model_access_secret and args.model_access_token_config is None:
+        out.append(
+            Finding(
+                "model_access_token_config",
+                f"model_access_secret {args.model_access_secret!r} needs the secret config key the component "
+                "creates that Secret from (e.g. kaito:hfToken)",
+            )
+        )
+    return out
+
+
+def workspace_manifest(args: KaitoWorkspaceArgs) -> dict[str, Any]:
     """The Workspace object as Kubernetes (and the engine) sees it: top-level ``resource`` and ``inference``."""
-    preset: dict[str, Any] = {"name": config.preset}
-    if config.modelAccessSecret is not None:
-        preset["presetOptions"] = {"modelAccessSecret": config.modelAccessSecret}
+    preset: dict[str, Any] = {"name": args.preset}
+    if args.model_access_secret is not None:
+        preset["presetOptions"] = {"modelAccessSecret": args.model_access_secret}
     return {
         "apiVersion": API_VERSION,
         "kind": KIND,
         "metadata": {
-            "name": config.name,
-            "namespace": config.namespace,
-            "labels": {"app.kubernetes.io/managed-by": "pulumi", "azure-gpu-platform/preset": config.preset},
+            "name": args.workspace_name,
+            "namespace": args.namespace,
+            "labels": {"app.kubernetes.io/managed-by": "pulumi", "azure-gpu-platform/preset": args.preset},
         },
         "resource": {
-            "instanceType": config.instanceType,
-            "count": config.count,
-            "labelSelector": {"matchLabels": config.match_labels},
+            "instanceType": args.instance_type,
+            "count": args.count,
+            "labelSelector": {"matchLabels": dict(args.match_labels)},
         },
         "inference": {"preset": preset},
     }
@@ -95,15 +185,15 @@ class KaitoWorkspaceResource(pulumi.CustomResource):
         super().__init__(WORKSPACE_TYPE, resource_name, dict(manifest), opts)
 
 
-def model_access_secret_manifest(config: KaitoWorkspaceConfig) -> dict[str, Any] | None:
+def model_access_secret_manifest(args: KaitoWorkspaceArgs) -> dict[str, Any] | None:
     """The Secret's metadata and type for a workspace that needs one (``stringData`` is added from the token)."""
-    if config.modelAccessSecret is None:
+    if args.model_access_secret is None:
         return None
     return {
         "metadata": {
-            "name": config.modelAccessSecret,
-            "namespace": config.namespace,
-            "labels": {"app.kubernetes.io/managed-by": "pulumi", "azure-gpu-platform/workspace": config.name},
+            "name": args.model_access_secret,
+            "namespace": args.namespace,
+            "labels": {"app.kubernetes.io/managed-by": "pulumi", "azure-gpu-platform/workspace": args.workspace_name},
         },
         "type": "Opaque",
     }
@@ -120,60 +210,55 @@ def read_token_config(key: str) -> pulumi.Output[str]:
     return value
 
 
+def service_info(args: KaitoWorkspaceArgs) -> KaitoWorkspaceContract:
+    """The output-contract entry for one workspace: where other teams call the model."""
+    return KaitoWorkspaceContract(
+        workspace=args.workspace_name,
+        namespace=args.namespace,
+        preset=args.preset,
+        instance_type=args.instance_type,
+        count=args.count,
+        service=args.service_host,
+        port=SERVICE_PORT,
+        endpoint=args.endpoint,
+    )
+
+
 class KaitoWorkspace(pulumi.ComponentResource):
     """One model served by KAITO: a Workspace on a cluster whose KAITO add-on is on.
 
-    ``provider`` is the cluster's Kubernetes provider; ``addon_enabled`` is the cluster's
-    ``aiToolchainOperatorProfile.enabled`` (the Workspace CRD and its controller only exist with it);
-    ``kubernetes_version`` the cluster's, which decides the add-on version (the preset table is the add-on 0.6.0's).
-    Everything is validated before anything is registered (the config model checks preset, instance type, GPU
-    memory and the model-access secret; the same pure checks run here again for callers that build the config
-    themselves). A preset downloaded at run time gets its token Secret, created first.
+    ``provider`` is the cluster's Kubernetes provider; ``depends_on`` what the Workspace waits for (the data-plane
+    role assignments' propagation). A preset downloaded at run time gets its token Secret, created first from the
+    secret config value ``model_access_token_config`` names (read before anything is registered).
     """
 
     workspace_name: str
     namespace: str
     service_host: str
     endpoint: str
+    contract: KaitoWorkspaceContract
+    """The workspace's output-contract entry."""
 
     def __init__(
         self,
         name: str,
-        config: KaitoWorkspaceConfig,
+        args: KaitoWorkspaceArgs,
+        opts: pulumi.ResourceOptions | None = None,
         *,
         provider: pulumi.ProviderResource,
-        addon_enabled: bool,
-        kubernetes_version: str,
-        depends_on: list[pulumi.Resource] | None = None,
-        opts: pulumi.ResourceOptions | None = None,
+        depends_on: Sequence[pulumi.Resource] = (),
     ) -> None:
-        if not addon_enabled:
-            raise KaitoAddonNotEnabledError(
-                f"kaito.workspaces ({config.name}): the cluster's KAITO add-on (AI toolchain operator) is off, so "
-                "the Workspace CRD and its controller do not exist. Set kaito.enabled: true."
-            )
-        why = check_kaito_addon_version(kubernetes_version, "kaito.workspaces")
-        if why is not None:
-            raise KaitoAddonVersionError(f"kaito.workspaces ({config.name}): {why}")
-        access = check_kaito_model_access(config.preset, config.modelAccessSecret)
-        if access is not None:
-            raise ModelAccessError(f"kaito.workspaces ({config.name}): {access.message}")
-        token: pulumi.Output[str] | None = None
-        if config.modelAccessSecret is not None:
-            if config.modelAccessTokenConfig is None:
-                raise ModelAccessError(
-                    f"kaito.workspaces ({config.name}): modelAccessSecret {config.modelAccessSecret!r} needs "
-                    "modelAccessTokenConfig, the secret config key the platform creates the Secret from"
-                )
-            token = read_token_config(config.modelAccessTokenConfig)
+        key = args.model_access_token_config
+        token = read_token_config(key) if args.model_access_secret is not None and key is not None else None
         super().__init__(COMPONENT_TYPE, name, None, opts)
-        self.workspace_name = config.name
-        self.namespace = config.namespace
-        self.service_host = config.service_host
-        self.endpoint = config.endpoint
+        self.workspace_name = args.workspace_name
+        self.namespace = args.namespace
+        self.service_host = args.service_host
+        self.endpoint = args.endpoint
+        self.contract = service_info(args)
         self.model_access_secret: pulumi.CustomResource | None = None
-        deps = list(depends_on or [])
-        secret_manifest = model_access_secret_manifest(config)
+        deps = list(depends_on)
+        secret_manifest = model_access_secret_manifest(args)
         if secret_manifest is not None and token is not None:
             from pulumi_kubernetes.core.v1 import Secret  # only stacks serving a runtime-download preset need it
 
@@ -182,52 +267,14 @@ class KaitoWorkspace(pulumi.ComponentResource):
                 metadata=secret_manifest["metadata"],
                 type=secret_manifest["type"],
                 string_data={MODEL_ACCESS_SECRET_KEY: token},
-                opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=depends_on),
+                opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=list(depends_on)),
             )
             deps.append(self.model_access_secret)
         self.workspace = KaitoWorkspaceResource(
             name,
-            workspace_manifest(config),
+            workspace_manifest(args),
             pulumi.ResourceOptions(parent=self, provider=provider, depends_on=deps or None),
         )
         self.register_outputs(
-            {"workspaceName": config.name, "serviceHost": config.service_host, "endpoint": config.endpoint}
+            {"workspaceName": args.workspace_name, "serviceHost": self.service_host, "endpoint": self.endpoint}
         )
-
-
-def service_info(config: KaitoWorkspaceConfig) -> KaitoWorkspaceContract:
-    """The output-contract entry for one workspace: where other teams call the model."""
-    return KaitoWorkspaceContract(
-        workspace=config.name,
-        namespace=config.namespace,
-        preset=config.preset,
-        instance_type=config.instanceType,
-        count=config.count,
-        service=config.service_host,
-        port=SERVICE_PORT,
-        endpoint=config.endpoint,
-    )
-
-
-def build_kaito_workspaces(
-    config: KaitoConfig,
-    *,
-    provider: pulumi.ProviderResource,
-    addon_enabled: bool,
-    kubernetes_version: str,
-    depends_on: list[pulumi.Resource] | None = None,
-    opts: pulumi.ResourceOptions | None = None,
-) -> list[KaitoWorkspace]:
-    """One :class:`KaitoWorkspace` per configured workspace (named ``kaito-<name>``)."""
-    return [
-        KaitoWorkspace(
-            f"kaito-{ws.name}",
-            ws,
-            provider=provider,
-            addon_enabled=addon_enabled,
-            kubernetes_version=kubernetes_version,
-            depends_on=depends_on,
-            opts=opts,
-        )
-        for ws in config.workspaces
-    ]

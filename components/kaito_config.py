@@ -196,16 +196,6 @@ class KaitoWorkspaceConfig(StrictModel):
     def match_labels(self) -> dict[str, str]:
         return dict(self.labelSelector) if self.labelSelector else {"apps": self.name}
 
-    @property
-    def service_host(self) -> str:
-        """The in-cluster DNS name of the Service KAITO creates for this Workspace."""
-        return f"{self.name}.{self.namespace}.svc.cluster.local"
-
-    @property
-    def endpoint(self) -> str:
-        """OpenAI-compatible chat endpoint inside the cluster."""
-        return f"http://{self.service_host}/v1/chat/completions"
-
 
 class KaitoConfig(StrictModel):
     """``kaito``: the AKS AI toolchain operator add-on and the model workspaces it serves."""

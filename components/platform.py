@@ -1,5 +1,10 @@
 """``build_platform(cfg)`` wires the components of one environment; ``export_contract(...)`` exports the contract.
 
+Each component gets typed Args built from the stack config by :mod:`components.wiring` (every Args is built, and
+checks itself, before the first resource is registered, except the GPU operator's, which is made of the pools). The
+contract reads what the components computed (a pool's contract entry, a workspace's service) instead of deriving it
+again.
+
 Resource tree (URNs are pinned by the snapshot tests in ``tests/components/snapshots/``)::
 
     AksGpuCluster "aks"
@@ -23,15 +28,17 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
+from . import wiring
 from .aks_cluster import AksGpuCluster
 from .config import StackConfig
 from .contract import CONTRACT_VERSION
-from .gpu_node_pool import pool_contract
 from .gpu_operator import GpuOperator
-from .kaito import KaitoWorkspace, build_kaito_workspaces, service_info
+from .kaito import KaitoWorkspace
 
 if TYPE_CHECKING:
-    from .databricks import DatabricksDeployment
+    from collections.abc import Mapping, Sequence
+
+    from .databricks import DatabricksDeployment, DatabricksGpuClusterArgs
 
 CLUSTER_COMPONENT = "aks"
 OPERATOR_COMPONENT = "gpu-operator"
@@ -50,24 +57,42 @@ class Platform:
 
 def build_platform(cfg: StackConfig) -> Platform:
     """Create every resource of the environment described by a validated :class:`StackConfig`."""
-    cluster = AksGpuCluster(CLUSTER_COMPONENT, cfg)
-    operator = GpuOperator(OPERATOR_COMPONENT, cfg, cluster) if cfg.gpuOperator.enabled else None
-    kaito = (
-        build_kaito_workspaces(
-            cfg.kaito,
+    tags = wiring.platform_tags(cfg)
+    operator = wiring.pool_gpu_operator(cfg)
+    cluster_args = wiring.aks_cluster_args(cfg, operator, tags)
+    kaito_args = [wiring.kaito_workspace_args(cfg, ws) for ws in cfg.kaito.workspaces]
+    databricks_clusters = (
+        [wiring.databricks_cluster_args(cfg, c, tags) for c in cfg.databricks.clusters] if cfg.databricks else []
+    )
+
+    cluster = AksGpuCluster(CLUSTER_COMPONENT, cluster_args)
+    gpu_operator = None
+    if operator is not None:
+        gpu_operator = GpuOperator(
+            OPERATOR_COMPONENT,
+            wiring.gpu_operator_args(cfg.gpuOperator, operator, cluster.pools),
             provider=cluster.kubernetes_provider(),
-            addon_enabled=cfg.kaito_addon,
-            kubernetes_version=cfg.cluster.kubernetesVersion,
+            # After the GPU pools: the operator's daemonsets land on nodes that exist, and a pool replacement (new
+            # name) is in place before the operator is reconfigured for it; and after the data-plane role
+            # assignments have propagated (the first `pulumi up`).
+            depends_on=[*([p.agent_pool for p in cluster.pools] or [cluster.cluster]), *cluster.kubernetes_access],
+        )
+    kaito = [
+        KaitoWorkspace(
+            f"kaito-{args.workspace_name}",
+            args,
+            provider=cluster.kubernetes_provider(),
             depends_on=cluster.kubernetes_access,
         )
-        if cfg.kaito.workspaces
-        else []
-    )
-    databricks = _build_databricks(cfg, cluster) if cfg.databricks is not None else None
-    return Platform(cfg=cfg, cluster=cluster, gpu_operator=operator, kaito_workspaces=kaito, databricks=databricks)
+        for args in kaito_args
+    ]
+    databricks = _build_databricks(cfg, cluster, tags, databricks_clusters) if cfg.databricks is not None else None
+    return Platform(cfg=cfg, cluster=cluster, gpu_operator=gpu_operator, kaito_workspaces=kaito, databricks=databricks)
 
 
-def _build_databricks(cfg: StackConfig, cluster: AksGpuCluster) -> DatabricksDeployment:
+def _build_databricks(
+    cfg: StackConfig, cluster: AksGpuCluster, tags: Mapping[str, str], clusters: Sequence[DatabricksGpuClusterArgs]
+) -> DatabricksDeployment:
     """The Databricks workspace and GPU clusters, in the cluster's resource group (imports ``pulumi_databricks``)."""
     from .databricks import build_databricks
 
@@ -81,14 +106,9 @@ def _build_databricks(cfg: StackConfig, cluster: AksGpuCluster) -> DatabricksDep
 
         rg_id = resources.get_resource_group_output(resource_group_name=cfg.resource_group_name).id
         deps = []
-    tags = {**cfg.cluster.tags, "environment": cfg.environment, "managed-by": "pulumi:azure-gpu-platform"}
     return build_databricks(
-        cfg.databricks,
-        resource_group_name=cfg.resource_group_name,
-        resource_group_id=rg_id,
-        location=cfg.location,
-        tags=tags,
-        protect=cfg.protect,
+        wiring.databricks_workspace_args(cfg, cfg.databricks.workspace, tags, rg_id),
+        clusters,
         opts=pulumi.ResourceOptions(depends_on=deps) if deps else None,
     )
 
@@ -126,9 +146,9 @@ def contract_outputs(platform: Platform) -> dict[str, Any]:
         "kubernetesVersion": cfg.cluster.kubernetesVersion,
         "oidcIssuerUrl": cluster.oidc_issuer_url,
         "kubeconfig": cluster.kubeconfig,
-        "gpuPools": {p.name: pool_contract(cfg, p).to_dict() for p in cfg.gpuPools},
+        "gpuPools": {p.pool.name: p.contract.to_dict() for p in cluster.pools},
         "gpuOperatorVersion": platform.gpu_operator.version if platform.gpu_operator is not None else None,
-        "kaitoWorkspaces": {ws.name: service_info(ws).to_dict() for ws in cfg.kaito.workspaces},
+        "kaitoWorkspaces": {ws.workspace_name: ws.contract.to_dict() for ws in platform.kaito_workspaces},
         "databricks": _databricks_contract(platform),
     }
 

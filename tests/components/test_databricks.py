@@ -1,16 +1,30 @@
-"""DatabricksGpuCluster / DatabricksWorkspace under Pulumi mocks: the exact inputs the engine receives (camelCase)."""
+"""DatabricksGpuCluster / DatabricksWorkspace under Pulumi mocks: the exact inputs the engine receives (camelCase).
+
+Clusters and workspaces come from stack-config sections through ``components.wiring`` (as the program builds them),
+or from Args written directly (which refuse what the Databricks rules refuse, with their messages)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from components.databricks import DatabricksGpuCluster, DatabricksWorkspace, build_databricks
+import pytest
+
+from components.config import StackConfig
+from components.databricks import (
+    DatabricksGpuCluster,
+    DatabricksGpuClusterArgs,
+    DatabricksWorkspace,
+    DatabricksWorkspaceArgs,
+    build_databricks,
+)
 from components.databricks_config import (
     DatabricksClusterConfig,
     DatabricksConfig,
     DatabricksWorkspaceConfig,
     cluster_problems,
 )
+from components.validation import InvalidArgsError
+from components.wiring import databricks_cluster_args, databricks_workspace_args
 from tests.components.harness import (
     DATABRICKS_CLUSTER,
     DATABRICKS_URL,
@@ -23,6 +37,8 @@ from tests.components.harness import (
 RG_ID = f"/subscriptions/{SUBSCRIPTION_ID}/resourceGroups/rg-gpu-prod"
 DBX_PROVIDER = "pulumi:providers:databricks"
 USER = "ml-platform@contoso.com"
+DEV = StackConfig.model_validate({"environment": "dev", "location": "westeurope"})
+PROD = StackConfig.model_validate({"environment": "prod", "location": "westeurope"})
 
 
 def cluster_cfg(**overrides: Any) -> DatabricksClusterConfig:
@@ -36,12 +52,12 @@ def cluster_cfg(**overrides: Any) -> DatabricksClusterConfig:
     return DatabricksClusterConfig.model_validate({k: v for k, v in base.items() if v is not None})
 
 
-def run_cluster(cfg: DatabricksClusterConfig, **kw: Any) -> Run:
+def run_cluster(cfg: DatabricksClusterConfig, tags: dict[str, str] | None = None) -> Run:
     """One cluster in an existing workspace (no Azure resource), under fresh mocks."""
 
     def program() -> None:
-        ws = DatabricksWorkspace("dbx", DatabricksWorkspaceConfig(url=f"https://{DATABRICKS_URL}"))
-        DatabricksGpuCluster("dbx-c", cfg, provider=ws.provider, **kw)
+        ws = DatabricksWorkspace("dbx", DatabricksWorkspaceArgs(url=f"https://{DATABRICKS_URL}"))
+        DatabricksGpuCluster("dbx-c", databricks_cluster_args(DEV, cfg, tags or {}), provider=ws.provider)
 
     run = run_program(program, config={})
     assert run.error is None, run.error
@@ -128,13 +144,10 @@ def test_created_workspace_is_premium_hybrid_no_public_ip_and_provider_is_bound_
     )
 
     def program() -> None:
+        tags = {"environment": "prod"}
         build_databricks(
-            cfg,
-            resource_group_name="rg-gpu-prod",
-            resource_group_id=RG_ID,
-            location="westeurope",
-            tags={"environment": "prod"},
-            protect=True,
+            databricks_workspace_args(PROD, cfg.workspace, tags, RG_ID),
+            [databricks_cluster_args(PROD, c, tags) for c in cfg.clusters],
         )
 
     run = run_program(program, config={})
@@ -165,7 +178,8 @@ def test_created_workspace_is_premium_hybrid_no_public_ip_and_provider_is_bound_
 
 def test_existing_workspace_creates_no_azure_resource():
     def program() -> None:
-        DatabricksWorkspace("dbx", DatabricksWorkspaceConfig(url=f"https://{DATABRICKS_URL}/"))
+        ws = DatabricksWorkspaceConfig(url=f"https://{DATABRICKS_URL}/")
+        DatabricksWorkspace("dbx", databricks_workspace_args(DEV, ws, {}, RG_ID))
 
     run = run_program(program, config={})
     assert run.error is None, run.error
@@ -175,11 +189,39 @@ def test_existing_workspace_creates_no_azure_resource():
 
 def test_creating_a_workspace_without_resource_group_is_refused_before_registration():
     def program() -> None:
-        DatabricksWorkspace("dbx", DatabricksWorkspaceConfig(name="dbw-gpu"))
+        DatabricksWorkspace("dbx", DatabricksWorkspaceArgs(workspace_name="dbw-gpu"))
 
     run = run_program(program, config={})
-    assert isinstance(run.error, ValueError)
-    assert "databricks.workspace.name: creating a workspace needs" in str(run.error)
+    assert isinstance(run.error, InvalidArgsError)
+    assert "resource_group_name: creating a workspace needs the resource group it goes in" in str(run.error)
+    assert "managed_resource_group_name: creating a workspace needs" in str(run.error)
+    assert run.records == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"node_type_id": "Standard_D4s_v5"}, "node_type_id: Standard_D4s_v5 is not a GPU node type"),
+        ({"node_type_id": "Standard_NV32as_v4"}, "node_type_id: Standard_NV32as_v4 is an NVv4 size"),
+        ({"spark_version": "17.3.x-scala2.13"}, "spark_version: 17.3.x-scala2.13 is not a GPU ML runtime"),
+        ({"spark_version": "17.3.x-photon-scala2.13"}, "spark_version: 17.3.x-photon-scala2.13 is a Photon runtime"),
+        ({"data_security_mode": "USER_ISOLATION"}, "data_security_mode: a GPU cluster needs dedicated access"),
+        (
+            {"spark_conf": {"spark.task.resource.gpu.amount": "0.75"}},
+            "spark_conf: 0.75 is neither ≤ 0.5 nor a whole number",
+        ),
+    ],
+)
+def test_cluster_args_refuse_what_the_databricks_rules_refuse(fields: dict[str, Any], expected: str):
+    # Written directly (no stack file): the same rules as the policy pack, on the request the provider would get.
+    def program() -> None:
+        base: dict[str, Any] = {"cluster_name": "ml", "node_type_id": "Standard_NC24ads_A100_v4", "num_workers": 1}
+        DatabricksGpuClusterArgs(**{**base, "single_user_name": USER, **fields})
+
+    run = run_program(program, config={})
+    assert isinstance(run.error, InvalidArgsError), run.error
+    assert str(run.error).startswith("DatabricksGpuCluster 'ml'")
+    assert expected in str(run.error)
     assert run.records == []
 
 

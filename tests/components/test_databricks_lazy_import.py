@@ -61,8 +61,7 @@ def test_creating_a_databricks_cluster_does_import_it():
         """
         import sys
         import pulumi
-        from components.databricks import DatabricksWorkspace
-        from components.databricks_config import DatabricksWorkspaceConfig
+        from components.databricks import DatabricksWorkspace, DatabricksWorkspaceArgs
 
         class M(pulumi.runtime.Mocks):
             def new_resource(self, args):
@@ -72,7 +71,7 @@ def test_creating_a_databricks_cluster_does_import_it():
 
         pulumi.runtime.set_mocks(M(), preview=False)
         assert "pulumi_databricks" not in sys.modules
-        DatabricksWorkspace("dbx", DatabricksWorkspaceConfig(url="https://adb-1.2.azuredatabricks.net"))
+        DatabricksWorkspace("dbx", DatabricksWorkspaceArgs(url="https://adb-1.2.azuredatabricks.net"))
         print("LOADED", "pulumi_databricks" in sys.modules)
         """
     )

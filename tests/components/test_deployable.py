@@ -224,17 +224,22 @@ def test_mixed_strategy_with_mps_refused() -> None:
 
 
 def test_cluster_component_refuses_a_removed_version_at_construction() -> None:
-    # Built without the config loader: the component itself runs the lifecycle check before registering anything.
-    from components.aks_cluster import AksGpuCluster
-    from components.config import StackConfig
+    # Built without a stack file: the cluster's Args run the lifecycle check before anything is registered.
+    from components.aks_cluster import AksGpuCluster, AksGpuClusterArgs
+    from components.validation import InvalidArgsError
     from tests.components.harness import run_program
 
-    cfg = StackConfig.model_validate(config(cluster={"kubernetesVersion": "1.33"}, gpuPools=[]))
-
     def program() -> None:
-        AksGpuCluster("aks", cfg)
+        args = AksGpuClusterArgs(
+            cluster_name="aks-gpu-dev",
+            resource_group_name="rg-gpu-dev",
+            location="westeurope",
+            kubernetes_version="1.33",
+        )
+        AksGpuCluster("aks", args)
 
     run = run_program(program, config={})
-    assert isinstance(run.error, StackConfigError)
+    assert isinstance(run.error, InvalidArgsError)
     assert run.records == []
-    assert "cluster.kubernetesVersion: Kubernetes 1.33 can no longer be created on AKS" in str(run.error)
+    assert "AksGpuCluster 'aks-gpu-dev'" in str(run.error)
+    assert "kubernetes_version: Kubernetes 1.33 can no longer be created on AKS" in str(run.error)

@@ -1,4 +1,7 @@
-"""KaitoWorkspace under Pulumi mocks: a kaito.sh/v1beta1 Workspace with top-level fields, through the k8s provider."""
+"""KaitoWorkspace under Pulumi mocks: a kaito.sh/v1beta1 Workspace with top-level fields, through the k8s provider.
+
+The component takes :class:`KaitoWorkspaceArgs` (no stack config); the Args refuse what the KAITO rules refuse, with
+their messages, before anything is registered."""
 
 from __future__ import annotations
 
@@ -11,24 +14,40 @@ import pytest
 from components.kaito import (
     SECRET_TYPE,
     WORKSPACE_TYPE,
-    KaitoAddonNotEnabledError,
-    KaitoAddonVersionError,
     KaitoWorkspace,
+    KaitoWorkspaceArgs,
     ModelAccessError,
-    build_kaito_workspaces,
     service_info,
 )
-from components.kaito_config import KaitoConfig, KaitoWorkspaceConfig
-from tests.components.harness import K8S_PROVIDER, run_program
+from components.validation import InvalidArgsError
+from tests.components.harness import K8S_PROVIDER, Run, run_program
 
-PHI4 = {"name": "phi-4", "preset": "phi-4", "instanceType": "Standard_NC24ads_A100_v4"}
 K8S = "1.36"
 COMPONENT = "azure-gpu-platform:components:KaitoWorkspace"
 TOKEN_KEY = "kaito:hfToken"
+PHI4: dict[str, Any] = {
+    "workspace_name": "phi-4",
+    "preset": "phi-4",
+    "instance_type": "Standard_NC24ads_A100_v4",
+    "match_labels": {"apps": "phi-4"},
+    "kubernetes_version": K8S,
+    "addon_enabled": True,
+}
 
 
-def ws(**overrides: Any) -> KaitoWorkspaceConfig:
-    return KaitoWorkspaceConfig.model_validate({**PHI4, **overrides})
+def ws(**overrides: Any) -> KaitoWorkspaceArgs:
+    return KaitoWorkspaceArgs(**{**PHI4, **overrides})
+
+
+def run_workspace(name: str, config: dict[str, Any] | None = None, **overrides: Any) -> Run:
+    """One workspace through a Kubernetes provider; its Args are built inside the program."""
+
+    def program() -> None:
+        args = ws(**overrides)
+        provider = k8s.Provider("aks-k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
+        KaitoWorkspace(name, args, provider=provider)
+
+    return run_program(program, config=config or {})
 
 
 def test_workspace_is_registered_with_top_level_resource_and_inference_and_no_spec():
@@ -36,9 +55,7 @@ def test_workspace_is_registered_with_top_level_resource_and_inference_and_no_sp
 
     def program() -> None:
         provider = k8s.Provider("aks-k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
-        components.append(
-            KaitoWorkspace("kaito-phi-4", ws(), provider=provider, addon_enabled=True, kubernetes_version=K8S)
-        )
+        components.append(KaitoWorkspace("kaito-phi-4", ws(), provider=provider))
 
     run = run_program(program, config={})
     assert run.error is None, run.error
@@ -70,26 +87,18 @@ def test_workspace_is_registered_with_top_level_resource_and_inference_and_no_sp
 
 
 def test_runtime_download_workspace_gets_its_token_secret_first_and_custom_labels():
-    cfg = KaitoConfig.model_validate(
-        {
-            "enabled": True,
-            "workspaces": [
-                {
-                    "name": "llama-8b",
-                    "preset": "llama-3.1-8b-instruct",
-                    "instanceType": "Standard_NC24ads_A100_v4",
-                    "namespace": "models",
-                    "labelSelector": {"apps": "llama", "team": "search"},
-                    "modelAccessSecret": "hf-token",
-                    "modelAccessTokenConfig": TOKEN_KEY,
-                }
-            ],
-        }
+    args = ws(
+        workspace_name="llama-8b",
+        preset="llama-3.1-8b-instruct",
+        namespace="models",
+        match_labels={"apps": "llama", "team": "search"},
+        model_access_secret="hf-token",
+        model_access_token_config=TOKEN_KEY,
     )
 
     def program() -> None:
         provider = k8s.Provider("aks-k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
-        build_kaito_workspaces(cfg, provider=provider, addon_enabled=True, kubernetes_version=K8S)
+        KaitoWorkspace("kaito-llama-8b", args, provider=provider)
 
     run = run_program(program, config={TOKEN_KEY: "hf_test_token"})
     assert run.error is None, run.error
@@ -120,7 +129,7 @@ def test_runtime_download_workspace_gets_its_token_secret_first_and_custom_label
     assert secret.provider == record.provider
     assert record.provider.startswith(run.one(K8S_PROVIDER).urn)
     assert secret.urn in record.dependencies
-    assert service_info(cfg.workspaces[0]).to_dict() == {
+    assert service_info(args).to_dict() == {
         "workspace": "llama-8b",
         "namespace": "models",
         "preset": "llama-3.1-8b-instruct",
@@ -133,47 +142,35 @@ def test_runtime_download_workspace_gets_its_token_secret_first_and_custom_label
 
 
 def test_preset_with_weights_in_its_image_gets_no_secret():
-    def program() -> None:
-        provider = k8s.Provider("aks-k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
-        KaitoWorkspace("kaito-phi-4", ws(), provider=provider, addon_enabled=True, kubernetes_version=K8S)
-
-    run = run_program(program, config={TOKEN_KEY: "hf_test_token"})
+    run = run_workspace("kaito-phi-4", {TOKEN_KEY: "hf_test_token"})
     assert run.error is None, run.error
     assert run.of_type(SECRET_TYPE) == []
     assert "presetOptions" not in run.one(WORKSPACE_TYPE).inputs["inference"]["preset"]
 
 
 def test_multi_node_workspace_count_is_on_the_wire():
-    def program() -> None:
-        provider = k8s.Provider("aks-k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
-        cfg = ws(
-            name="llama-70b",
-            preset="llama-3.3-70b-instruct",
-            instanceType="Standard_NC48ads_A100_v4",
-            count=2,
-            modelAccessSecret="hf-token",
-            modelAccessTokenConfig=TOKEN_KEY,
-        )
-        KaitoWorkspace("kaito-llama-70b", cfg, provider=provider, addon_enabled=True, kubernetes_version=K8S)
-
-    run = run_program(program, config={TOKEN_KEY: "hf_test_token"})
+    run = run_workspace(
+        "kaito-llama-70b",
+        {TOKEN_KEY: "hf_test_token"},
+        workspace_name="llama-70b",
+        preset="llama-3.3-70b-instruct",
+        instance_type="Standard_NC48ads_A100_v4",
+        count=2,
+        model_access_secret="hf-token",
+        model_access_token_config=TOKEN_KEY,
+    )
     assert run.error is None, run.error
     assert run.one(WORKSPACE_TYPE).inputs["resource"]["count"] == 2.0
 
 
 def test_missing_token_config_value_is_refused_before_registration():
-    cfg = ws(
-        name="llama-8b",
+    run = run_workspace(
+        "kaito-llama-8b",
+        workspace_name="llama-8b",
         preset="llama-3.1-8b-instruct",
-        modelAccessSecret="hf-token",
-        modelAccessTokenConfig=TOKEN_KEY,
+        model_access_secret="hf-token",
+        model_access_token_config=TOKEN_KEY,
     )
-
-    def program() -> None:
-        provider = k8s.Provider("aks-k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
-        KaitoWorkspace("kaito-llama-8b", cfg, provider=provider, addon_enabled=True, kubernetes_version=K8S)
-
-    run = run_program(program, config={})
     assert isinstance(run.error, ModelAccessError)
     assert str(run.error) == (
         "the secret config value kaito:hfToken is not set: run "
@@ -186,28 +183,33 @@ def test_missing_token_config_value_is_refused_before_registration():
 @pytest.mark.parametrize(
     ("fields", "expected"),
     [
-        # Built without the config model's validation: the component applies the same pure check itself.
         (
-            {"preset": "deepseek-v3-0324"},
-            "kaito.workspaces (phi-4): modelAccessSecret is required for KAITO preset deepseek-v3-0324",
+            {"preset": "deepseek-v3-0324", "instance_type": "Standard_ND96isr_H100_v5"},
+            "model_access_secret: modelAccessSecret is required for KAITO preset deepseek-v3-0324",
         ),
         (
-            {"modelAccessSecret": "hf-token", "modelAccessTokenConfig": TOKEN_KEY},
-            "kaito.workspaces (phi-4): modelAccessSecret 'hf-token' is not allowed for KAITO preset phi-4",
+            {"model_access_secret": "hf-token", "model_access_token_config": TOKEN_KEY},
+            "model_access_secret: modelAccessSecret 'hf-token' is not allowed for KAITO preset phi-4",
+        ),
+        (
+            {"model_access_secret": "hf-token", "preset": "llama-3.1-8b-instruct"},
+            "model_access_token_config: model_access_secret 'hf-token' needs the secret config key",
+        ),
+        ({"preset": "phi-5"}, "preset: 'phi-5' is not a KAITO v0.6.0 inference preset"),
+        ({"instance_type": "Standard_NV32as_v4"}, "instance_type: Standard_NV32as_v4 is an NVv4 size"),
+        (
+            {"instance_type": "Standard_NC4as_T4_v3"},
+            "instance_type: 1 x Standard_NC4as_T4_v3 (1 x NVIDIA Tesla T4 16 GiB each) is too small for KAITO preset "
+            "phi-4",
         ),
     ],
 )
-def test_component_refuses_a_secret_that_does_not_match_the_preset(fields: dict[str, Any], expected: str):
-    cfg = KaitoWorkspaceConfig.model_construct(**{**ws().model_dump(), **fields})
-
-    def program() -> None:
-        provider = k8s.Provider("aks-k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
-        KaitoWorkspace("kaito-phi-4", cfg, provider=provider, addon_enabled=True, kubernetes_version=K8S)
-
-    run = run_program(program, config={TOKEN_KEY: "hf_test_token"})
-    assert isinstance(run.error, ModelAccessError), run.error
-    assert str(run.error).startswith(expected)
-    assert run.of_type(WORKSPACE_TYPE) == [] and run.of_type(SECRET_TYPE) == []
+def test_args_refuse_what_the_kaito_rules_refuse(fields: dict[str, Any], expected: str):
+    run = run_workspace("kaito-phi-4", {TOKEN_KEY: "hf_test_token"}, **fields)
+    assert isinstance(run.error, InvalidArgsError), run.error
+    assert str(run.error).startswith("KaitoWorkspace ")
+    assert expected in str(run.error)
+    assert run.records == []
 
 
 @pytest.mark.parametrize(
@@ -217,32 +219,24 @@ def test_component_refuses_a_secret_that_does_not_match_the_preset(fields: dict[
         ("1.37", "the AKS add-on table records no AI toolchain operator (KAITO) add-on version for Kubernetes 1.37"),
     ],
 )
-def test_component_refuses_a_cluster_whose_addon_is_not_the_preset_tables(version: str, found: str):
-    def program() -> None:
-        provider = k8s.Provider("aks-k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
-        KaitoWorkspace("kaito-phi-4", ws(), provider=provider, addon_enabled=True, kubernetes_version=version)
-
-    run = run_program(program, config={})
-    assert isinstance(run.error, KaitoAddonVersionError), run.error
-    assert str(run.error) == (
-        f"kaito.workspaces (phi-4): {found}: KAITO workspaces are checked against KAITO v0.6.0's presets, which "
-        "the add-on 0.6.0 runs on Kubernetes 1.34, 1.35 or 1.36 (gpu_catalog/facts/kaito_addon.json). Use "
-        "Kubernetes 1.34, 1.35 or 1.36, or remove kaito.workspaces."
-    )
-    assert run.of_type(WORKSPACE_TYPE) == []
+def test_args_refuse_a_cluster_whose_addon_is_not_the_preset_tables(version: str, found: str):
+    run = run_workspace("kaito-phi-4", kubernetes_version=version)
+    assert isinstance(run.error, InvalidArgsError), run.error
+    assert (
+        f"kubernetes_version: {found}: KAITO workspaces are checked against KAITO v0.6.0's presets, which the add-on "
+        "0.6.0 runs on Kubernetes 1.34, 1.35 or 1.36 (gpu_catalog/facts/kaito_addon.json). Use Kubernetes 1.34, 1.35 "
+        "or 1.36, or remove the KAITO workspaces."
+    ) in str(run.error)
+    assert run.records == []
 
 
 def test_workspace_on_a_cluster_without_the_addon_is_refused_before_registration():
-    def program() -> None:
-        provider = k8s.Provider("aks-k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
-        KaitoWorkspace("kaito-phi-4", ws(), provider=provider, addon_enabled=False, kubernetes_version=K8S)
-
-    run = run_program(program, config={})
-    assert isinstance(run.error, KaitoAddonNotEnabledError)
-    assert "KAITO add-on (AI toolchain operator) is off" in str(run.error)
-    assert "kaito.enabled: true" in str(run.error)
-    assert run.of_type(WORKSPACE_TYPE) == []
-    assert run.of_type("azure-gpu-platform:components:KaitoWorkspace") == []
+    run = run_workspace("kaito-phi-4", addon_enabled=False)
+    assert isinstance(run.error, InvalidArgsError)
+    assert "addon_enabled: KAITO workspaces need the AI toolchain operator add-on on the cluster, which is off" in str(
+        run.error
+    )
+    assert run.records == []
 
 
 def test_raw_resource_refuses_a_spec_shaped_manifest():

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from components.kaito import API_VERSION, KIND, workspace_manifest
-from components.kaito_config import KaitoWorkspaceConfig
+from components.kaito import API_VERSION, KIND, KaitoWorkspaceArgs, workspace_manifest
 from gpu_catalog import kaito_presets
 from gpu_catalog.kaito_presets import (
     KAITO_ADDON_FACTS_PATH,
@@ -123,10 +122,15 @@ def test_every_kaito_fact_names_a_source_with_repository_path_and_tag() -> None:
 def test_the_component_registers_the_recorded_api_version_and_every_required_field() -> None:
     workspace = KAITO["workspace"]
     assert (workspace["apiVersion"], workspace["kind"]) == (API_VERSION, KIND) == ("kaito.sh/v1beta1", "Workspace")
-    config = KaitoWorkspaceConfig.model_validate(
-        {"name": "phi-4", "preset": "phi-4", "instanceType": "Standard_NC24ads_A100_v4"}
+    args = KaitoWorkspaceArgs(
+        workspace_name="phi-4",
+        preset="phi-4",
+        instance_type="Standard_NC24ads_A100_v4",
+        match_labels={"apps": "phi-4"},
+        kubernetes_version="1.36",
+        addon_enabled=True,
     )
-    manifest = workspace_manifest(config)
+    manifest = workspace_manifest(args)
     assert "spec" not in manifest and workspace["topLevelFields"] is True
     required = sorted(path for path, fact in workspace["fields"].items() if fact.get("required"))
     assert required == ["inference.preset.name", "metadata.name", "resource.labelSelector"]

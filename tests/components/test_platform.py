@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
-from components.config import StackConfig, StackConfigError
 from components.contract import CONTRACT_VERSION, parse_contract
-from components.gpu_node_pool import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL, GpuNodePool, GpuNodePoolArgs
+from components.gpu_node_pool import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL, GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
+from components.validation import InvalidArgsError
 from tests.components.harness import (
     AGENT_POOL,
     CREDENTIALS_INVOKE,
@@ -221,18 +221,16 @@ def test_create_time_fields_change_the_azure_name_but_not_the_urn() -> None:
 
 
 def test_pool_validates_at_construction_with_the_policy_message() -> None:
-    # Built without the config loader: the component itself refuses the size, before registering anything.
-    cfg = StackConfig.model_validate(config(gpuPools=[{"name": "amd", "vmSize": "Standard_NV32as_v4"}]))
-
+    # Built without a stack file: the pool's Args refuse the size, before anything is registered.
     def program() -> None:
-        GpuNodePool(
-            "amd", GpuNodePoolArgs(stack=cfg, index=0, resource_group_name="rg", cluster_name="aks", after=None)
-        )
+        pool = GpuPoolSpec(name="amd", vm_size="Standard_NV32as_v4")
+        GpuNodePool("amd", GpuNodePoolArgs(pool=pool, resource_group_name="rg", cluster_name="aks"))
 
     run = run_program(program, config={})
-    assert isinstance(run.error, StackConfigError)
+    assert isinstance(run.error, InvalidArgsError)
     assert run.records == []
-    assert "gpuPools[0].vmSize: Standard_NV32as_v4 is an NVv4 size" in str(run.error)
+    assert "GpuNodePool 'amd'" in str(run.error)
+    assert "vm_size: Standard_NV32as_v4 is an NVv4 size" in str(run.error)
 
 
 # --------------------------------------------------------------------------------------------- operator

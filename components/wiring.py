@@ -1,0 +1,192 @@
+"""Component Args from a stack config: the one place that reads :class:`~components.config.StackConfig` to build them.
+
+Every default a stack file leaves to the platform is resolved here, once: a pool's driver mode, OS SKU, node counts,
+Kubernetes version and Azure name; whether the GPU operator installs the driver; the platform's tags; a Databricks
+cluster's request shape. The components get typed Args and never see the stack config. Args check themselves with
+the rules (:mod:`components.validation`); Args built from a stack config that loaded pass, since the stack config
+refused the same mistakes first, at their key paths.
+
+:func:`gpu_operator_args` also reads the GPU pools once they exist: each pool's contract entry and sharing config are
+computed by its ``GpuNodePool``, once, and the operator's values are made of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pulumi
+
+from .aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
+from .config import GpuOperatorConfig, GpuPoolConfig, StackConfig, azure_pool_name
+from .databricks import DatabricksAutoscale, DatabricksGpuClusterArgs, DatabricksWorkspaceArgs
+from .databricks_config import DatabricksClusterConfig, DatabricksWorkspaceConfig
+from .gpu_node_pool import GpuNodePool, GpuPoolSpec, GpuSharing, PoolGpuOperator
+from .gpu_operator import GpuOperatorArgs
+from .kaito import KaitoWorkspaceArgs
+from .kaito_config import KaitoWorkspaceConfig
+
+MANAGED_BY = "pulumi:azure-gpu-platform"
+"""The ``managed-by`` tag on the platform's Azure resources."""
+
+
+def platform_tags(cfg: StackConfig) -> dict[str, str]:
+    """Tags of the resource group, the cluster and the Databricks resources: ``cluster.tags``, the environment and
+    ``managed-by``."""
+    return {**cfg.cluster.tags, "environment": cfg.environment, "managed-by": MANAGED_BY}
+
+
+def pool_gpu_operator(cfg: StackConfig) -> PoolGpuOperator | None:
+    """The GPU operator as the pools see it (``None`` when ``gpuOperator.enabled`` is false)."""
+    if not cfg.gpuOperator.enabled:
+        return None
+    op = cfg.gpuOperator
+    installs = cfg.operator_installs_driver
+    return PoolGpuOperator(version=op.version, installs_driver=installs, mig_strategy=op.migStrategy)
+
+
+def gpu_pool_spec(cfg: StackConfig, pool: GpuPoolConfig, operator: PoolGpuOperator | None) -> GpuPoolSpec:
+    """``gpuPools[i]`` resolved: driver mode, OS SKU, counts, Kubernetes version, Azure name and tags."""
+    driver = cfg.pool_driver(pool)
+    mode = pool.sharing_mode
+    shared = pool.sharing
+    sharing = None
+    if shared is not None and mode != "none":
+        sharing = GpuSharing(mode=mode, replicas=shared.replicas, rename_by_default=shared.rename_by_default)
+    return GpuPoolSpec(
+        name=pool.name,
+        vm_size=pool.vmSize,
+        azure_name=azure_pool_name(pool, driver),
+        os=pool.os,
+        os_sku=pool.effective_os_sku,
+        count=pool.effective_count,
+        min_count=pool.effective_min_count,
+        max_count=pool.maxCount,
+        driver_skipped=driver == "operator",
+        mig_profile=pool.migProfile,
+        sharing=sharing,
+        taints=tuple(pool.taints),
+        labels=dict(pool.labels),
+        zones=tuple(pool.zones),
+        spot=pool.spot,
+        max_pods=pool.maxPods,
+        orchestrator_version=cfg.pool_kubernetes_version(pool),
+        tags={**cfg.cluster.tags, **pool.tags, "environment": cfg.environment},
+        gpu_operator=operator,
+        gpu_floor=cfg.gpu_floor,
+    )
+
+
+def aks_cluster_args(cfg: StackConfig, operator: PoolGpuOperator | None, tags: Mapping[str, str]) -> AksGpuClusterArgs:
+    """``cluster``, ``resourceGroup`` and ``gpuPools`` as the cluster's Args."""
+    c = cfg.cluster
+    sp = c.systemPool
+    return AksGpuClusterArgs(
+        cluster_name=cfg.cluster_name,
+        resource_group_name=cfg.resource_group_name,
+        location=cfg.location,
+        kubernetes_version=c.kubernetesVersion,
+        create_resource_group=not cfg.resourceGroup.existing,
+        sku_tier=c.skuTier,
+        support_plan=c.supportPlan,
+        system_pool=SystemPoolSpec(
+            vm_size=sp.vmSize,
+            count=sp.count,
+            zones=tuple(sp.zones),
+            os_sku=sp.osSku,
+            only_critical_addons=sp.onlyCriticalAddons,
+        ),
+        access=ClusterAccess(
+            grant_deployer=c.access.grantDeployer,
+            deployer_principal_type=c.access.deployerPrincipalType,
+            propagation_wait_seconds=c.access.propagationWaitSeconds,
+        ),
+        admin_group_object_ids=tuple(c.adminGroupObjectIds),
+        auto_upgrade_channel=c.autoUpgradeChannel,
+        node_os_upgrade_channel=c.nodeOsUpgradeChannel,
+        oidc_issuer=c.oidcIssuer,
+        workload_identity=c.workloadIdentity,
+        cost_analysis=c.costAnalysis,
+        kaito_addon=cfg.kaito_addon,
+        protect=cfg.protect,
+        tags=dict(tags),
+        gpu_pools=tuple(gpu_pool_spec(cfg, pool, operator) for pool in cfg.gpuPools),
+    )
+
+
+def gpu_operator_args(
+    config: GpuOperatorConfig, operator: PoolGpuOperator, pools: Sequence[GpuNodePool]
+) -> GpuOperatorArgs:
+    """``gpuOperator`` and the pools it manages (their tolerations, sharing configs and MIG layouts)."""
+    managed = [p for p in pools if p.pool.operator_managed]
+    return GpuOperatorArgs(
+        version=operator.version,
+        namespace=config.namespace,
+        mig_strategy=operator.mig_strategy,
+        dcgm_exporter=config.dcgmExporter,
+        installs_driver=operator.installs_driver,
+        mig_manager=any(p.pool.mig_partitioned_by_operator for p in managed),
+        shared_pools={p.pool.name: p.shared for p in managed if p.shared is not None},
+        tolerations=tuple(t for p in managed for t in p.contract.scheduling.tolerations),
+    )
+
+
+def kaito_workspace_args(cfg: StackConfig, ws: KaitoWorkspaceConfig) -> KaitoWorkspaceArgs:
+    """``kaito.workspaces[i]`` with the cluster facts its rules need."""
+    return KaitoWorkspaceArgs(
+        workspace_name=ws.name,
+        preset=ws.preset,
+        instance_type=ws.instanceType,
+        match_labels=ws.match_labels,
+        kubernetes_version=cfg.cluster.kubernetesVersion,
+        addon_enabled=cfg.kaito_addon,
+        count=ws.count,
+        namespace=ws.namespace,
+        model_access_secret=ws.modelAccessSecret,
+        model_access_token_config=ws.modelAccessTokenConfig,
+        gpu_floor=cfg.gpu_floor,
+    )
+
+
+def databricks_workspace_args(
+    cfg: StackConfig,
+    ws: DatabricksWorkspaceConfig,
+    tags: Mapping[str, str],
+    resource_group_id: pulumi.Input[str],
+) -> DatabricksWorkspaceArgs:
+    """``databricks.workspace``, created in the stack's resource group (``resource_group_id``) or used by URL."""
+    return DatabricksWorkspaceArgs(
+        workspace_name=ws.name,
+        url=ws.url,
+        managed_resource_group_name=ws.managed_resource_group_name if ws.creates_workspace else None,
+        resource_group_name=cfg.resource_group_name,
+        resource_group_id=resource_group_id,
+        location=cfg.location,
+        tags={**tags, **ws.tags},
+        protect=cfg.protect,
+    )
+
+
+def databricks_cluster_args(
+    cfg: StackConfig, cluster: DatabricksClusterConfig, tags: Mapping[str, str]
+) -> DatabricksGpuClusterArgs:
+    """``databricks.clusters[i]`` as the request the provider takes (runtime, access mode, principal, GPU
+    scheduling)."""
+    autoscale = cluster.autoscale
+    return DatabricksGpuClusterArgs(
+        cluster_name=cluster.name,
+        node_type_id=cluster.nodeTypeId,
+        single_user_name=cluster.principal,
+        spark_version=cluster.api_spark_version,
+        driver_node_type_id=cluster.driver_node_type,
+        kind=cluster.kind,
+        use_ml_runtime=cluster.use_ml_runtime,
+        data_security_mode=cluster.data_security_mode,
+        single_node=cluster.workload == "singleNode",
+        num_workers=cluster.numWorkers,
+        autoscale=DatabricksAutoscale(autoscale.minWorkers, autoscale.maxWorkers) if autoscale is not None else None,
+        autotermination_minutes=cluster.autoterminationMinutes,
+        spark_conf=cluster.gpu_spark_conf(),
+        custom_image=cluster.customImage,
+        tags={**tags, **cluster.tags},
+        gpu_floor=cfg.gpu_floor,
+    )
