@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rules import Finding
+    pass
 
 KAITO_VERSION = "v0.6.0"
 """The KAITO release this preset table is taken from: the one the AKS add-on runs (``KAITO_ADDON_VERSION``)."""
@@ -230,25 +230,3 @@ def kaito_table_minors() -> list[str]:
     """Kubernetes minors whose add-on runs the KAITO version of this preset table (:data:`KAITO_ADDON_VERSION`)."""
     rows = [m for m, v in _addon_table().items() if v == KAITO_ADDON_VERSION]
     return sorted(rows, key=lambda m: tuple(int(x) for x in m.split(".")))
-
-
-# --------------------------------------------------------------------------- transitional: moved to rules/kaito.py
-
-
-def check_kaito_model_access(preset_name: str, model_access_secret: str | None) -> Finding | None:
-    """Transitional, for ``components/kaito.py`` until it calls :func:`rules.kaito.model_access_secret` itself: that
-    rule's finding, ``None`` when there is none or it does not apply."""
-    from rules import kaito
-
-    found = kaito.model_access_secret(kaito.KaitoWorkspace(preset=preset_name, model_access_secret=model_access_secret))
-    return found[0] if isinstance(found, list) and found else None
-
-
-def check_kaito_addon_version(kubernetes_version: str, workspaces: str = "the workspaces") -> str | None:
-    """Transitional, for ``components/kaito.py`` until it calls :func:`rules.kaito.addon_version` itself: that rule's
-    message for a cluster serving workspaces, ``None`` when there is none."""
-    from rules.kaito import KaitoCluster, addon_version
-
-    cluster = KaitoCluster(addon_enabled=True, workspaces=1, kubernetes_version=kubernetes_version)
-    found = addon_version(cluster, workspaces=workspaces)
-    return found[0].message if isinstance(found, list) and found else None

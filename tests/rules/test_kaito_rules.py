@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from gpu_catalog.kaito_presets import KAITO_PRESETS, check_kaito_addon_version, check_kaito_model_access
+from gpu_catalog.kaito_presets import KAITO_PRESETS
 from rules import Finding, NotApplicable
 from rules.kaito import (
     WORKSPACE_PROPERTIES,
@@ -260,16 +260,3 @@ def test_every_finding_field_has_a_workspace_property() -> None:
     assert property_path("instanceType") == "resource.instanceType"
     assert property_path("modelAccessSecret") == "inference.preset.presetOptions.modelAccessSecret"
     assert set(WORKSPACE_PROPERTIES) == {"instanceType", "count", "preset", "modelAccessSecret"}
-
-
-def test_the_transitional_catalog_wrappers_return_the_rules_words() -> None:
-    # gpu_catalog.kaito_presets keeps two wrappers for components/kaito.py; they add no rule of their own.
-    assert check_kaito_model_access("phi-4", None) is None
-    wrapped = check_kaito_model_access("phi-4", "hf-token")
-    assert wrapped == only(model_access_secret(replace(PHI4, model_access_secret="hf-token")))
-    assert check_kaito_addon_version("1.36") is None
-    cluster = replace(CLUSTER, kubernetes_version="1.33")
-    assert (
-        check_kaito_addon_version("1.33", "kaito.workspaces")
-        == only(addon_version(cluster, workspaces="kaito.workspaces")).message
-    )
