@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 
 import pulumi
 
-from gpu_catalog import DEFAULT_FLOOR
 from rules import Finding
 from rules.databricks import (
     EXAMPLE_GPU_ML_RUNTIME,
@@ -40,6 +39,7 @@ from rules.databricks import (
     gpu_settings,
     gpu_task_amount,
 )
+from rules.sizes import DEFAULT_FLOOR
 
 from .databricks_config import DEFAULT_AUTOTERMINATION_MINUTES, cluster_slug
 from .validation import InvalidArgsError, found, refuse_findings

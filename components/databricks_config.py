@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from gpu_catalog import DEFAULT_FLOOR, GpuSize, default_catalog
+from gpu_catalog import GpuSize, default_catalog
 from rules import Finding, NotApplicable
 from rules.databricks import (
     CLASSIC_PREVIEW,
@@ -46,6 +46,7 @@ from rules.databricks import (
     task_gpu_amount,
     tasks_per_gpu,
 )
+from rules.sizes import DEFAULT_FLOOR
 
 from .config_base import StrictModel
 

@@ -40,7 +40,6 @@ from typing import Any
 
 import pulumi
 
-from gpu_catalog import DEFAULT_FLOOR
 from gpu_catalog.kaito_presets import MODEL_ACCESS_SECRET_KEY
 from rules import Finding
 from rules import kaito as rules_kaito
@@ -53,6 +52,7 @@ from rules.kaito import (
     model_access_secret,
     preset_fit,
 )
+from rules.sizes import DEFAULT_FLOOR
 
 from .contract import KaitoWorkspaceContract
 from .kaito_config import SERVICE_PORT

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from gpu_catalog import DEFAULT_FLOOR, default_catalog
+from gpu_catalog import default_catalog
 from gpu_catalog.kaito_presets import MODEL_ACCESS_SECRET_KEY, kaito_preset, runtime_download_presets
 from rules import Finding, NotApplicable
 from rules.kaito import (
@@ -35,6 +35,7 @@ from rules.kaito import (
     model_access_secret,
     preset_fit,
 )
+from rules.sizes import DEFAULT_FLOOR
 
 from .config_base import StrictModel
 from .config_keys import CONFIG_KEY_RE

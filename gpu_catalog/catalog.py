@@ -265,3 +265,25 @@ def load_catalog(path: Path | str | None = None) -> Catalog:
 def default_catalog() -> Catalog:
     """The project's catalog, loaded once per process."""
     return load_catalog()
+
+
+# ------------------------------------------------------------------------------------------ classifying names
+
+MIG_PROFILES: tuple[str, ...] = ("MIG1g", "MIG2g", "MIG3g", "MIG4g", "MIG7g")
+"""AKS ``gpuInstanceProfile`` values (API 2025-09-01)."""
+
+
+_NVV4_RE = re.compile(r"^standard_nv\d+a(?:h)?s_v4$", re.IGNORECASE)
+
+
+_N_FAMILY_RE = re.compile(r"^standard_n", re.IGNORECASE)
+
+
+def is_gpu_size(name: str, catalog: Catalog | None = None) -> bool:
+    """A GPU size is a catalog size or any Azure N-family name (``Standard_N...``), case-insensitive."""
+    return name in (catalog if catalog is not None else default_catalog()) or bool(_N_FAMILY_RE.match(name))
+
+
+def is_nvv4(name: str) -> bool:
+    """AMD MI25 NVv4 sizes: ``Standard_NV<n>as_v4`` and ``Standard_NV<n>ahs_v4``."""
+    return bool(_NVV4_RE.match(name))

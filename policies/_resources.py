@@ -29,13 +29,14 @@ from pulumi_policy.proxy import (
     UnknownValueError,
 )
 
-from gpu_catalog import Finding, is_gpu_size
+from gpu_catalog import is_gpu_size
 from rules.resource_types import (
     is_agent_pool,
     is_databricks_cluster,
     is_kaito_workspace,
     is_managed_cluster,
 )
+from rules.sizes import SizeFinding as Finding
 
 _SENTINELS: Final = frozenset(
     {

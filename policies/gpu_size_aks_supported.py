@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog import check_aks_supported
+from rules.sizes import check_aks_supported
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import review_sizes

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog import check_known
+from rules.sizes import check_known
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import review_sizes

@@ -6,7 +6,8 @@ from functools import partial
 
 from pulumi_policy import PolicyConfigSchema, ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog import DEFAULT_FLOOR, check_minimum, default_catalog, floor_size
+from gpu_catalog import default_catalog
+from rules.sizes import DEFAULT_FLOOR, check_minimum, floor_size
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import review_sizes

@@ -36,8 +36,9 @@ from dataclasses import dataclass
 from decimal import ROUND_DOWN, Decimal
 from typing import Final
 
-from gpu_catalog import DEFAULT_FLOOR, check_gpu_size, default_catalog, is_gpu_size
+from gpu_catalog import default_catalog, is_gpu_size
 from gpu_catalog.problems import show
+from rules.sizes import DEFAULT_FLOOR, check_gpu_size
 
 from . import Finding, NotApplicable
 

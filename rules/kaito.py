@@ -30,15 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from gpu_catalog import (
-    DEFAULT_FLOOR,
-    Catalog,
-    GpuSize,
-    check_aks_supported,
-    check_gpu_size,
-    default_catalog,
-    is_gpu_size,
-)
+from gpu_catalog import Catalog, GpuSize, default_catalog, is_gpu_size
 from gpu_catalog.kaito_presets import (
     KAITO_ADDON_VERSION,
     KAITO_PRESETS,
@@ -50,6 +42,7 @@ from gpu_catalog.kaito_presets import (
     kaito_table_minors,
     runtime_download_presets,
 )
+from rules.sizes import DEFAULT_FLOOR, check_aks_supported, check_gpu_size
 
 from . import Finding, NotApplicable
 

@@ -10,15 +10,7 @@ import typing
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from gpu_catalog import (
-    DEFAULT_FLOOR,
-    check_amd_features,
-    check_gpu_size,
-    check_mig_profile,
-    clock,
-    default_catalog,
-    is_gpu_size,
-)
+from gpu_catalog import clock, default_catalog, is_gpu_size
 from gpu_catalog.lifecycle import (
     check_kubernetes_version,
     check_operator_platform,
@@ -40,6 +32,7 @@ from rules.aks import (
     windows_gpu_pool,
 )
 from rules.budget import budget_shape
+from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_mig_profile
 
 from ..databricks_config import databricks_stack_problems
 from ..kaito_config import kaito_stack_problems

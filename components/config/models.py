@@ -7,10 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from gpu_catalog import (
-    DEFAULT_FLOOR,
-    MIG_PROFILES,
-)
+from gpu_catalog import MIG_PROFILES
 from gpu_catalog.access import load_access_facts
 from gpu_catalog.lifecycle import (
     DEFAULT_SUPPORT_PLAN,
@@ -21,6 +18,7 @@ from gpu_catalog.regions import check_region
 from rules.aks import (
     DEFAULT_GPU_TAINT,
 )
+from rules.sizes import DEFAULT_FLOOR
 
 from ..config_base import StrictModel
 from ..databricks_config import DatabricksConfig

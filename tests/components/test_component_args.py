@@ -23,8 +23,8 @@ from components.gpu_node_pool import (
 from components.gpu_operator import GpuOperatorArgs, operator_values
 from components.validation import InvalidArgsError
 from components.wiring import aks_cluster_args, platform_tags, pool_gpu_operator
-from gpu_catalog import check_gpu_size
 from rules.aks import windows_pool_name
+from rules.sizes import check_gpu_size
 from tests.components.harness import AGENT_POOL, Run, run_program, run_stack, stack_config
 
 T4 = "Standard_NC4as_T4_v3"

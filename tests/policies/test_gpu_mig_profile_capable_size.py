@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gpu_catalog import check_mig_profile
 from policies.gpu_mig_profile_capable_size import POLICY
+from rules.sizes import check_mig_profile
 from tests.policies._helpers import (
     AGENT_POOL,
     CLUSTER,

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpu_catalog import DEFAULT_FLOOR, default_catalog
+from gpu_catalog import default_catalog
 from policies.gpu_size_minimum import POLICY
+from rules.sizes import DEFAULT_FLOOR
 from tests.policies._helpers import (
     AGENT_POOL,
     DATABRICKS_CLUSTER,

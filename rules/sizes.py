@@ -1,16 +1,15 @@
-"""Pure checks on GPU VM sizes. Each returns findings with human messages: what is wrong, why, what to use.
-
-The policy pack reports these messages as violations; the components raise them at construction, so a bad size
-fails early with the same words the pack would use. No Pulumi imports.
+"""GPU size guard rails over the catalog: NVv4, unknown, retired, below the floor, not AKS-supported, MIG on a size that
+cannot be partitioned, AMD sizes with NVIDIA-only features. Each check returns a :class:`SizeFinding` (the size as
+written and a message: what is wrong, why, what to use) or ``None``; the stack config, the components, the policies
+(``gpu-size-*``, ``gpu-mig-profile-capable-size``) and the conformance checker call them. No Pulumi imports.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import date
 
-from .catalog import Catalog, GpuSize, default_catalog
+from gpu_catalog.catalog import MIG_PROFILES, Catalog, GpuSize, default_catalog, is_gpu_size, is_nvv4
 
 DEFAULT_FLOOR = "Standard_NC6s_v3"
 """One whole V100: 16 GiB per GPU, CUDA compute capability 7.0 (the AKS docs' long-standing minimum)."""
@@ -23,15 +22,9 @@ AMD_NEEDS = (
 )
 """What an AMD GPU pool needs instead of the NVIDIA stack; every AMD finding ends with it."""
 
-MIG_PROFILES: tuple[str, ...] = ("MIG1g", "MIG2g", "MIG3g", "MIG4g", "MIG7g")
-"""AKS ``gpuInstanceProfile`` values (API 2025-09-01)."""
-
-_NVV4_RE = re.compile(r"^standard_nv\d+a(?:h)?s_v4$", re.IGNORECASE)
-_N_FAMILY_RE = re.compile(r"^standard_n", re.IGNORECASE)
-
 
 @dataclass(frozen=True, slots=True)
-class Finding:
+class SizeFinding:
     """One problem with one size: the size as written and the message (the policy that reports it has its own name)."""
 
     size: str
@@ -42,20 +35,10 @@ def _cat(catalog: Catalog | None) -> Catalog:
     return catalog if catalog is not None else default_catalog()
 
 
-def is_gpu_size(name: str, catalog: Catalog | None = None) -> bool:
-    """A GPU size is a catalog size or any Azure N-family name (``Standard_N...``), case-insensitive."""
-    return name in _cat(catalog) or bool(_N_FAMILY_RE.match(name))
-
-
-def is_nvv4(name: str) -> bool:
-    """AMD MI25 NVv4 sizes: ``Standard_NV<n>as_v4`` and ``Standard_NV<n>ahs_v4``."""
-    return bool(_NVV4_RE.match(name))
-
-
-def check_nvv4(name: str) -> Finding | None:
+def check_nvv4(name: str) -> SizeFinding | None:
     if not is_nvv4(name):
         return None
-    return Finding(
+    return SizeFinding(
         name,
         f"{name} is an NVv4 size (partial AMD Radeon Instinct MI25): AKS does not support the NVv4 series and "
         "its GPU has no CUDA. Use an NVIDIA size such as Standard_NC4as_T4_v3 (inference) or "
@@ -63,13 +46,13 @@ def check_nvv4(name: str) -> Finding | None:
     )
 
 
-def check_known(name: str, catalog: Catalog | None = None) -> Finding | None:
+def check_known(name: str, catalog: Catalog | None = None) -> SizeFinding | None:
     """Fail closed: an N-family name the catalog does not know is rejected, with the closest known names."""
     cat = _cat(catalog)
-    if name in cat or not _N_FAMILY_RE.match(name) or is_nvv4(name):
+    if name in cat or not is_gpu_size(name, cat) or is_nvv4(name):
         return None
     suggestions = ", ".join(cat.suggest(name))
-    return Finding(
+    return SizeFinding(
         name,
         f"{name} is not a GPU size in the catalog: unknown sizes are rejected because their GPU, memory and "
         f"lifecycle cannot be checked (typo, or a size newer than the catalog). Closest known sizes: {suggestions}. "
@@ -77,12 +60,12 @@ def check_known(name: str, catalog: Catalog | None = None) -> Finding | None:
     )
 
 
-def check_retired(name: str, today: date | None = None, catalog: Catalog | None = None) -> Finding | None:
+def check_retired(name: str, today: date | None = None, catalog: Catalog | None = None) -> SizeFinding | None:
     size = _cat(catalog).lookup(name)
     if size is None or not size.is_retired(today):
         return None
     when = size.retirement_date.isoformat() if size.retirement_date else "an earlier date"
-    return Finding(
+    return SizeFinding(
         name,
         f"{size.name} ({size.gpu_model}) was retired by Microsoft on {when}: new VMs of this size cannot be "
         f"deployed and running ones are deallocated. Microsoft's migration target: {size.migration_text}.",
@@ -115,7 +98,7 @@ def floor_size(floor: str = DEFAULT_FLOOR, catalog: Catalog | None = None) -> Gp
     return resolved
 
 
-def check_minimum(name: str, floor: str = DEFAULT_FLOOR, catalog: Catalog | None = None) -> Finding | None:
+def check_minimum(name: str, floor: str = DEFAULT_FLOOR, catalog: Catalog | None = None) -> SizeFinding | None:
     """Below the floor: smaller GPU memory per GPU, lower CUDA compute capability, or only a fraction of a GPU.
 
     Compute capability is compared only when both sizes are NVIDIA (AMD GPUs have no CUDA compute capability).
@@ -134,7 +117,7 @@ def check_minimum(name: str, floor: str = DEFAULT_FLOOR, catalog: Catalog | None
         if s.aks_supported and not s.is_retired() and s.gpu_vendor == "NVIDIA" and not _floor_reasons(s, ref)
     ]
     better.sort(key=lambda n: (cat[n].price_usd_per_hour is None, cat[n].price_usd_per_hour or 0.0, n))
-    return Finding(
+    return SizeFinding(
         name,
         f"{size.name} ({size.gpu_model}, {size.gpu_count} GPU) is below the GPU floor {ref.name} "
         f"({ref.gpu_model}: {ref.gpu_memory_gib_per_gpu:g} GiB, compute capability "
@@ -143,12 +126,12 @@ def check_minimum(name: str, floor: str = DEFAULT_FLOOR, catalog: Catalog | None
     )
 
 
-def check_aks_supported(name: str, catalog: Catalog | None = None) -> Finding | None:
+def check_aks_supported(name: str, catalog: Catalog | None = None) -> SizeFinding | None:
     size = _cat(catalog).lookup(name)
     if size is None or size.aks_supported or is_nvv4(name):
         return None
     note = f" ({size.aks_note})" if size.aks_note else ""
-    return Finding(
+    return SizeFinding(
         name,
         f"{size.name} ({size.gpu_model}) is not supported for AKS node pools{note}. "
         "Use an AKS-supported NVIDIA size such as Standard_NC4as_T4_v3, Standard_NV36ads_A10_v5 or "
@@ -156,13 +139,13 @@ def check_aks_supported(name: str, catalog: Catalog | None = None) -> Finding | 
     )
 
 
-def check_mig_profile(name: str, profile: str | None, catalog: Catalog | None = None) -> Finding | None:
+def check_mig_profile(name: str, profile: str | None, catalog: Catalog | None = None) -> SizeFinding | None:
     """A MIG ``gpuInstanceProfile`` only on MIG-capable sizes (A100, H100, H200), and only a known profile."""
     if not profile:
         return None
     cat = _cat(catalog)
     if profile not in MIG_PROFILES:
-        return Finding(
+        return SizeFinding(
             name,
             f"gpuInstanceProfile {profile!r} is not an AKS MIG profile; allowed: {', '.join(MIG_PROFILES)}.",
         )
@@ -171,7 +154,7 @@ def check_mig_profile(name: str, profile: str | None, catalog: Catalog | None = 
         return None
     capable = sorted(s.name for s in cat.sizes() if s.mig_capable and not s.is_retired())
     model = f" ({size.gpu_model})" if size is not None else ""
-    return Finding(
+    return SizeFinding(
         name,
         f"gpuInstanceProfile {profile} needs a MIG-capable GPU, and {name}{model} is not one: only A100, H100 "
         f"and H200 sizes can be partitioned with Multi-Instance GPU. Remove the profile or use one of: "
@@ -187,7 +170,7 @@ def check_amd_features(
     sharing: str | None,
     os_sku: str | None = None,
     catalog: Catalog | None = None,
-) -> list[tuple[str, Finding]]:
+) -> list[tuple[str, SizeFinding]]:
     """NVIDIA-only set-ups on a size with AMD GPUs, each as ``(field, finding)``; empty for any other size.
 
     ``field`` names what to change: ``vmSize`` (NVIDIA's GPU operator would manage the pool), ``driver`` (an AKS driver
@@ -199,12 +182,12 @@ def check_amd_features(
     if size is None or size.gpu_vendor != "AMD" or not size.aks_supported or is_nvv4(name):
         return []  # other AMD sizes are refused outright (check_nvv4, check_aks_supported)
     gpus = f"{size.name} has AMD GPUs ({size.gpu_model})"
-    out: list[tuple[str, Finding]] = []
+    out: list[tuple[str, SizeFinding]] = []
     if nvidia_operator:
         out.append(
             (
                 "vmSize",
-                Finding(
+                SizeFinding(
                     name,
                     f"{gpus}, and NVIDIA's GPU operator (gpuOperator.enabled) manages every Linux GPU pool here: it "
                     f"installs NVIDIA drivers and device plugins only, so these GPUs would stay unusable. {AMD_NEEDS}; "
@@ -216,7 +199,7 @@ def check_amd_features(
         out.append(
             (
                 "driver",
-                Finding(
+                SizeFinding(
                     name,
                     f"{gpus}: AKS creates an AMD GPU pool only with the driver install skipped (gpuProfile.driver "
                     f"None), and nothing here would install one. {AMD_NEEDS}.",
@@ -227,7 +210,7 @@ def check_amd_features(
         out.append(
             (
                 "sharing",
-                Finding(
+                SizeFinding(
                     name,
                     f"{gpus}: {sharing} is a feature of NVIDIA's device plugin and does nothing on AMD GPUs. "
                     f"{AMD_NEEDS}; remove sharing.",
@@ -238,7 +221,7 @@ def check_amd_features(
         out.append(
             (
                 "osSku",
-                Finding(
+                SizeFinding(
                     name,
                     f"{gpus}: AKS supports AMD GPU pools on Ubuntu only, not {os_sku}. Allowed: Ubuntu, Ubuntu2204.",
                 ),
@@ -254,7 +237,7 @@ def check_gpu_size(
     today: date | None = None,
     require_aks: bool = True,
     catalog: Catalog | None = None,
-) -> list[Finding]:
+) -> list[SizeFinding]:
     """Every size rule at once (what a component calls before registering anything). Empty for non-GPU sizes."""
     cat = _cat(catalog)
     if not is_gpu_size(name, cat):
