@@ -38,12 +38,12 @@ from typing import Literal
 import pulumi
 from pulumi_azure_native import containerservice
 
-from gpu_catalog import GpuSize, default_catalog, is_gpu_size
+from gpu_catalog import GpuSize, default_catalog
 from gpu_catalog.lifecycle import check_operator_platform, load_operator_facts
 from rules import Finding
 from rules import aks as rules_aks
 from rules.aks import DEFAULT_GPU_TAINT, driver_install, operator_autoscale_min_count, windows_gpu_pool
-from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_mig_profile
+from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
 from .config import parse_taint
 from .contract import GpuPoolContract, Scheduling, Toleration
@@ -200,15 +200,9 @@ class GpuPoolSpec:
 def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
     """Every guard rail the pool breaks, as rule findings (fields named as in a stack file)."""
     found: list[Finding] = []
-    if not is_gpu_size(pool.vm_size):
-        # Restated from components/config/checks.py (a stack-file check until it moves to rules/aks.py).
-        found.append(
-            Finding(
-                "vmSize",
-                f"{pool.vm_size} is not a GPU size: GPU pools need an N-family size from the catalog, e.g. "
-                "Standard_NC4as_T4_v3, Standard_NC24ads_A100_v4 or Standard_ND96isr_H100_v5.",
-            )
-        )
+    not_gpu = check_is_gpu_size(pool.vm_size)
+    if not_gpu is not None:
+        found.append(Finding("vmSize", not_gpu.message))
     found += [Finding("vmSize", f.message) for f in check_gpu_size(pool.vm_size, floor=pool.gpu_floor)]
     mig = check_mig_profile(pool.vm_size, pool.mig_profile)
     if mig is not None:

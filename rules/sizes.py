@@ -230,6 +230,17 @@ def check_amd_features(
     return out
 
 
+def check_is_gpu_size(name: str, catalog: Catalog | None = None) -> SizeFinding | None:
+    """A GPU node pool needs a GPU size (a catalog size or any ``Standard_N…`` name)."""
+    if is_gpu_size(name, catalog):
+        return None
+    return SizeFinding(
+        name,
+        f"{name} is not a GPU size: GPU pools need an N-family size from the catalog, e.g. Standard_NC4as_T4_v3, "
+        "Standard_NC24ads_A100_v4 or Standard_ND96isr_H100_v5.",
+    )
+
+
 def check_gpu_size(
     name: str,
     *,

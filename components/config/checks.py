@@ -32,7 +32,7 @@ from rules.aks import (
     windows_gpu_pool,
 )
 from rules.budget import budget_shape
-from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_mig_profile
+from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
 from ..databricks_config import databricks_stack_problems
 from ..kaito_config import kaito_stack_problems
@@ -100,14 +100,9 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
         )
 
     # GPU size: the same checks and messages as the policy pack.
-    if not is_gpu_size(pool.vmSize):
-        problems.append(
-            Problem(
-                f"{at}.vmSize",
-                f"{pool.vmSize} is not a GPU size: GPU pools need an N-family size from the catalog, e.g. "
-                "Standard_NC4as_T4_v3, Standard_NC24ads_A100_v4 or Standard_ND96isr_H100_v5.",
-            )
-        )
+    not_gpu = check_is_gpu_size(pool.vmSize)
+    if not_gpu is not None:
+        problems.append(Problem(f"{at}.vmSize", not_gpu.message))
     else:
         problems.extend(
             Problem(f"{at}.vmSize", f.message) for f in check_gpu_size(pool.vmSize, floor=_usable_floor(cfg))
