@@ -7,9 +7,6 @@ tests/preflight/test_stackfile.py and tests/preflight/test_cli.py.
 
 from __future__ import annotations
 
-import copy
-from typing import Any
-
 import pytest
 
 from components.config import StackConfig, StackConfigError, validate_stack_config
@@ -17,24 +14,10 @@ from components.config.models import PATTERN_WORDS
 from components.config_keys import foreign_key_findings, provider_config_keys, referenced_keys
 from components.databricks_config import MAX_TASKS_PER_GPU, task_gpu_amount
 from tests.components.harness import STACKS_DIR, run_main, stack_config
+from tests.components.test_deployable import T4, config, problems
 
-FILE = "stacks/Pulumi.dev.yaml"
-T4 = {"name": "t4", "vmSize": "Standard_NC4as_T4_v3", "minCount": 1, "maxCount": 2}
 MI300X = {"name": "mi300x", "vmSize": "Standard_ND96isr_MI300X_v5", "minCount": 1, "maxCount": 2}
-BASE: dict[str, Any] = {"environment": "dev", "location": "westeurope", "gpuPools": [T4]}
 PROJECT_KEYS = ["environment", "location", "gpuPools", "cluster", "gpuOperator", "budget", "policy"]
-
-
-def config(**top: Any) -> dict[str, Any]:
-    out = copy.deepcopy(BASE)
-    out.update(copy.deepcopy(top))
-    return out
-
-
-def problems(data: dict[str, Any]) -> dict[str, str]:
-    with pytest.raises(StackConfigError) as err:
-        validate_stack_config(data, stack_file=FILE)
-    return {p.path: p.message for p in err.value.problems}
 
 
 # ------------------------------------------------------------------------------ 1. misspelled / unused namespaces
@@ -153,7 +136,7 @@ def test_node_label_keys_are_checked_as_kubernetes_and_aks_do(key: str, path: st
 
 def test_valid_label_keys_pass() -> None:
     labels = {"example.com/team": "ml", "team": "ml", "nvidia.com/gpu.workload.config": "vm-passthrough"}
-    cfg = validate_stack_config(config(gpuPools=[{**T4, "labels": labels}]), stack_file=FILE)
+    cfg = validate_stack_config(config(gpuPools=[{**T4, "labels": labels}]), stack_file="stacks/Pulumi.dev.yaml")
     assert cfg.gpuPools[0].labels == labels
 
 
