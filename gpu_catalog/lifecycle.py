@@ -174,7 +174,9 @@ def check_kubernetes_version(
     support_plan: str | None = None,
     facts: KubernetesFacts | None = None,
 ) -> VersionFinding | None:
-    """``None`` when ``version`` can be created on AKS ``today``; otherwise why not and what to use instead."""
+    """aks-kubernetes-version-supported.
+
+    ``None`` when ``version`` can be created on AKS ``today``; otherwise why not and what to use instead."""
     facts = facts or load_kubernetes_facts()
     minor = minor_of(version)
     lts = is_lts(tier, support_plan)
@@ -238,7 +240,9 @@ def check_kubernetes_expiry(
     warn_days: int = DEFAULT_EXPIRY_WARNING_DAYS,
     facts: KubernetesFacts | None = None,
 ) -> VersionFinding | None:
-    """An advisory finding when a creatable ``version`` reaches its (LTS) end of life within ``warn_days``."""
+    """aks-kubernetes-version-expiring.
+
+    An advisory finding when a creatable ``version`` reaches its (LTS) end of life within ``warn_days``."""
     facts = facts or load_kubernetes_facts()
     minor = minor_of(version)
     row = facts.get(minor) if minor is not None else None
@@ -326,7 +330,9 @@ def check_operator_platform(
     os_sku: str,
     facts: OperatorFacts | None = None,
 ) -> str | None:
-    """Why the GPU operator ``operator_version`` is not validated for nodes of ``os_sku`` on ``kubernetes_version``.
+    """gpu-operator-platform-supported.
+
+    Why the GPU operator ``operator_version`` is not validated for nodes of ``os_sku`` on ``kubernetes_version``.
 
     ``None`` when NVIDIA's platform-support matrix covers every Ubuntu release that ``os_sku`` can mean on AKS.
     """

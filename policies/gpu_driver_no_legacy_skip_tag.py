@@ -5,12 +5,12 @@ from __future__ import annotations
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
 from gpu_catalog import is_gpu_size
+from rules.aks import legacy_skip_driver_tag
 
 from ._meta import ADVISORY, GpuResourcePolicy
 from ._resources import UNKNOWN, Review, pools_of
 
 NAME = "gpu-driver-no-legacy-skip-tag"
-TAG = "SkipGPUDriverInstall"
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -25,13 +25,9 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             continue
         if not isinstance(tags, dict):
             continue
-        for key in tags:
-            if key.lower() == TAG.lower():
-                review.violation(
-                    f"{pool.path('tags', key)}: {pool.label(args.name)} uses the legacy {key} tag, which AKS "
-                    "stopped honouring on 2025-08-14 (as it did --skip-gpu-driver-install): the pool gets the AKS "
-                    'GPU driver anyway. Remove the tag and set gpuProfile.driver: "None" instead.'
-                )
+        for finding in legacy_skip_driver_tag(tags):
+            key = finding.field.removeprefix("tags.")
+            review.violation(f"{pool.path('tags', key)}: {pool.label(args.name)} uses {finding.message}")
     review.finish()
 
 

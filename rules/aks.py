@@ -214,6 +214,23 @@ def gpu_pool_tainted(pool: GpuPool) -> list[Finding]:
     ]
 
 
+LEGACY_SKIP_DRIVER_TAG = "SkipGPUDriverInstall"
+"""The node-pool tag AKS stopped honouring on 2025-08-14 (with ``--skip-gpu-driver-install``)."""
+
+
+def legacy_skip_driver_tag(tags: dict[str, object]) -> list[Finding]:
+    """gpu-driver-no-legacy-skip-tag: no ``SkipGPUDriverInstall`` tag on a GPU pool (AKS ignores it now)."""
+    return [
+        Finding(
+            f"tags.{key}",
+            f"the legacy {key} tag, which AKS stopped honouring on 2025-08-14 (as it did --skip-gpu-driver-install): "
+            'the pool gets the AKS GPU driver anyway. Remove the tag and set gpuProfile.driver: "None" instead.',
+        )
+        for key in tags
+        if key.lower() == LEGACY_SKIP_DRIVER_TAG.lower()
+    ]
+
+
 # --------------------------------------------------------------------------------------------------- cluster
 
 

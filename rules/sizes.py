@@ -36,6 +36,7 @@ def _cat(catalog: Catalog | None) -> Catalog:
 
 
 def check_nvv4(name: str) -> SizeFinding | None:
+    """gpu-size-no-nvv4."""
     if not is_nvv4(name):
         return None
     return SizeFinding(
@@ -47,7 +48,9 @@ def check_nvv4(name: str) -> SizeFinding | None:
 
 
 def check_known(name: str, catalog: Catalog | None = None) -> SizeFinding | None:
-    """Fail closed: an N-family name the catalog does not know is rejected, with the closest known names."""
+    """gpu-size-known.
+
+    Fail closed: an N-family name the catalog does not know is rejected, with the closest known names."""
     cat = _cat(catalog)
     if name in cat or not is_gpu_size(name, cat) or is_nvv4(name):
         return None
@@ -61,6 +64,7 @@ def check_known(name: str, catalog: Catalog | None = None) -> SizeFinding | None
 
 
 def check_retired(name: str, today: date | None = None, catalog: Catalog | None = None) -> SizeFinding | None:
+    """gpu-size-not-retired."""
     size = _cat(catalog).lookup(name)
     if size is None or not size.is_retired(today):
         return None
@@ -99,7 +103,9 @@ def floor_size(floor: str = DEFAULT_FLOOR, catalog: Catalog | None = None) -> Gp
 
 
 def check_minimum(name: str, floor: str = DEFAULT_FLOOR, catalog: Catalog | None = None) -> SizeFinding | None:
-    """Below the floor: smaller GPU memory per GPU, lower CUDA compute capability, or only a fraction of a GPU.
+    """gpu-size-minimum.
+
+    Below the floor: smaller GPU memory per GPU, lower CUDA compute capability, or only a fraction of a GPU.
 
     Compute capability is compared only when both sizes are NVIDIA (AMD GPUs have no CUDA compute capability).
     """
@@ -127,6 +133,7 @@ def check_minimum(name: str, floor: str = DEFAULT_FLOOR, catalog: Catalog | None
 
 
 def check_aks_supported(name: str, catalog: Catalog | None = None) -> SizeFinding | None:
+    """gpu-size-aks-supported."""
     size = _cat(catalog).lookup(name)
     if size is None or size.aks_supported or is_nvv4(name):
         return None
@@ -140,7 +147,9 @@ def check_aks_supported(name: str, catalog: Catalog | None = None) -> SizeFindin
 
 
 def check_mig_profile(name: str, profile: str | None, catalog: Catalog | None = None) -> SizeFinding | None:
-    """A MIG ``gpuInstanceProfile`` only on MIG-capable sizes (A100, H100, H200), and only a known profile."""
+    """gpu-mig-profile-capable-size.
+
+    A MIG ``gpuInstanceProfile`` only on MIG-capable sizes (A100, H100, H200), and only a known profile."""
     if not profile:
         return None
     cat = _cat(catalog)
