@@ -53,7 +53,6 @@ WORKSPACE_SKU = "premium"
 """Premium: dedicated (single-user) access mode and Unity Catalog need it."""
 COMPUTE_MODE = "Hybrid"
 """Classic clusters in a managed resource group (``Serverless`` workspaces cannot run classic GPU clusters)."""
-RUNTIME_ENGINE = STANDARD_ENGINE
 """Photon does not run on GPU instance types."""
 
 
@@ -232,7 +231,7 @@ class DatabricksGpuClusterArgs:
             use_ml_runtime=bool(self.use_ml_runtime),
             kind=self.kind,
             custom_image=self.custom_image,
-            runtime_engine=RUNTIME_ENGINE,
+            runtime_engine=STANDARD_ENGINE,
             data_security_mode=self.data_security_mode,
             single_user_name=self.single_user_name,
             single_node=self.single_node,
@@ -308,7 +307,7 @@ class DatabricksGpuCluster(pulumi.ComponentResource):
             autotermination_minutes=args.autotermination_minutes,
             data_security_mode=args.data_security_mode,
             single_user_name=args.single_user_name,
-            runtime_engine=RUNTIME_ENGINE,
+            runtime_engine=STANDARD_ENGINE,
             spark_conf=dict(args.spark_conf) or None,
             custom_tags=custom_tags or None,
             docker_image=databricks.ClusterDockerImageArgs(url=args.custom_image) if args.custom_image else None,

@@ -40,6 +40,7 @@ from typing import Any
 import yaml
 
 from rules import aks as rules_aks
+from rules import databricks as rules_databricks
 
 FACTS_DIR = Path(__file__).resolve().parent / "facts"
 
@@ -902,7 +903,7 @@ def _kaito_label_selector(r: _RuleCtx) -> None:
             )
 
 
-_DEDICATED = ("SINGLE_USER", "DATA_SECURITY_MODE_DEDICATED")
+_DEDICATED = (rules_databricks.SINGLE_USER, rules_databricks.DEDICATED)
 
 
 @_rule("databricks.single-user-needs-name")
