@@ -26,7 +26,14 @@ from bench._common import BENCH, PY, ROOT, Run, emit_result, header, measure, ra
 NS = "azure-gpu-platform"
 DATABRICKS_SECTION: dict[str, Any] = {
     "workspace": {"name": "dbw-agp-bench"},
-    "clusters": [{"name": "train", "nodeTypeId": "Standard_NC24ads_A100_v4", "numWorkers": 2}],
+    "clusters": [
+        {
+            "name": "train",
+            "nodeTypeId": "Standard_NC24ads_A100_v4",
+            "numWorkers": 2,
+            "singleUserName": "alice@contoso.com",
+        }
+    ],
 }
 CHECK_IMPORT = "import sys, {mod}; print('pulumi_databricks' in sys.modules)"
 
