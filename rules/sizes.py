@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from gpu_catalog import clock
 from gpu_catalog.catalog import MIG_PROFILES, Catalog, GpuSize, default_catalog, is_gpu_size, is_nvv4
 
 DEFAULT_FLOOR = "Standard_NC6s_v3"
@@ -102,6 +103,24 @@ def floor_size(floor: str = DEFAULT_FLOOR, catalog: Catalog | None = None) -> Gp
     return resolved
 
 
+_AT_OR_ABOVE: dict[tuple[int, str, date], list[str]] = {}
+
+
+def _at_or_above(cat: Catalog, ref: GpuSize) -> list[str]:
+    """Current AKS-supported NVIDIA sizes at or above the floor ``ref``, cheapest first (computed once per catalog,
+    floor and day: the policy pack asks for every pool below the floor)."""
+    key = (id(cat), ref.name, clock.today())
+    if key not in _AT_OR_ABOVE:
+        better = [
+            s.name
+            for s in cat.sizes()
+            if s.aks_supported and not s.is_retired(key[2]) and s.gpu_vendor == "NVIDIA" and not _floor_reasons(s, ref)
+        ]
+        better.sort(key=lambda n: (cat[n].price_usd_per_hour is None, cat[n].price_usd_per_hour or 0.0, n))
+        _AT_OR_ABOVE[key] = better
+    return _AT_OR_ABOVE[key]
+
+
 def check_minimum(name: str, floor: str = DEFAULT_FLOOR, catalog: Catalog | None = None) -> SizeFinding | None:
     """gpu-size-minimum.
 
@@ -117,12 +136,7 @@ def check_minimum(name: str, floor: str = DEFAULT_FLOOR, catalog: Catalog | None
     reasons = _floor_reasons(size, ref)
     if not reasons:
         return None
-    better = [
-        s.name
-        for s in cat.sizes()
-        if s.aks_supported and not s.is_retired() and s.gpu_vendor == "NVIDIA" and not _floor_reasons(s, ref)
-    ]
-    better.sort(key=lambda n: (cat[n].price_usd_per_hour is None, cat[n].price_usd_per_hour or 0.0, n))
+    better = _at_or_above(cat, ref)
     return SizeFinding(
         name,
         f"{size.name} ({size.gpu_model}, {size.gpu_count} GPU) is below the GPU floor {ref.name} "
