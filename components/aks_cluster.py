@@ -50,10 +50,11 @@ from pulumiverse_time import Sleep
 
 from gpu_catalog import clock
 from gpu_catalog.access import cluster_admin_role, load_access_facts
-from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN, check_kubernetes_version
+from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN
 from rules import Finding
 from rules import aks as rules_aks
 from rules.aks import cost_analysis_tier, kaito_requires_oidc, lts_needs_premium
+from rules.lifecycle import check_kubernetes_version
 
 from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
 from .validation import refuse_findings

@@ -39,10 +39,11 @@ import pulumi
 from pulumi_azure_native import containerservice
 
 from gpu_catalog import GpuSize, default_catalog
-from gpu_catalog.lifecycle import check_operator_platform, load_operator_facts
+from gpu_catalog.lifecycle import load_operator_facts
 from rules import Finding
 from rules import aks as rules_aks
 from rules.aks import DEFAULT_GPU_TAINT, driver_install, operator_autoscale_min_count, windows_gpu_pool
+from rules.lifecycle import check_operator_platform
 from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
 from .config import parse_taint

@@ -17,7 +17,7 @@ from typing import Any
 
 from pulumi_policy import PolicyResource, StackValidationArgs
 
-from gpu_catalog.lifecycle import VersionFinding
+from rules.lifecycle import VersionFinding
 from rules.resource_types import is_agent_pool, is_managed_cluster
 
 from ._resources import UNKNOWN, Review, get, join_path, plain

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pulumi_policy import PolicyConfigSchema, ReportViolation, Severity, StackValidationArgs
 
 from gpu_catalog import clock
-from gpu_catalog.lifecycle import DEFAULT_EXPIRY_WARNING_DAYS, check_kubernetes_expiry
+from rules.lifecycle import DEFAULT_EXPIRY_WARNING_DAYS, check_kubernetes_expiry
 
 from ._kubernetes import judge, version_fields
 from ._meta import ADVISORY, GpuStackPolicy

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pulumi_policy import ReportViolation, Severity, StackValidationArgs
 
 from gpu_catalog import clock
-from gpu_catalog.lifecycle import LTS_SUPPORT_PLAN, LTS_TIER, check_kubernetes_version
+from gpu_catalog.lifecycle import LTS_SUPPORT_PLAN, LTS_TIER
+from rules.lifecycle import check_kubernetes_version
 
 from ._kubernetes import judge, version_fields
 from ._meta import MANDATORY, GpuStackPolicy

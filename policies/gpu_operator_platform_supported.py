@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, Severity, StackValidationArgs
 
-from gpu_catalog.lifecycle import check_operator_platform
+from rules.lifecycle import check_operator_platform
 from rules.resource_types import is_managed_cluster
 
 from ._meta import MANDATORY, GpuStackPolicy

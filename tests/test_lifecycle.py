@@ -12,14 +12,12 @@ from gpu_catalog import clock
 from gpu_catalog.lifecycle import (
     KUBERNETES_FACTS,
     LifecycleFactsError,
-    check_kubernetes_expiry,
-    check_kubernetes_version,
-    check_operator_platform,
     default_gpu_operator_version,
     load_kubernetes_facts,
     minor_of,
     supported_minors,
 )
+from rules.lifecycle import check_kubernetes_expiry, check_kubernetes_version, check_operator_platform
 
 TODAY = date(2026, 11, 30)
 

@@ -11,13 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from gpu_catalog import clock, default_catalog, is_gpu_size
-from gpu_catalog.lifecycle import (
-    check_kubernetes_version,
-    check_operator_platform,
-    load_operator_facts,
-    minor_of,
-    minor_tuple,
-)
+from gpu_catalog.lifecycle import load_operator_facts, minor_of, minor_tuple
 from gpu_catalog.problems import Problem, key_path, show
 from rules import Finding
 from rules import aks as rules_aks
@@ -32,6 +26,7 @@ from rules.aks import (
     windows_gpu_pool,
 )
 from rules.budget import budget_shape
+from rules.lifecycle import check_kubernetes_version, check_operator_platform
 from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
 from ..databricks_config import databricks_stack_problems

@@ -9,10 +9,7 @@ from pydantic import Field, field_validator
 
 from gpu_catalog import MIG_PROFILES
 from gpu_catalog.access import load_access_facts
-from gpu_catalog.lifecycle import (
-    DEFAULT_SUPPORT_PLAN,
-    default_gpu_operator_version,
-)
+from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN, default_gpu_operator_version
 from gpu_catalog.problems import show
 from gpu_catalog.regions import check_region
 from rules.aks import (
