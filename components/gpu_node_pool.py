@@ -42,11 +42,21 @@ from gpu_catalog import GpuSize, default_catalog
 from gpu_catalog.lifecycle import load_operator_facts
 from rules import Finding
 from rules import aks as rules_aks
-from rules.aks import DEFAULT_GPU_TAINT, driver_install, operator_autoscale_min_count, windows_gpu_pool
+from rules.aks import (
+    DEFAULT_GPU_TAINT,
+    driver_install,
+    gpu_sharing,
+    mig_pool,
+    operator_autoscale_min_count,
+    parse_taint,
+    pool_name,
+    pool_os_sku,
+    pool_taints,
+    windows_gpu_pool,
+)
 from rules.lifecycle import check_operator_platform
 from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
-from .config import parse_taint
 from .contract import GpuPoolContract, Scheduling, Toleration
 from .kube_names import label_value_problem, node_label_key_problem
 from .validation import refuse_findings
@@ -200,7 +210,7 @@ class GpuPoolSpec:
 
 def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
     """Every guard rail the pool breaks, as rule findings (fields named as in a stack file)."""
-    found: list[Finding] = []
+    found: list[Finding] = pool_name(pool.name, pool.os)
     not_gpu = check_is_gpu_size(pool.vm_size)
     if not_gpu is not None:
         found.append(Finding("vmSize", not_gpu.message))
@@ -208,6 +218,9 @@ def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
     mig = check_mig_profile(pool.vm_size, pool.mig_profile)
     if mig is not None:
         found.append(Finding("migProfile", mig.message))
+    operator = pool.gpu_operator.facts if pool.gpu_operator is not None else None
+    if mig is None or pool.os == "Windows":
+        found += mig_pool(pool.facts, pool.mig_profile, operator)
     amd = check_amd_features(
         pool.vm_size,
         nvidia_operator=pool.operator_managed,
@@ -217,11 +230,22 @@ def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
     )
     found += [Finding(key, f.message) for key, f in amd]
     facts = pool.facts
-    operator = pool.gpu_operator.facts if pool.gpu_operator is not None else None
+    if pool.os_sku is not None:
+        found += pool_os_sku(pool.os, pool.os_sku)
     found += windows_gpu_pool(facts)
     found += driver_install(facts, operator)
     found += operator_autoscale_min_count(facts, operator)
     found += _operator_platform(pool)
+    if pool.sharing is not None:
+        found += gpu_sharing(
+            facts,
+            time_slicing=pool.sharing.mode == "timeSlicing",
+            mps=pool.sharing.mode == "mps",
+            mig_profile=pool.mig_profile,
+            operator=operator,
+            mig_strategy=pool.gpu_operator.mig_strategy if pool.gpu_operator is not None else "single",
+        )
+    found += pool_taints(pool.taints)
     for key, value in pool.labels.items():
         problems = (node_label_key_problem(key), label_value_problem(value))
         found += [Finding("labels", f"{key}: {problem}") for problem in problems if problem is not None]

@@ -14,6 +14,7 @@ autoscaler cannot scale a pool from zero on labels or resources that appear only
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -30,6 +31,13 @@ MIN_WINDOWS_GPU_KUBERNETES = (1, 29)
 
 WINDOWS_POOL_NAME_MAX = 6
 LINUX_POOL_NAME_MAX = 12
+POOL_NAME_RE = re.compile(r"^[a-z][a-z0-9]*$")
+LINUX_OS_SKUS: tuple[str, ...] = ("Ubuntu", "Ubuntu2204", "AzureLinux", "AzureLinux3")
+WINDOWS_OS_SKUS: tuple[str, ...] = ("Windows2022",)
+_TAINT_RE = re.compile(
+    r"^(?P<key>[A-Za-z0-9]([A-Za-z0-9._/-]{0,251}[A-Za-z0-9])?)(=(?P<value>[A-Za-z0-9._-]{0,63}))?"
+    r":(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$"
+)
 
 AUTOSCALER_SCALE_FROM_ZERO_ISSUE = "Azure/AKS #2832"
 
@@ -89,6 +97,124 @@ class Cluster:
 
 
 # --------------------------------------------------------------------------------------------------- pools
+
+
+def parse_taint(taint: str) -> tuple[str, str | None, str] | None:
+    """``key=value:Effect`` → ``(key, value, effect)``; ``None`` when malformed."""
+    m = _TAINT_RE.match(taint)
+    if not m:
+        return None
+    return m.group("key"), m.group("value"), m.group("effect")
+
+
+def pool_name(name: str, os: str) -> list[Finding]:
+    """An AKS pool name: lowercase letters and digits, starting with a letter; at most 12 on Linux (Windows:
+    :func:`windows_pool_name`)."""
+    found: list[Finding] = []
+    if not POOL_NAME_RE.match(name):
+        found.append(Finding("name", f"{name!r}: pool names are lowercase letters and digits, starting with a letter."))
+    if os == "Linux" and len(name) > LINUX_POOL_NAME_MAX:
+        found.append(
+            Finding(
+                "name",
+                f"{name!r} has {len(name)} characters: AKS limits Linux pool names to {LINUX_POOL_NAME_MAX}. "
+                f"Use at most {LINUX_POOL_NAME_MAX}.",
+            )
+        )
+    return found
+
+
+def pool_os_sku(os: str, os_sku: str) -> list[Finding]:
+    """The OS SKU belongs to the pool's OS."""
+    windows = os == "Windows"
+    if windows and not os_sku.startswith("Windows"):
+        return [Finding("osSku", f"{os_sku} is a Linux OS SKU; allowed for Windows: {', '.join(WINDOWS_OS_SKUS)}.")]
+    if not windows and os_sku.startswith("Windows"):
+        return [Finding("osSku", f"{os_sku} is a Windows OS SKU; allowed for Linux: {', '.join(LINUX_OS_SKUS)}.")]
+    return []
+
+
+def pool_taints(taints: tuple[str, ...]) -> list[Finding]:
+    """Every taint is ``key=value:Effect`` with a Kubernetes effect."""
+    return [
+        Finding(
+            f"taints[{j}]",
+            f"{taint!r} is not a taint: use key=value:Effect with Effect NoSchedule, PreferNoSchedule or NoExecute "
+            f"(default {DEFAULT_GPU_TAINT}).",
+        )
+        for j, taint in enumerate(taints)
+        if parse_taint(taint) is None
+    ]
+
+
+def mig_pool(pool: GpuPool, mig_profile: str | None, operator: GpuOperator | None) -> list[Finding]:
+    """A MIG profile only on Linux, and only with the GPU operator (whose device plugin advertises MIG devices)."""
+    if mig_profile is None:
+        return []
+    if pool.os == "Windows":
+        return [Finding("migProfile", "MIG profiles are not supported on Windows GPU pools.")]
+    if operator is None:
+        return [
+            Finding(
+                "migProfile",
+                "a MIG pool needs gpuOperator.enabled: true here: AKS installs no NVIDIA device plugin (only its "
+                "preview managed-GPU mode does, which API 2025-09-01 lacks), so without the operator's device plugin "
+                "no MIG resource is ever advertised and pods that request one stay Pending.",
+            )
+        ]
+    return []
+
+
+def gpu_sharing(
+    pool: GpuPool,
+    *,
+    time_slicing: bool,
+    mps: bool,
+    mig_profile: str | None,
+    operator: GpuOperator | None,
+    mig_strategy: str = "single",
+) -> list[Finding]:
+    """Time-slicing or MPS: one of them, rendered by the GPU operator's device plugin (Linux), MPS neither on MIG
+    devices nor with the mixed MIG strategy (the device plugin refuses both at start-up)."""
+    found: list[Finding] = []
+    if time_slicing and mps:
+        found.append(
+            Finding(
+                "sharing",
+                "timeSlicing and mps are mutually exclusive (the device plugin applies one sharing strategy per "
+                "node). Keep one of them.",
+            )
+        )
+    if mps and operator is not None and mig_strategy == "mixed":
+        found.append(
+            Finding(
+                "sharing.mps",
+                "MPS sharing cannot run with gpuOperator.migStrategy 'mixed': the NVIDIA device plugin refuses "
+                "that combination at start-up (k8s-device-plugin cmd/nvidia-device-plugin/main.go), so the pool "
+                "would advertise no GPUs. Allowed: migStrategy 'single' with MPS, or timeSlicing with 'mixed'.",
+            )
+        )
+    if mps and mig_profile is not None:
+        found.append(
+            Finding(
+                "sharing.mps",
+                f"MPS cannot be combined with MIG (migProfile {mig_profile}): the NVIDIA device plugin does "
+                "not support MPS on MIG devices. Use timeSlicing, or remove migProfile.",
+            )
+        )
+    if (time_slicing or mps) and pool.os == "Windows":
+        found.append(
+            Finding("sharing", "GPU sharing is rendered by the NVIDIA GPU operator, which does not support Windows.")
+        )
+    elif (time_slicing or mps) and operator is None:
+        found.append(
+            Finding(
+                "sharing",
+                "GPU sharing is configured through the NVIDIA GPU operator's device plugin: set "
+                "gpuOperator.enabled: true, or remove sharing.",
+            )
+        )
+    return found
 
 
 def windows_gpu_pool(pool: GpuPool) -> list[Finding]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from gpu_catalog import MIG_PROFILES
 from gpu_catalog.problems import Problem, key_path
-from rules.aks import DEFAULT_GPU_TAINT
+from rules.aks import DEFAULT_GPU_TAINT, parse_taint
 
 from ..databricks_config import DatabricksConfig
 from ..kaito_config import KaitoConfig
@@ -24,7 +24,6 @@ from .checks import (
     azure_pool_name,
     cluster_problems,
     operator_facts,
-    parse_taint,
     pool_facts,
     pool_problems,
     semantic_problems,

@@ -16,13 +16,16 @@ from gpu_catalog.problems import Problem, key_path, show
 from rules import Finding
 from rules import aks as rules_aks
 from rules.aks import (
-    DEFAULT_GPU_TAINT,
-    LINUX_POOL_NAME_MAX,
     cost_analysis_tier,
     driver_install,
+    gpu_sharing,
     kaito_requires_oidc,
     lts_needs_premium,
+    mig_pool,
     operator_autoscale_min_count,
+    pool_name,
+    pool_os_sku,
+    pool_taints,
     windows_gpu_pool,
 )
 from rules.budget import budget_shape
@@ -33,23 +36,12 @@ from ..databricks_config import databricks_stack_problems
 from ..kaito_config import kaito_stack_problems
 from ..kube_names import label_value_problem, node_label_key_problem
 from .models import (
-    _POOL_NAME_RE,
-    _TAINT_RE,
     GpuPoolConfig,
-    LinuxOsSku,
     PolicyLevel,
     StackConfig,
 )
 
 # --------------------------------------------------------------------------------------------------- semantics
-
-
-def parse_taint(taint: str) -> tuple[str, str | None, str] | None:
-    """``key=value:Effect`` → ``(key, value, effect)``; ``None`` when malformed."""
-    m = _TAINT_RE.match(taint)
-    if not m:
-        return None
-    return m.group("key"), m.group("value"), m.group("effect")
 
 
 def azure_pool_name(pool: GpuPoolConfig, driver: str) -> str:
@@ -79,20 +71,7 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
     facts = pool_facts(cfg, pool)
     operator = operator_facts(cfg)
 
-    if not _POOL_NAME_RE.match(pool.name):
-        problems.append(
-            Problem(
-                f"{at}.name", f"{pool.name!r}: pool names are lowercase letters and digits, starting with a letter."
-            )
-        )
-    if not windows and len(pool.name) > LINUX_POOL_NAME_MAX:
-        problems.append(
-            Problem(
-                f"{at}.name",
-                f"{pool.name!r} has {len(pool.name)} characters: AKS limits Linux pool names to {LINUX_POOL_NAME_MAX}. "
-                f"Use at most {LINUX_POOL_NAME_MAX}.",
-            )
-        )
+    problems.extend(_at(at, pool_name(pool.name, pool.os)))
 
     # GPU size: the same checks and messages as the policy pack.
     not_gpu = check_is_gpu_size(pool.vmSize)
@@ -105,15 +84,8 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
     mig = check_mig_profile(pool.vmSize, pool.migProfile)
     if mig is not None:
         problems.append(Problem(f"{at}.migProfile", mig.message))
-    elif pool.migProfile is not None and pool.os == "Linux" and not cfg.gpuOperator.enabled:
-        problems.append(
-            Problem(
-                f"{at}.migProfile",
-                "a MIG pool needs gpuOperator.enabled: true here: AKS installs no NVIDIA device plugin (only its "
-                "preview managed-GPU mode does, which API 2025-09-01 lacks), so without the operator's device plugin "
-                "no MIG resource is ever advertised and pods that request one stay Pending.",
-            )
-        )
+    if mig is None or windows:
+        problems.extend(_at(at, mig_pool(facts, pool.migProfile, operator)))
 
     # AMD GPUs: none of the NVIDIA stack applies.
     for field, finding in check_amd_features(
@@ -147,73 +119,31 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
     if pool.orchestratorVersion:
         problems.extend(_pool_version_problems(cfg, f"{at}.orchestratorVersion", pool.orchestratorVersion))
 
-    # OS.
-    os_sku = pool.effective_os_sku
-    if windows and not os_sku.startswith("Windows"):
-        problems.append(Problem(f"{at}.osSku", f"{os_sku} is a Linux OS SKU; allowed for Windows: Windows2022."))
-    if not windows and os_sku.startswith("Windows"):
-        problems.append(
-            Problem(f"{at}.osSku", f"{os_sku} is a Windows OS SKU; allowed for Linux: {', '.join(_args(LinuxOsSku))}.")
-        )
+    problems.extend(_at(at, pool_os_sku(pool.os, pool.effective_os_sku)))
 
     # Windows pools; who installs the driver (AKS or the GPU operator, exactly one of them).
-    version_key = "orchestratorVersion" if pool.orchestratorVersion else "cluster.kubernetesVersion"
+    version_key = f"{at}.orchestratorVersion" if pool.orchestratorVersion else "cluster.kubernetesVersion"
     problems.extend(_at(at, windows_gpu_pool(facts), orchestratorVersion=version_key))
-    if windows and pool.migProfile is not None:
-        problems.append(Problem(f"{at}.migProfile", "MIG profiles are not supported on Windows GPU pools."))
     problems.extend(_at(at, driver_install(facts, operator)))
 
     # GPU sharing.
     if pool.sharing is not None:
-        at_s = f"{at}.sharing"
-        if pool.sharing.timeSlicing is not None and pool.sharing.mps is not None:
-            problems.append(
-                Problem(
-                    at_s,
-                    "timeSlicing and mps are mutually exclusive (the device plugin applies one sharing strategy per "
-                    "node). Keep one of them.",
-                )
+        problems.extend(
+            _at(
+                at,
+                gpu_sharing(
+                    facts,
+                    time_slicing=pool.sharing.timeSlicing is not None,
+                    mps=pool.sharing.mps is not None,
+                    mig_profile=pool.migProfile,
+                    operator=operator,
+                    mig_strategy=cfg.gpuOperator.migStrategy,
+                ),
             )
-        if pool.sharing.mps is not None and cfg.gpuOperator.enabled and cfg.gpuOperator.migStrategy == "mixed":
-            problems.append(
-                Problem(
-                    f"{at_s}.mps",
-                    "MPS sharing cannot run with gpuOperator.migStrategy 'mixed': the NVIDIA device plugin refuses "
-                    "that combination at start-up (k8s-device-plugin cmd/nvidia-device-plugin/main.go), so the pool "
-                    "would advertise no GPUs. Allowed: migStrategy 'single' with MPS, or timeSlicing with 'mixed'.",
-                )
-            )
-        if pool.sharing.mps is not None and pool.migProfile is not None:
-            problems.append(
-                Problem(
-                    f"{at_s}.mps",
-                    f"MPS cannot be combined with MIG (migProfile {pool.migProfile}): the NVIDIA device plugin does "
-                    "not support MPS on MIG devices. Use timeSlicing, or remove migProfile.",
-                )
-            )
-        if windows:
-            problems.append(
-                Problem(at_s, "GPU sharing is rendered by the NVIDIA GPU operator, which does not support Windows.")
-            )
-        elif not cfg.gpuOperator.enabled and pool.sharing.mode != "none":
-            problems.append(
-                Problem(
-                    at_s,
-                    "GPU sharing is configured through the NVIDIA GPU operator's device plugin: set "
-                    "gpuOperator.enabled: true, or remove sharing.",
-                )
-            )
+        )
 
     # Taints and labels.
-    for j, taint in enumerate(pool.taints):
-        if parse_taint(taint) is None:
-            problems.append(
-                Problem(
-                    f"{at}.taints[{j}]",
-                    f"{taint!r} is not a taint: use key=value:Effect with Effect NoSchedule, PreferNoSchedule or "
-                    f"NoExecute (default {DEFAULT_GPU_TAINT}).",
-                )
-            )
+    problems.extend(_at(at, pool_taints(tuple(pool.taints))))
     for key, value in pool.labels.items():
         path = f"{at}.{key_path(['labels', key])}"
         for problem in (node_label_key_problem(key), label_value_problem(value)):
@@ -249,8 +179,8 @@ def _at(at: str, findings: Iterable[Finding], **paths: str) -> list[Problem]:
     lives elsewhere in the stack file (a pool's version defaults to ``cluster.kubernetesVersion``)."""
     out: list[Problem] = []
     for f in findings:
-        key = paths.get(f.field, f.field)
-        out.append(Problem(key if "." in key else f"{at}.{key}" if key else at, f.message))
+        where = paths.get(f.field)
+        out.append(Problem(where if where is not None else f"{at}.{f.field}" if f.field else at, f.message))
     return out
 
 

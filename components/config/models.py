@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
@@ -43,11 +42,6 @@ MPS_MAX_REPLICAS = 48
 
 
 _K8S_VERSION_RE = r"^1\.\d{2}(\.\d{1,3})?$"
-_POOL_NAME_RE = re.compile(r"^[a-z][a-z0-9]*$")
-_TAINT_RE = re.compile(
-    r"^(?P<key>[A-Za-z0-9]([A-Za-z0-9._/-]{0,251}[A-Za-z0-9])?)(=(?P<value>[A-Za-z0-9._-]{0,63}))?"
-    r":(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$"
-)
 
 PATTERN_WORDS: dict[str, str] = {}
 """Every ``pattern`` a model field uses → what it means, in words (a refusal never prints a regex)."""

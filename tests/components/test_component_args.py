@@ -123,6 +123,33 @@ def test_a_bad_size_is_refused_with_the_catalogs_messages() -> None:
             },
             "gpuPools[0].minCount",
         ),
+        # Stack-file checks that are guard rails on the pool too (rules/aks.py): malformed taint, OS SKU of the other
+        # OS, MIG or sharing without the GPU operator, a name AKS refuses.
+        (
+            {"taints": ("gpu:NoSchedul",)},
+            {"gpuPools": [{"name": "t4", "vmSize": T4, "taints": ["gpu:NoSchedul"]}]},
+            "gpuPools[0].taints[0]",
+        ),
+        (
+            {"os_sku": "Windows2022"},
+            {"gpuPools": [{"name": "t4", "vmSize": T4, "osSku": "Windows2022"}]},
+            "gpuPools[0].osSku",
+        ),
+        (
+            {"mig_profile": "MIG3g", "vm_size": "Standard_NC24ads_A100_v4"},
+            {"gpuPools": [{"name": "t4", "vmSize": "Standard_NC24ads_A100_v4", "migProfile": "MIG3g"}]},
+            "gpuPools[0].migProfile",
+        ),
+        (
+            {"sharing": GpuSharing(mode="timeSlicing", replicas=4)},
+            {"gpuPools": [{"name": "t4", "vmSize": T4, "sharing": {"timeSlicing": {"replicas": 4}}}]},
+            "gpuPools[0].sharing",
+        ),
+        (
+            {"name": "T4"},
+            {"gpuPools": [{"name": "T4", "vmSize": T4}]},
+            "gpuPools[0].name",
+        ),
         # A node label AKS reserves.
         (
             {"labels": {"kubernetes.azure.com/mode": "x"}},

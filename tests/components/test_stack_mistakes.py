@@ -303,3 +303,13 @@ def test_a_pattern_refusal_never_prints_a_regex() -> None:
         "and ending with a letter or digit (got 'GPU').",
         "cluster.name": "must be letters, digits, '-' and '_', starting with a letter or digit (got '-x').",
     }
+
+
+def test_the_os_sku_literals_of_the_model_are_the_rules_lists() -> None:
+    """pydantic needs literal types; the values are the rules' (rules/aks.py), checked here so they cannot drift."""
+    import typing
+
+    from components.config.models import LinuxOsSku, WindowsOsSku
+    from rules.aks import LINUX_OS_SKUS, WINDOWS_OS_SKUS
+
+    assert (typing.get_args(LinuxOsSku), typing.get_args(WindowsOsSku)) == (LINUX_OS_SKUS, WINDOWS_OS_SKUS)
