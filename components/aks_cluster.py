@@ -53,7 +53,14 @@ from gpu_catalog.access import cluster_admin_role, load_access_facts
 from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN
 from rules import Finding
 from rules import aks as rules_aks
-from rules.aks import cost_analysis_tier, kaito_requires_oidc, lts_needs_premium
+from rules.aks import (
+    cost_analysis_tier,
+    kaito_requires_oidc,
+    lts_needs_premium,
+    pool_version_skew,
+    system_pool_size,
+    workload_identity_needs_oidc,
+)
 from rules.lifecycle import check_kubernetes_version
 
 from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
@@ -97,6 +104,7 @@ _FIELDS = {
     "tier": "sku_tier",
     "supportPlan": "support_plan",
     "oidcIssuer": "oidc_issuer",
+    "workloadIdentity": "workload_identity",
 }
 """A rule's field → the :class:`AksGpuClusterArgs` field."""
 
@@ -143,6 +151,7 @@ class AksGpuClusterArgs:
             cost_analysis=self.cost_analysis,
             kaito_addon=self.kaito_addon,
             oidc_issuer=self.oidc_issuer,
+            workload_identity=self.workload_identity,
         )
 
 
@@ -155,7 +164,13 @@ def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
     if version is not None:
         found.append(Finding("kubernetesVersion", version.message))
     facts = args.facts
-    return [*found, *lts_needs_premium(facts), *cost_analysis_tier(facts), *kaito_requires_oidc(facts)]
+    found += [Finding("system_pool", f"vmSize: {f.message}") for f in system_pool_size(args.system_pool.vm_size)]
+    for pool in args.gpu_pools:  # a pool's own rules run in its spec; its version against this control plane here
+        if pool.orchestrator_version is not None:
+            skew = pool_version_skew(pool.orchestrator_version, args.kubernetes_version)
+            found += [Finding("gpu_pools", f"{pool.name}: {f.message}") for f in skew]
+    cluster_rules = [lts_needs_premium, cost_analysis_tier, kaito_requires_oidc, workload_identity_needs_oidc]
+    return [*found, *(f for rule in cluster_rules for f in rule(facts))]
 
 
 def _decode_kubeconfig(result: containerservice.ListManagedClusterUserCredentialsResult) -> str:

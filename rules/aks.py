@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from gpu_catalog.catalog import is_gpu_size
 from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN, LTS_SUPPORT_PLAN, LTS_TIER, minor_of, minor_tuple
 
 from . import Finding
@@ -94,6 +95,7 @@ class Cluster:
     oidc_issuer: bool = False
     support_plan: str | None = None
     """``KubernetesOfficial`` or ``AKSLongTermSupport``; ``None`` when unset (the former)."""
+    workload_identity: bool = False
 
 
 # --------------------------------------------------------------------------------------------------- pools
@@ -375,6 +377,61 @@ def cost_analysis_tier(cluster: Cluster) -> list[Finding]:
             "or turn cost analysis off.",
         )
     ]
+
+
+def workload_identity_needs_oidc(cluster: Cluster) -> list[Finding]:
+    """Workload identity federates through the cluster's OIDC issuer (the KAITO add-on turns the issuer on)."""
+    if not cluster.workload_identity or cluster.oidc_issuer or cluster.kaito_addon:
+        return []
+    return [Finding("workloadIdentity", "workload identity needs the OIDC issuer: set oidcIssuer: true.")]
+
+
+def system_pool_size(vm_size: str) -> list[Finding]:
+    """The system pool runs cluster add-ons on an Azure size that is not a GPU size."""
+    found: list[Finding] = []
+    if is_gpu_size(vm_size):
+        found.append(
+            Finding(
+                "vmSize",
+                f"{vm_size} is a GPU size: the system pool runs cluster add-ons only; GPU capacity goes in gpuPools. "
+                "Use a general-purpose size such as Standard_D4ds_v5.",
+            )
+        )
+    if not re.match(r"^Standard_[A-Za-z0-9_]+$", vm_size):
+        found.append(Finding("vmSize", f"{vm_size!r} is not an Azure VM size name."))
+    return found
+
+
+MAX_NODE_POOL_SKEW = 3
+"""The control plane may be up to three minors ahead of its node pools, never behind (AKS, from Kubernetes 1.28:
+MicrosoftDocs/azure-aks-docs articles/aks/supported-kubernetes-versions.md, 'version skew')."""
+
+
+def pool_version_skew(version: str, control_plane: str) -> list[Finding]:
+    """A node pool's Kubernetes version is the control plane's or at most three minors older."""
+    pool_minor, cluster_minor = minor_of(version), minor_of(control_plane)
+    if pool_minor is None or cluster_minor is None:
+        return []
+    (pool_major, pool_rest), (cp_major, cp_rest) = minor_tuple(pool_minor), minor_tuple(cluster_minor)
+    if (pool_major, pool_rest) > (cp_major, cp_rest):
+        return [
+            Finding(
+                "orchestratorVersion",
+                f"{version} is newer than the control plane (cluster.kubernetesVersion {control_plane}): AKS never "
+                f"runs node pools ahead of the control plane. Allowed: {cluster_minor} or up to {MAX_NODE_POOL_SKEW} "
+                "minors older.",
+            )
+        ]
+    if pool_major == cp_major and cp_rest - pool_rest > MAX_NODE_POOL_SKEW:
+        return [
+            Finding(
+                "orchestratorVersion",
+                f"{version} is {cp_rest - pool_rest} minors behind the control plane ({control_plane}): AKS allows "
+                f"node pools at most {MAX_NODE_POOL_SKEW} minors behind. Allowed: "
+                f"{cp_major}.{cp_rest - MAX_NODE_POOL_SKEW} to {cluster_minor}.",
+            )
+        ]
+    return []
 
 
 def lts_needs_premium(cluster: Cluster) -> list[Finding]:

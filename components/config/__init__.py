@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from gpu_catalog import MIG_PROFILES
 from gpu_catalog.problems import Problem, key_path
-from rules.aks import DEFAULT_GPU_TAINT, parse_taint
+from rules.aks import DEFAULT_GPU_TAINT, MAX_NODE_POOL_SKEW, parse_taint
 
 from ..databricks_config import DatabricksConfig
 from ..kaito_config import KaitoConfig
 from .checks import (
     EXTRA_CHECKS,
-    MAX_NODE_POOL_SKEW,
     azure_pool_name,
     cluster_problems,
     operator_facts,

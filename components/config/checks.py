@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import typing
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from gpu_catalog import clock, default_catalog, is_gpu_size
-from gpu_catalog.lifecycle import load_operator_facts, minor_of, minor_tuple
+from gpu_catalog import clock, default_catalog
+from gpu_catalog.lifecycle import load_operator_facts
 from gpu_catalog.problems import Problem, key_path, show
 from rules import Finding
 from rules import aks as rules_aks
@@ -26,7 +25,10 @@ from rules.aks import (
     pool_name,
     pool_os_sku,
     pool_taints,
+    pool_version_skew,
+    system_pool_size,
     windows_gpu_pool,
+    workload_identity_needs_oidc,
 )
 from rules.budget import budget_shape
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
@@ -184,11 +186,6 @@ def _at(at: str, findings: Iterable[Finding], **paths: str) -> list[Problem]:
     return out
 
 
-MAX_NODE_POOL_SKEW = 3
-"""The control plane may be up to three minors ahead of its node pools, never behind (AKS, from Kubernetes 1.28:
-MicrosoftDocs/azure-aks-docs articles/aks/supported-kubernetes-versions.md, 'version skew')."""
-
-
 def _pool_version_problems(cfg: StackConfig, path: str, version: str) -> list[Problem]:
     cluster = cfg.cluster
     problems: list[Problem] = []
@@ -197,28 +194,7 @@ def _pool_version_problems(cfg: StackConfig, path: str, version: str) -> list[Pr
     )
     if finding is not None:
         problems.append(Problem(path, finding.message))
-    pool_minor, cluster_minor = minor_of(version), minor_of(cluster.kubernetesVersion)
-    if pool_minor is None or cluster_minor is None:
-        return problems
-    (pool_major, pool_rest), (cp_major, cp_rest) = minor_tuple(pool_minor), minor_tuple(cluster_minor)
-    if (pool_major, pool_rest) > (cp_major, cp_rest):
-        problems.append(
-            Problem(
-                path,
-                f"{version} is newer than the control plane (cluster.kubernetesVersion {cluster.kubernetesVersion}): "
-                f"AKS never runs node pools ahead of the control plane. Allowed: {cluster_minor} or up to "
-                f"{MAX_NODE_POOL_SKEW} minors older.",
-            )
-        )
-    elif pool_major == cp_major and cp_rest - pool_rest > MAX_NODE_POOL_SKEW:
-        problems.append(
-            Problem(
-                path,
-                f"{version} is {cp_rest - pool_rest} minors behind the control plane ({cluster.kubernetesVersion}): "
-                f"AKS allows node pools at most {MAX_NODE_POOL_SKEW} minors behind. Allowed: "
-                f"{cp_major}.{cp_rest - MAX_NODE_POOL_SKEW} to {cluster_minor}.",
-            )
-        )
+    problems += [Problem(path, f.message) for f in pool_version_skew(version, cluster.kubernetesVersion)]
     return problems
 
 
@@ -237,17 +213,7 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
     problems: list[Problem] = []
     cluster = cfg.cluster
 
-    sys_size = cluster.systemPool.vmSize
-    if is_gpu_size(sys_size):
-        problems.append(
-            Problem(
-                "cluster.systemPool.vmSize",
-                f"{sys_size} is a GPU size: the system pool runs cluster add-ons only; GPU capacity goes in gpuPools. "
-                "Use a general-purpose size such as Standard_D4ds_v5.",
-            )
-        )
-    if not re.match(r"^Standard_[A-Za-z0-9_]+$", sys_size):
-        problems.append(Problem("cluster.systemPool.vmSize", f"{sys_size!r} is not an Azure VM size name."))
+    problems += [Problem("cluster.systemPool.vmSize", f.message) for f in system_pool_size(cluster.systemPool.vmSize)]
 
     finding = check_kubernetes_version(
         cluster.kubernetesVersion, today=clock.today(), tier=cluster.skuTier, support_plan=cluster.supportPlan
@@ -260,14 +226,12 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
         cost_analysis=cluster.costAnalysis,
         kaito_addon=cfg.kaito_addon,
         oidc_issuer=cluster.oidcIssuer,
+        workload_identity=cluster.workloadIdentity,
     )
-    for finding in [*lts_needs_premium(facts), *cost_analysis_tier(facts), *kaito_requires_oidc(facts)]:
+    cluster_rules = [lts_needs_premium, cost_analysis_tier, kaito_requires_oidc, workload_identity_needs_oidc]
+    for finding in [f for rule in cluster_rules for f in rule(facts)]:
         key = {"tier": "skuTier"}.get(finding.field, finding.field)
         problems.append(Problem(f"cluster.{key}", finding.message))
-    if cluster.workloadIdentity and not (cluster.oidcIssuer or cfg.kaito_addon):
-        problems.append(
-            Problem("cluster.workloadIdentity", "workload identity needs the OIDC issuer: set oidcIssuer: true.")
-        )
     if cfg.resourceGroup.existing and cfg.resourceGroup.name is None:
         problems.append(Problem("resourceGroup.name", "an existing resource group must be named."))
     return problems

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 import components.gpu_node_pool
-from components.aks_cluster import AksGpuCluster, AksGpuClusterArgs
+from components.aks_cluster import AksGpuCluster, AksGpuClusterArgs, SystemPoolSpec
 from components.config import StackConfigError, validate_stack_config
 from components.gpu_node_pool import (
     GpuNodePool,
@@ -219,6 +219,34 @@ def test_cluster_args_refuse_cost_analysis_on_the_free_tier_with_the_rules_messa
     assert finding.field == "sku_tier"
     found = stack_problems({"cluster": {"skuTier": "Free", "costAnalysis": True}})
     assert ("cluster.skuTier", finding.message) in found
+
+
+def test_cluster_args_refuse_what_the_stack_file_refuses_with_the_same_words() -> None:
+    """Workload identity without the OIDC issuer, a GPU system pool, a GPU pool ahead of the control plane."""
+    pool = GpuPoolSpec(name="t4", vm_size=T4, orchestrator_version="1.37")
+    with pytest.raises(InvalidArgsError) as err:
+        AksGpuClusterArgs(
+            "aks",
+            "rg",
+            "westeurope",
+            "1.36",
+            oidc_issuer=False,
+            workload_identity=True,
+            system_pool=SystemPoolSpec(vm_size=T4),
+            gpu_pools=[pool],
+        )
+    by_field = {f.field: f.message for f in err.value.findings}
+    found = dict(
+        stack_problems(
+            {
+                "cluster": {"oidcIssuer": False, "workloadIdentity": True, "systemPool": {"vmSize": T4}},
+                "gpuPools": [{"name": "t4", "vmSize": T4, "orchestratorVersion": "1.37"}],
+            }
+        )
+    )
+    assert by_field["workload_identity"] == found["cluster.workloadIdentity"]
+    assert by_field["system_pool"] == f"vmSize: {found['cluster.systemPool.vmSize']}"
+    assert by_field["gpu_pools"] == f"t4: {found['gpuPools[0].orchestratorVersion']}"
 
 
 # ---------------------------------------------------------------------------------------- built from stack files
