@@ -44,6 +44,7 @@ from rules import Finding
 from rules import aks as rules_aks
 from rules.aks import (
     DEFAULT_GPU_TAINT,
+    autoscale_bounds,
     driver_install,
     gpu_sharing,
     mig_pool,
@@ -234,6 +235,7 @@ def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
         found += pool_os_sku(pool.os, pool.os_sku)
     found += windows_gpu_pool(facts)
     found += driver_install(facts, operator)
+    found += autoscale_bounds(pool.min_count, pool.max_count)
     found += operator_autoscale_min_count(facts, operator)
     found += _operator_platform(pool)
     if pool.sharing is not None:

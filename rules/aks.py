@@ -273,6 +273,13 @@ def windows_pool_name(name: str) -> list[Finding]:
     ]
 
 
+def autoscale_bounds(min_count: int | None, max_count: int | None) -> list[Finding]:
+    """An autoscaling pool's lower bound is not above its upper bound."""
+    if min_count is None or max_count is None or min_count <= max_count:
+        return []
+    return [Finding("minCount", f"minCount {min_count} is greater than maxCount {max_count}.")]
+
+
 def operator_autoscale_min_count(pool: GpuPool, operator: GpuOperator | None) -> list[Finding]:
     """gpu-operator-autoscale-min-count: an autoscaling Linux GPU pool the GPU operator manages keeps ≥ 1 node."""
     if operator is None or pool.os != "Linux" or not pool.autoscaling:

@@ -15,6 +15,7 @@ from gpu_catalog.problems import Problem, key_path, show
 from rules import Finding
 from rules import aks as rules_aks
 from rules.aks import (
+    autoscale_bounds,
     cost_analysis_tier,
     driver_install,
     gpu_sharing,
@@ -108,9 +109,7 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
                     "set either count (fixed size) or minCount/maxCount (autoscaling), not both.",
                 )
             )
-        lo = pool.effective_min_count or 0
-        if pool.maxCount is not None and lo > pool.maxCount:
-            problems.append(Problem(f"{at}.minCount", f"minCount {lo} is greater than maxCount {pool.maxCount}."))
+        problems.extend(_at(at, autoscale_bounds(pool.effective_min_count or 0, pool.maxCount)))
         problems.extend(_at(at, operator_autoscale_min_count(facts, operator)))
     elif pool.minCount is not None:
         problems.append(

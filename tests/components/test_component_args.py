@@ -123,6 +123,11 @@ def test_a_bad_size_is_refused_with_the_catalogs_messages() -> None:
             },
             "gpuPools[0].minCount",
         ),
+        (
+            {"min_count": 3, "max_count": 2, "count": 3},
+            {"gpuPools": [{"name": "t4", "vmSize": T4, "minCount": 3, "maxCount": 2}]},
+            "gpuPools[0].minCount",
+        ),
         # Stack-file checks that are guard rails on the pool too (rules/aks.py): malformed taint, OS SKU of the other
         # OS, MIG or sharing without the GPU operator, a name AKS refuses.
         (
