@@ -86,6 +86,11 @@ class GpuSize:
             return "n/a (no CUDA)"
         return f"{self.compute_capability[0]}.{self.compute_capability[1]}"
 
+    @property
+    def price_order(self) -> tuple[bool, float, str]:
+        """Sort key for "cheapest first": priced sizes by indicative price, unpriced ones last, then by name."""
+        return (self.price_usd_per_hour is None, self.price_usd_per_hour or 0.0, self.name)
+
     def is_retired(self, today: date | None = None) -> bool:
         """Retired, or past its announced retirement date."""
         if self.status == "retired":

@@ -332,7 +332,7 @@ def gpu_runtime(cluster: DatabricksCluster) -> list[Finding] | NotApplicable:
 
 def _cheapest_databricks_size() -> str:
     sizes = [s for s in default_catalog().sizes() if s.databricks_supported and not s.is_retired()]
-    sizes.sort(key=lambda s: (s.price_usd_per_hour is None, s.price_usd_per_hour or 0.0, s.name))
+    sizes.sort(key=lambda s: s.price_order)
     return sizes[0].name
 
 

@@ -94,10 +94,6 @@ class KaitoCluster:
 # ------------------------------------------------------------------------------------------------ instance type
 
 
-def _by_price(size: GpuSize) -> tuple[bool, float, str]:
-    return (size.price_usd_per_hour is None, size.price_usd_per_hour or 0.0, size.name)
-
-
 def kaito_sizes(catalog: Catalog | None = None) -> list[GpuSize]:
     """The sizes KAITO can provision today: NVIDIA, in KAITO's SKU table, AKS-supported, not retired; cheapest first
     (indicative prices)."""
@@ -107,7 +103,7 @@ def kaito_sizes(catalog: Catalog | None = None) -> list[GpuSize]:
         for s in cat.sizes()
         if s.kaito_supported and s.gpu_vendor == KAITO_GPU_VENDOR and s.aks_supported and not s.is_retired()
     ]
-    return sorted(sizes, key=_by_price)
+    return sorted(sizes, key=lambda s: s.price_order)
 
 
 def kaito_instance_types(catalog: Catalog | None = None) -> list[str]:

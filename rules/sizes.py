@@ -116,7 +116,7 @@ def _at_or_above(cat: Catalog, ref: GpuSize) -> list[str]:
             for s in cat.sizes()
             if s.aks_supported and not s.is_retired(key[2]) and s.gpu_vendor == "NVIDIA" and not _floor_reasons(s, ref)
         ]
-        better.sort(key=lambda n: (cat[n].price_usd_per_hour is None, cat[n].price_usd_per_hour or 0.0, n))
+        better.sort(key=lambda n: cat[n].price_order)
         _AT_OR_ABOVE[key] = better
     return _AT_OR_ABOVE[key]
 
