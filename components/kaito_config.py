@@ -1,14 +1,14 @@
 """Stack-config models for KAITO model workspaces (the ``kaito`` key of a stack file).
 
-KAITO (the AKS AI toolchain operator add-on) serves a model from a preset: a ``kaito.sh/v1beta1`` Workspace names
-the preset and the GPU instance type, and KAITO provisions ``count`` GPU nodes of that type and runs the model on
-them. KAITO rejects a Workspace whose nodes cannot hold the model, or whose model-access secret does not match the
-preset; these models reject it earlier, when the stack file is loaded, with the same rules the policy pack applies:
-each validator builds :class:`~rules.kaito.KaitoWorkspace` facts from the keys validated so far (field order
-matters: later validators read earlier fields, ``info.data``), calls the rule in :mod:`rules.kaito` and refuses with
-its message at the key the finding names. The preset table is data in :mod:`gpu_catalog.kaito_presets` (KAITO
-v0.6.0, the add-on's version on Kubernetes 1.34–1.36). What is left here is the stack file's own shape (names,
-labels) and the token config key the platform creates the model-access Secret from.
+KAITO (the AKS AI toolchain operator add-on) serves a model from a preset: a ``kaito.sh/v1beta1`` Workspace names the
+preset and the GPU instance type, and KAITO provisions ``count`` GPU nodes of that type and runs the model on them.
+KAITO rejects a Workspace whose nodes cannot hold the model, or whose model-access secret does not match the preset;
+these models reject it earlier, when the stack file is loaded, with the same rules the policy pack applies: validators
+check one key on their own; the rules relating keys (a preset and the nodes that must hold it, the model-access secret
+and its token key, workspaces with the add-on off) run on the whole validated config in :func:`workspace_problems` and
+:func:`kaito_stack_problems`, so no validator depends on field order. The preset table is data in
+:mod:`gpu_catalog.kaito_presets` (KAITO v0.6.0, the add-on's version on Kubernetes 1.34–1.36). What is left here is
+the stack file's own shape (names, labels) and the token config key the platform creates the model-access Secret from.
 
 Presets whose weights KAITO downloads at run time (Llama 3.x, DeepSeek R1/V3) need a Hugging Face token. The stack
 file never holds it: a workspace names the Secret (``modelAccessSecret``) and a Pulumi *secret* config key
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, field_validator
 
 from gpu_catalog import default_catalog
 from gpu_catalog.kaito_presets import MODEL_ACCESS_SECRET_KEY, kaito_preset, runtime_download_presets
@@ -111,14 +111,9 @@ class KaitoWorkspaceConfig(StrictModel):
 
     @field_validator("instanceType")
     @classmethod
-    def _instance_type(cls, v: str, info: ValidationInfo) -> str:
+    def _instance_type(cls, v: str) -> str:
         _refuse(instance_type(KaitoWorkspace(instance_type=v), size_rules=True))
-        name = default_catalog()[v].name
-        preset = info.data.get("preset")
-        count = info.data.get("count")
-        if preset is not None and count is not None:
-            _refuse(preset_fit(KaitoWorkspace(instance_type=name, count=count, preset=preset)))
-        return name
+        return default_catalog()[v].name
 
     @field_validator("labelSelector")
     @classmethod
@@ -143,23 +138,14 @@ class KaitoWorkspaceConfig(StrictModel):
 
     @field_validator("modelAccessSecret")
     @classmethod
-    def _secret(cls, v: str | None, info: ValidationInfo) -> str | None:
+    def _secret(cls, v: str | None) -> str | None:
         if v is not None and not _DNS_SUBDOMAIN_RE.match(v):
             raise ValueError(f"modelAccessSecret {v!r} must be a Kubernetes Secret name (lowercase DNS subdomain)")
-        wrong = _messages(model_access_secret(KaitoWorkspace(preset=info.data.get("preset"), model_access_secret=v)))
-        if wrong is None:
-            return v
-        if v is None:
-            name = info.data.get("name") or "<name>"
-            raise ValueError(
-                f"{wrong} The platform creates that Secret: set modelAccessSecret (e.g. {name}-hf-token) "
-                f"and modelAccessTokenConfig (the secret config key holding the token, e.g. {EXAMPLE_TOKEN_CONFIG})"
-            )
-        raise ValueError(f"{wrong} Remove modelAccessTokenConfig with it, if set.")
+        return v
 
     @field_validator("modelAccessTokenConfig")
     @classmethod
-    def _token_config(cls, v: str | None, info: ValidationInfo) -> str | None:
+    def _token_config(cls, v: str | None) -> str | None:
         if v is not None:
             if not CONFIG_KEY_RE.match(v):
                 raise ValueError(
@@ -172,23 +158,6 @@ class KaitoWorkspaceConfig(StrictModel):
                     f"of the typed stack config (an extra key is refused): use another namespace, e.g. "
                     f"{EXAMPLE_TOKEN_CONFIG}"
                 )
-        if "modelAccessSecret" not in info.data:
-            return v  # modelAccessSecret itself was refused: one message per problem
-        secret = info.data["modelAccessSecret"]
-        preset = kaito_preset(info.data["preset"]) if info.data.get("preset") else None
-        if secret is not None and v is None:
-            raise ValueError(
-                f"modelAccessTokenConfig is required with modelAccessSecret {secret!r}: the platform creates that "
-                f"Secret (type Opaque, key {MODEL_ACCESS_SECRET_KEY}) from a Pulumi secret config value. Name its "
-                f"key, e.g. modelAccessTokenConfig: {EXAMPLE_TOKEN_CONFIG}, and set it with "
-                f"`pulumi config set --secret {EXAMPLE_TOKEN_CONFIG} <Hugging Face token>`"
-            )
-        if secret is None and v is not None and preset is not None:
-            raise ValueError(
-                f"modelAccessTokenConfig is only for presets KAITO downloads at run time "
-                f"({', '.join(runtime_download_presets())}); {preset.name} ships its weights in its image. "
-                "Remove it."
-            )
         return v
 
     # -- derived values --------------------------------------------------------------------------------------
@@ -208,11 +177,7 @@ class KaitoConfig(StrictModel):
 
     @field_validator("workspaces")
     @classmethod
-    def _workspaces(cls, v: list[KaitoWorkspaceConfig], info: ValidationInfo) -> list[KaitoWorkspaceConfig]:
-        if info.data.get("enabled") is False:
-            off = _messages(addon_enabled(KaitoCluster(addon_enabled=False, workspaces=len(v))))
-            if off is not None:
-                raise ValueError(f"{off} kaito.enabled is false: set kaito.enabled: true, or remove the workspaces.")
+    def _workspaces(cls, v: list[KaitoWorkspaceConfig]) -> list[KaitoWorkspaceConfig]:
         seen: set[str] = set()
         for ws in v:
             if ws.name in seen:
@@ -222,6 +187,49 @@ class KaitoConfig(StrictModel):
                 )
             seen.add(ws.name)
         return v
+
+
+def workspace_problems(ws: KaitoWorkspaceConfig) -> list[tuple[str, str]]:
+    """The rules relating one workspace's keys, as ``(key, message)``: the nodes hold the preset; the model-access
+    Secret matches the preset, and its token config key comes with it."""
+    found: list[tuple[str, str]] = []
+    fit = _messages(preset_fit(KaitoWorkspace(instance_type=ws.instanceType, count=ws.count, preset=ws.preset)))
+    if fit is not None:
+        found.append(("instanceType", fit))
+    secret = ws.modelAccessSecret
+    wrong = _messages(model_access_secret(KaitoWorkspace(preset=ws.preset, model_access_secret=secret)))
+    if wrong is not None and secret is None:
+        found.append(
+            (
+                "modelAccessSecret",
+                f"{wrong} The platform creates that Secret: set modelAccessSecret (e.g. {ws.name}-hf-token) "
+                f"and modelAccessTokenConfig (the secret config key holding the token, e.g. {EXAMPLE_TOKEN_CONFIG})",
+            )
+        )
+    elif wrong is not None:
+        found.append(("modelAccessSecret", f"{wrong} Remove modelAccessTokenConfig with it, if set."))
+    elif secret is not None and ws.modelAccessTokenConfig is None:
+        found.append(
+            (
+                "modelAccessTokenConfig",
+                f"modelAccessTokenConfig is required with modelAccessSecret {secret!r}: the platform creates that "
+                f"Secret (type Opaque, key {MODEL_ACCESS_SECRET_KEY}) from a Pulumi secret config value. Name its "
+                f"key, e.g. modelAccessTokenConfig: {EXAMPLE_TOKEN_CONFIG}, and set it with "
+                f"`pulumi config set --secret {EXAMPLE_TOKEN_CONFIG} <Hugging Face token>`",
+            )
+        )
+    elif secret is None and ws.modelAccessTokenConfig is not None:
+        preset = kaito_preset(ws.preset)
+        if preset is not None:
+            found.append(
+                (
+                    "modelAccessTokenConfig",
+                    f"modelAccessTokenConfig is only for presets KAITO downloads at run time "
+                    f"({', '.join(runtime_download_presets())}); {preset.name} ships its weights in its image. "
+                    "Remove it.",
+                )
+            )
+    return found
 
 
 def kaito_addon_enabled(kaito: KaitoConfig, cluster_addon: bool) -> bool:
@@ -255,6 +263,18 @@ def kaito_stack_problems(
     with; tests pass their own).
     """
     problems: list[tuple[str, str]] = []
+    for i, ws in enumerate(kaito.workspaces):
+        problems += [(f"kaito.workspaces[{i}].{key}", message) for key, message in workspace_problems(ws)]
+    if kaito.enabled is False:
+        off = _messages(addon_enabled(KaitoCluster(addon_enabled=False, workspaces=len(kaito.workspaces))))
+        if off is not None:
+            problems.append(
+                (
+                    "kaito.workspaces",
+                    f"{off} kaito.enabled is false: set kaito.enabled: true, or remove the workspaces.",
+                )
+            )
+            return problems
     cluster = KaitoCluster(
         addon_enabled=kaito_addon_enabled(kaito, cluster_addon),
         workspaces=len(kaito.workspaces),

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from components.kaito_config import KaitoConfig, kaito_stack_problems
+from components.kaito_config import KaitoConfig, kaito_stack_problems, workspace_problems
 from gpu_catalog.kaito_presets import KAITO_FACTS_PATH, KAITO_PRESETS
 from rules.kaito import kaito_instance_types
 
@@ -26,11 +26,26 @@ def stack(**overrides: Any) -> dict[str, Any]:
 
 
 def rejection(data: dict[str, Any]) -> tuple[tuple[str | int, ...], str]:
-    with pytest.raises(ValidationError) as info:
-        KaitoConfig.model_validate(data)
-    errors = info.value.errors()
-    assert len(errors) == 1, errors
-    return tuple(errors[0]["loc"]), errors[0]["msg"]
+    """The one problem of ``data``: a key's own shape (the model) or a rule relating keys (workspace_problems)."""
+    try:
+        cfg = KaitoConfig.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        assert len(errors) == 1, errors
+        return tuple(errors[0]["loc"]), errors[0]["msg"]
+    found = [
+        (("workspaces", i, key), msg) for i, ws in enumerate(cfg.workspaces) for key, msg in workspace_problems(ws)
+    ]
+    if cfg.enabled is False and cfg.workspaces:
+        found += [
+            (("workspaces",), msg.removeprefix("kaito.workspaces"))
+            for path, msg in kaito_stack_problems(
+                cfg, cluster_addon=False, floor="Standard_NC6s_v3", kubernetes_version="1.36"
+            )
+            if path == "kaito.workspaces"
+        ]
+    assert len(found) == 1, found
+    return found[0][0], "Value error, " + found[0][1]
 
 
 def test_baseline_is_valid_and_defaults_are_sensible():
