@@ -40,7 +40,7 @@ from typing import Any
 
 import pulumi
 
-from gpu_catalog.kaito_presets import MODEL_ACCESS_SECRET_KEY
+from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT, MODEL_ACCESS_SECRET_KEY
 from rules import Finding
 from rules import kaito as rules_kaito
 from rules.kaito import (
@@ -99,7 +99,7 @@ class KaitoWorkspaceArgs:
     """The cluster's: it decides the KAITO add-on version AKS runs (the preset table is one version's)."""
     addon_enabled: bool
     """The cluster's KAITO add-on (``aiToolchainOperatorProfile.enabled``): the Workspace CRD exists only with it."""
-    count: int = 1
+    count: int = KAITO_DEFAULT_COUNT
     """How many nodes of ``instance_type`` KAITO provisions."""
     namespace: str = "default"
     model_access_secret: str | None = None

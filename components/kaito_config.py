@@ -23,7 +23,12 @@ from collections.abc import Callable
 from pydantic import Field, field_validator
 
 from gpu_catalog import default_catalog
-from gpu_catalog.kaito_presets import MODEL_ACCESS_SECRET_KEY, kaito_preset, runtime_download_presets
+from gpu_catalog.kaito_presets import (
+    KAITO_DEFAULT_COUNT,
+    MODEL_ACCESS_SECRET_KEY,
+    kaito_preset,
+    runtime_download_presets,
+)
 from rules import Finding, NotApplicable
 from rules.kaito import (
     KaitoCluster,
@@ -77,7 +82,7 @@ class KaitoWorkspaceConfig(StrictModel):
     """Workspace name = the in-cluster Service name (DNS label, ≤ 63 characters)."""
     preset: str
     """KAITO preset (``inference.preset.name``), e.g. ``phi-4-mini-instruct``."""
-    count: int = Field(default=1, ge=1, le=16)
+    count: int = Field(default=KAITO_DEFAULT_COUNT, ge=1, le=16)
     """How many nodes of ``instanceType`` KAITO provisions (the model is split across them when it needs to)."""
     instanceType: str
     labelSelector: dict[str, str] | None = None

@@ -35,6 +35,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     pass
 
+KAITO_DEFAULT_COUNT = 1
+"""A Workspace's ``resource.count`` when unset: KAITO provisions one node (kaito.sh/v1beta1 Workspace CRD default)."""
+
 KAITO_VERSION = "v0.6.0"
 """The KAITO release this preset table is taken from: the one the AKS add-on runs (``KAITO_ADDON_VERSION``)."""
 KAITO_ADDON_VERSION = "0.6.0"

@@ -11,7 +11,7 @@ from typing import Any
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog.kaito_presets import KAITO_VERSION
+from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT, KAITO_VERSION
 from rules import Finding, NotApplicable
 from rules.kaito import WORKSPACE_PROPERTIES, KaitoWorkspace, instance_type, preset_fit, property_path
 from rules.resource_types import is_kaito_workspace
@@ -54,7 +54,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             elif count is UNKNOWN:
                 review.unknown_field(property_path("count"))
             elif isinstance(preset, str) and preset:  # no preset (a template): no GPU needs to check
-                nodes = int(count) if isinstance(count, int | float) and count >= 1 else 1
+                nodes = int(count) if isinstance(count, int | float) and count >= 1 else KAITO_DEFAULT_COUNT
                 _report(review, preset_fit(KaitoWorkspace(instance_type=size, count=nodes, preset=preset)))
     review.finish()
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_catalog import Catalog, default_catalog, is_gpu_size
+from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT
 from gpu_catalog.problems import Problem, key_path
 from preflight.model import RecordedResource
 from preflight.wire import UNKNOWN, unwrap_secrets
@@ -250,7 +251,7 @@ def cost_lines(resource: RecordedResource, catalog: Catalog | None = None) -> li
         spec = props.get("resource")
         if isinstance(spec, Mapping):
             size = _size_of(spec.get("instanceType"))
-            n = _count(spec.get("count", 1))
+            n = _count(spec.get("count", KAITO_DEFAULT_COUNT))
             if size:
                 lines.append(_line(cat, resource, "workspace", size, (n, n)))
     return [line for line in lines if line is not None]

@@ -33,6 +33,7 @@ from typing import Final
 from gpu_catalog import Catalog, GpuSize, default_catalog, is_gpu_size
 from gpu_catalog.kaito_presets import (
     KAITO_ADDON_VERSION,
+    KAITO_DEFAULT_COUNT,
     KAITO_PRESETS,
     KAITO_VERSION,
     MODEL_ACCESS_SECRET_KEY,
@@ -71,7 +72,7 @@ class KaitoWorkspace:
 
     instance_type: str | None = None
     """``resource.instanceType``; ``None``: not set (KAITO then uses existing nodes matched by its label selector)."""
-    count: int = 1
+    count: int = KAITO_DEFAULT_COUNT
     """``resource.count``: how many nodes of the instance type KAITO provisions (KAITO's default, 1)."""
     preset: str | None = None
     """``inference.preset.name``; ``None``: no preset (a template workspace)."""
