@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import pulumi
 
-from rules import Finding
+from rules import Finding, findings
 from rules.databricks import (
     EXAMPLE_GPU_ML_RUNTIME,
     SINGLE_USER,
@@ -42,7 +42,7 @@ from rules.databricks import (
 from rules.sizes import DEFAULT_FLOOR
 
 from .databricks_config import DEFAULT_AUTOTERMINATION_MINUTES, cluster_slug
-from .validation import InvalidArgsError, found, refuse_findings
+from .validation import InvalidArgsError, refuse_findings
 
 WORKSPACE_TYPE = "azure-gpu-platform:components:DatabricksWorkspace"
 CLUSTER_TYPE = "azure-gpu-platform:components:DatabricksGpuCluster"
@@ -244,11 +244,11 @@ def cluster_findings(args: DatabricksGpuClusterArgs) -> list[Finding]:
     """Every guard rail the cluster request breaks."""
     facts = args.facts
     return [
-        *found(gpu_node_types(facts, size_rules=True, floor=args.gpu_floor)),
-        *found(gpu_runtime(facts)),
-        *found(gpu_no_photon(facts)),
-        *found(gpu_dedicated_access(facts)),
-        *found(gpu_task_amount(facts)),
+        *findings(gpu_node_types(facts, size_rules=True, floor=args.gpu_floor)),
+        *findings(gpu_runtime(facts)),
+        *findings(gpu_no_photon(facts)),
+        *findings(gpu_dedicated_access(facts)),
+        *findings(gpu_task_amount(facts)),
     ]
 
 

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from gpu_catalog import GpuSize, default_catalog
-from rules import Finding, NotApplicable
+from rules import Finding, NotApplicable, findings
 from rules.databricks import (
     CLASSIC_PREVIEW,
     DEDICATED,
@@ -106,9 +106,7 @@ def cluster_facts(data: Mapping[str, Any]) -> DatabricksCluster:
 
 def _findings(result: list[Finding] | NotApplicable, key: str) -> list[str]:
     """The messages of ``result`` that are about the stack-file ``key``."""
-    if isinstance(result, NotApplicable):
-        return []
-    return [f.message for f in result if _KEYS.get(f.field, f.field) == key]
+    return [f.message for f in findings(result) if _KEYS.get(f.field, f.field) == key]
 
 
 def _refuse(key: str, *results: list[Finding] | NotApplicable) -> None:

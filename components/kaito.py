@@ -41,7 +41,7 @@ from typing import Any
 import pulumi
 
 from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT, MODEL_ACCESS_SECRET_KEY
-from rules import Finding
+from rules import Finding, findings
 from rules import kaito as rules_kaito
 from rules.kaito import (
     KaitoCluster,
@@ -56,7 +56,7 @@ from rules.sizes import DEFAULT_FLOOR
 
 from .contract import KaitoWorkspaceContract
 from .kaito_config import SERVICE_PORT
-from .validation import found, refuse_findings
+from .validation import refuse_findings
 
 API_VERSION = "kaito.sh/v1beta1"
 KIND = "Workspace"
@@ -133,12 +133,12 @@ def workspace_findings(args: KaitoWorkspaceArgs) -> list[Finding]:
         model_access_secret=args.model_access_secret,
     )
     out = [
-        *found(addon_enabled(cluster)),
-        *found(addon_version(cluster)),
-        *found(known_preset(ws)),
-        *found(instance_type(ws, size_rules=True, floor=args.gpu_floor)),
-        *found(preset_fit(ws)),
-        *found(model_access_secret(ws)),
+        *findings(addon_enabled(cluster)),
+        *findings(addon_version(cluster)),
+        *findings(known_preset(ws)),
+        *findings(instance_type(ws, size_rules=True, floor=args.gpu_floor)),
+        *findings(preset_fit(ws)),
+        *findings(model_access_secret(ws)),
     ]
     if args.model_access_secret and args.model_access_token_config is None:
         out.append(

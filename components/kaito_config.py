@@ -29,7 +29,7 @@ from gpu_catalog.kaito_presets import (
     kaito_preset,
     runtime_download_presets,
 )
-from rules import Finding, NotApplicable
+from rules import Finding, NotApplicable, findings
 from rules.kaito import (
     KaitoCluster,
     KaitoWorkspace,
@@ -64,9 +64,8 @@ _DNS_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
 
 def _messages(result: list[Finding] | NotApplicable) -> str | None:
     """The findings of one rule as one refusal message, ``None`` when there are none or the rule does not apply."""
-    if isinstance(result, NotApplicable) or not result:
-        return None
-    return " ".join(f.message for f in result)
+    messages = [f.message for f in findings(result)]
+    return " ".join(messages) if messages else None
 
 
 def _refuse(result: list[Finding] | NotApplicable) -> None:

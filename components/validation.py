@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import pulumi
 
-from rules import Finding, NotApplicable
+from rules import Finding
 
 
 class InvalidArgsError(pulumi.RunError, ValueError):
@@ -33,11 +33,6 @@ class InvalidArgsError(pulumi.RunError, ValueError):
         )
         lines = [f"  {f.field}: {f.message}" if f.field else f"  {f.message}" for f in self.findings]
         super().__init__("\n".join([header, *lines]))
-
-
-def found(result: list[Finding] | NotApplicable) -> list[Finding]:
-    """A rule's findings; none when the rule does not apply."""
-    return [] if isinstance(result, NotApplicable) else result
 
 
 def refuse_findings(component: str, name: str, findings: Iterable[Finding], fields: Mapping[str, str]) -> None:

@@ -31,4 +31,9 @@ class NotApplicable:
     reason: str
 
 
-__all__ = ["Finding", "NotApplicable"]
+def findings(result: list[Finding] | NotApplicable) -> list[Finding]:
+    """A rule's findings; none when the rule does not apply (for callers that only act on findings)."""
+    return [] if isinstance(result, NotApplicable) else result
+
+
+__all__ = ["Finding", "NotApplicable", "findings"]
