@@ -61,6 +61,7 @@ from rules.aks import (
     system_pool_size,
     workload_identity_needs_oidc,
 )
+from rules.karpenter import AgentPoolFacts, nap_agent_pools
 from rules.lifecycle import check_kubernetes_version
 
 from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
@@ -138,6 +139,9 @@ class AksGpuClusterArgs:
     tags: Mapping[str, str] = field(default_factory=dict)
     gpu_pools: Sequence[GpuPoolSpec] = ()
     """Created one after another, in this order."""
+    node_auto_provisioning: bool = False
+    """``nodeProvisioningProfile.mode: Auto`` (node auto-provisioning, for Karpenter GPU NodePools):
+    :mod:`components.nap_pool`."""
 
     def __post_init__(self) -> None:
         refuse_findings(COMPONENT, self.cluster_name, cluster_findings(self), _FIELDS)
@@ -169,6 +173,9 @@ def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
         if pool.orchestrator_version is not None:
             skew = pool_version_skew(pool.orchestrator_version, args.kubernetes_version)
             found += [Finding("gpu_pools", f"{pool.name}: {f.message}") for f in skew]
+    if args.node_auto_provisioning:
+        nap = nap_agent_pools([AgentPoolFacts(p.name, p.autoscaling, p.os) for p in args.gpu_pools])
+        found += [Finding("gpu_pools", f.message) for f in nap]
     cluster_rules = [lts_needs_premium, cost_analysis_tier, kaito_requires_oidc, workload_identity_needs_oidc]
     return [*found, *(f for rule in cluster_rules for f in rule(facts))]
 
@@ -273,6 +280,14 @@ class AksGpuCluster(pulumi.ComponentResource):
             else None,
             ai_toolchain_operator_profile=containerservice.ManagedClusterAIToolchainOperatorProfileArgs(enabled=True)
             if args.kaito_addon
+            else None,
+            # Node auto-provisioning for Karpenter GPU NodePools; AKS's default NodePools (defaultNodePools Auto, the
+            # SDK's default) stay. NAP: no cluster stop, no Windows pools, no autoscaling agent pools
+            # (gpu_catalog/facts/karpenter.json); this cluster's managed identity and Azure CNI Overlay suit it.
+            node_provisioning_profile=containerservice.ManagedClusterNodeProvisioningProfileArgs(
+                mode="Auto", default_node_pools="Auto"
+            )
+            if args.node_auto_provisioning
             else None,
             tags=tags,
             opts=pulumi.ResourceOptions(parent=self, protect=protect, depends_on=rg_deps),

@@ -21,6 +21,10 @@ output                what
 ``gpuPools``          ``{<pool name>: {azureName, vmSize, gpuModel, gpusPerNode, os, driver, migProfile,``
                       ``spot, minCount, maxCount, count, scheduling: {nodeSelector, tolerations, resourceName,``
                       ``sharing, replicas, mpsActiveThreadPercentage, allocatablePerNode}}}``
+``gpuNodePools``      ``{<pool name>: {nodePool, sizes, gpuModels, capacityTypes, driver, maxGpus, minNodes: 0,``
+                      ``scheduling: {...as above}}}``: node auto-provisioning (Karpenter) GPU NodePools, from zero
+                      nodes to ``maxGpus``; the autoscaler ``minCount ≥ 1`` rule does not apply to them
+                      (``allocatablePerNode``: what the smallest allowed size advertises)
 ``gpuOperatorVersion`` chart version of the NVIDIA GPU operator, or ``null`` when it is not installed
 ``kaitoWorkspaces``   ``{<workspace>: {workspace, namespace, preset, instanceType, count, service, port, endpoint}}``:
                       the in-cluster Service KAITO serves each model on (OpenAI-compatible ``endpoint``)
@@ -53,6 +57,7 @@ _SCALAR_KEYS: tuple[str, ...] = (
     "kubernetesVersion",
     "oidcIssuerUrl",
     "gpuPools",
+    "gpuNodePools",
     "gpuOperatorVersion",
     "kaitoWorkspaces",
     "databricks",
@@ -184,6 +189,47 @@ class GpuPoolContract:
 
 
 @dataclass(frozen=True, slots=True)
+class NapGpuPoolContract:
+    """A node auto-provisioning GPU NodePool: Karpenter creates nodes of one of ``sizes`` for pending pods that
+    select and tolerate it, from zero nodes up to ``max_gpus`` GPUs."""
+
+    name: str
+    node_pool: str
+    """The Karpenter NodePool's name (nodes carry ``karpenter.sh/nodepool: <node_pool>``)."""
+    sizes: list[str]
+    gpu_models: list[str]
+    capacity_types: list[str]
+    driver: str
+    max_gpus: int
+    scheduling: Scheduling
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "nodePool": self.node_pool,
+            "sizes": list(self.sizes),
+            "gpuModels": list(self.gpu_models),
+            "capacityTypes": list(self.capacity_types),
+            "driver": self.driver,
+            "maxGpus": self.max_gpus,
+            "minNodes": 0,
+            "scheduling": self.scheduling.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, name: str, data: Mapping[str, Any]) -> NapGpuPoolContract:
+        return cls(
+            name=name,
+            node_pool=str(data.get("nodePool", name)),
+            sizes=[str(s) for s in data.get("sizes") or []],
+            gpu_models=[str(m) for m in data.get("gpuModels") or []],
+            capacity_types=[str(c) for c in data.get("capacityTypes") or []],
+            driver=str(data.get("driver", "aks")),
+            max_gpus=int(data["maxGpus"]),
+            scheduling=Scheduling.from_dict(data["scheduling"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class KaitoWorkspaceContract:
     """A model KAITO serves in the cluster: call ``endpoint`` (OpenAI-compatible) from a pod in the cluster."""
 
@@ -277,6 +323,16 @@ class PlatformContract:
     gpu_operator_version: str | None = None
     kaito_workspaces: dict[str, KaitoWorkspaceContract] = field(default_factory=dict)
     databricks: DatabricksContract | None = None
+    gpu_node_pools: dict[str, NapGpuPoolContract] = field(default_factory=dict)
+
+    def node_pool(self, name: str) -> NapGpuPoolContract:
+        try:
+            return self.gpu_node_pools[name]
+        except KeyError:
+            raise ContractError(
+                f"the platform stack has no GPU NodePool {name!r}; it has: "
+                f"{', '.join(sorted(self.gpu_node_pools)) or 'none'}"
+            ) from None
 
     def kaito_workspace(self, name: str) -> KaitoWorkspaceContract:
         try:
@@ -325,6 +381,9 @@ def parse_contract(outputs: Mapping[str, Any], *, source: str = "the referenced 
             str(n): KaitoWorkspaceContract.from_dict(w) for n, w in (outputs.get("kaitoWorkspaces") or {}).items()
         },
         databricks=DatabricksContract.from_dict(outputs["databricks"]) if outputs.get("databricks") else None,
+        gpu_node_pools={
+            str(n): NapGpuPoolContract.from_dict(str(n), p) for n, p in (outputs.get("gpuNodePools") or {}).items()
+        },
     )
 
 

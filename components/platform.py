@@ -13,6 +13,8 @@ Resource tree (URNs are pinned by the snapshot tests in ``tests/components/snaps
       GpuNodePool "aks-<pool>" → AgentPool "aks-<pool>"   (chained: each after the previous)
       kubernetes Provider "aks-k8s"     (when something runs in the cluster)
     GpuOperator "gpu-operator" → helm.sh/v3 Release "gpu-operator-release"   (when gpuOperator.enabled)
+    NapGpuPool "nap-<pool>" → karpenter.azure.com AKSNodeClass "nap-<pool>-nodeclass",
+      karpenter.sh/v1 NodePool "nap-<pool>-nodepool"        (per gpuNodePools entry; NAP on the cluster)
     KaitoWorkspace "kaito-<name>" → kaito.sh/v1beta1 Workspace "kaito-<name>"  (per kaito.workspaces entry)
       (+ v1 Secret "kaito-<name>-model-access" before it, for presets downloaded at run time)
     DatabricksWorkspace "databricks" → databricks Workspace "databricks-workspace" (unless url), Provider
@@ -34,6 +36,7 @@ from .config import StackConfig
 from .contract import CONTRACT_VERSION
 from .gpu_operator import GpuOperator
 from .kaito import KaitoWorkspace
+from .nap_pool import NapGpuPool
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -53,6 +56,7 @@ class Platform:
     gpu_operator: GpuOperator | None = None
     kaito_workspaces: list[KaitoWorkspace] = field(default_factory=list)
     databricks: DatabricksDeployment | None = None
+    nap_pools: list[NapGpuPool] = field(default_factory=list)
 
 
 def build_platform(cfg: StackConfig) -> Platform:
@@ -61,16 +65,23 @@ def build_platform(cfg: StackConfig) -> Platform:
     operator = wiring.pool_gpu_operator(cfg)
     cluster_args = wiring.aks_cluster_args(cfg, operator, tags)
     kaito_args = [wiring.kaito_workspace_args(cfg, ws) for ws in cfg.kaito.workspaces]
+    nap_args = [wiring.nap_pool_args(cfg, pool, operator, tags) for pool in cfg.gpuNodePools]
     databricks_clusters = (
         [wiring.databricks_cluster_args(cfg, c, tags) for c in cfg.databricks.clusters] if cfg.databricks else []
     )
 
     cluster = AksGpuCluster(CLUSTER_COMPONENT, cluster_args)
+    nap_pools = [
+        NapGpuPool(
+            f"nap-{args.name}", args, provider=cluster.kubernetes_provider(), depends_on=cluster.kubernetes_access
+        )
+        for args in nap_args
+    ]
     gpu_operator = None
     if operator is not None:
         gpu_operator = GpuOperator(
             OPERATOR_COMPONENT,
-            wiring.gpu_operator_args(cfg.gpuOperator, operator, cluster.pools),
+            wiring.gpu_operator_args(cfg.gpuOperator, operator, cluster.pools, nap_pools),
             provider=cluster.kubernetes_provider(),
             # After the GPU pools: the operator's daemonsets land on nodes that exist, and a pool replacement (new
             # name) is in place before the operator is reconfigured for it; and after the data-plane role
@@ -87,7 +98,14 @@ def build_platform(cfg: StackConfig) -> Platform:
         for args in kaito_args
     ]
     databricks = _build_databricks(cfg, cluster, tags, databricks_clusters) if cfg.databricks is not None else None
-    return Platform(cfg=cfg, cluster=cluster, gpu_operator=gpu_operator, kaito_workspaces=kaito, databricks=databricks)
+    return Platform(
+        cfg=cfg,
+        cluster=cluster,
+        gpu_operator=gpu_operator,
+        kaito_workspaces=kaito,
+        databricks=databricks,
+        nap_pools=nap_pools,
+    )
 
 
 def _build_databricks(
@@ -147,6 +165,7 @@ def contract_outputs(platform: Platform) -> dict[str, Any]:
         "oidcIssuerUrl": cluster.oidc_issuer_url,
         "kubeconfig": cluster.kubeconfig,
         "gpuPools": {p.pool.name: p.contract.to_dict() for p in cluster.pools},
+        "gpuNodePools": {p.args.name: p.contract.to_dict() for p in platform.nap_pools},
         "gpuOperatorVersion": platform.gpu_operator.version if platform.gpu_operator is not None else None,
         "kaitoWorkspaces": {ws.workspace_name: ws.contract.to_dict() for ws in platform.kaito_workspaces},
         "databricks": _databricks_contract(platform),

@@ -16,14 +16,18 @@ from collections.abc import Mapping, Sequence
 
 import pulumi
 
+from rules.karpenter import resolve_sizes
+
 from .aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
 from .config import GpuOperatorConfig, GpuPoolConfig, StackConfig, azure_pool_name
+from .config.nap import GpuNodePoolConfig, nap_driver
 from .databricks import DatabricksAutoscale, DatabricksGpuClusterArgs, DatabricksWorkspaceArgs
 from .databricks_config import DatabricksClusterConfig, DatabricksWorkspaceConfig
 from .gpu_node_pool import GpuNodePool, GpuPoolSpec, GpuSharing, PoolGpuOperator
 from .gpu_operator import GpuOperatorArgs
 from .kaito import KaitoWorkspaceArgs
 from .kaito_config import KaitoWorkspaceConfig
+from .nap_pool import NapGpuPool, NapGpuPoolArgs
 
 MANAGED_BY = "pulumi:azure-gpu-platform"
 """The ``managed-by`` tag on the platform's Azure resources."""
@@ -110,14 +114,59 @@ def aks_cluster_args(cfg: StackConfig, operator: PoolGpuOperator | None, tags: M
         protect=cfg.protect,
         tags=dict(tags),
         gpu_pools=tuple(gpu_pool_spec(cfg, pool, operator) for pool in cfg.gpuPools),
+        node_auto_provisioning=cfg.node_auto_provisioning,
+    )
+
+
+def nap_pool_args(
+    cfg: StackConfig, pool: GpuNodePoolConfig, operator: PoolGpuOperator | None, tags: Mapping[str, str]
+) -> NapGpuPoolArgs:
+    """``gpuNodePools[i]`` resolved: the sizes through the catalog, the driver mode, sharing, disruption."""
+    sizes, _ = resolve_sizes(pool.sizes, pool.series, pool.gpuModels, floor=cfg.gpu_floor)
+    shared = pool.sharing
+    sharing = None
+    if shared is not None and pool.sharing_mode != "none":
+        sharing = GpuSharing(
+            mode=pool.sharing_mode, replicas=shared.replicas, rename_by_default=shared.rename_by_default
+        )
+    disruption = pool.disruption
+    return NapGpuPoolArgs(
+        name=pool.name,
+        sizes=tuple(sizes),
+        gpu_limit=pool.limits.gpus,
+        location=cfg.location,
+        capacity_types=tuple(pool.capacityTypes),
+        zones=tuple(pool.zones),
+        driver_skipped=nap_driver(cfg, pool) == "operator",
+        sharing=sharing,
+        taints=tuple(pool.taints),
+        labels=dict(pool.labels),
+        image_family=pool.imageFamily,
+        os_disk_size_gb=pool.osDiskSizeGB,
+        consolidation_policy=disruption.consolidationPolicy,
+        consolidate_after=disruption.consolidateAfter,
+        budgets=tuple(
+            b.model_dump(exclude_none=True, exclude_defaults=True) | {"nodes": b.nodes} for b in disruption.budgets
+        ),
+        expire_after=pool.expireAfter,
+        weight=pool.weight,
+        tags={**tags, "gpu-node-pool": pool.name},
+        gpu_operator=operator,
+        gpu_floor=cfg.gpu_floor,
     )
 
 
 def gpu_operator_args(
-    config: GpuOperatorConfig, operator: PoolGpuOperator, pools: Sequence[GpuNodePool]
+    config: GpuOperatorConfig,
+    operator: PoolGpuOperator,
+    pools: Sequence[GpuNodePool],
+    nap_pools: Sequence[NapGpuPool] = (),
 ) -> GpuOperatorArgs:
-    """``gpuOperator`` and the pools it manages (their tolerations, sharing configs and MIG layouts)."""
+    """``gpuOperator`` and the pools it manages (their tolerations, sharing configs and MIG layouts), NAP NodePools
+    included."""
     managed = [p for p in pools if p.pool.operator_managed]
+    nap_shared = {p.args.name: p.shared for p in nap_pools if p.shared is not None}
+    nap_tolerations = tuple(t for p in nap_pools for t in p.contract.scheduling.tolerations)
     return GpuOperatorArgs(
         version=operator.version,
         namespace=config.namespace,
@@ -125,8 +174,8 @@ def gpu_operator_args(
         dcgm_exporter=config.dcgmExporter,
         installs_driver=operator.installs_driver,
         mig_manager=any(p.pool.mig_partitioned_by_operator for p in managed),
-        shared_pools={p.pool.name: p.shared for p in managed if p.shared is not None},
-        tolerations=tuple(t for p in managed for t in p.contract.scheduling.tolerations),
+        shared_pools={**{p.pool.name: p.shared for p in managed if p.shared is not None}, **nap_shared},
+        tolerations=(*(t for p in managed for t in p.contract.scheduling.tolerations), *nap_tolerations),
     )
 
 

@@ -40,3 +40,11 @@ def is_kaito_workspace(resource_type: str) -> bool:
 
 def is_helm_release(resource_type: str) -> bool:
     return bool(HELM_RELEASE_RE.match(resource_type))
+
+
+KARPENTER_NODE_POOL_RE: Final = re.compile(r"^kubernetes:karpenter\.sh/v[0-9a-z]+:NodePool$")
+"""Karpenter NodePools (``karpenter.sh/v1`` on AKS node auto-provisioning), ours or raw."""
+
+
+def is_karpenter_node_pool(resource_type: str) -> bool:
+    return bool(KARPENTER_NODE_POOL_RE.match(resource_type))

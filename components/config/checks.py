@@ -43,6 +43,7 @@ from .models import (
     PolicyLevel,
     StackConfig,
 )
+from .nap import nap_problems  # after .models: models imports nap last
 
 # --------------------------------------------------------------------------------------------------- semantics
 
@@ -325,5 +326,5 @@ def _databricks_problems(cfg: StackConfig) -> list[Problem]:
     return [Problem(path, message) for path, message in databricks_stack_problems(cfg.databricks, floor=cfg.gpu_floor)]
 
 
-EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [_kaito_problems, _databricks_problems]
+EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [_kaito_problems, _databricks_problems, nap_problems]
 """Further cross-field checks registered by other config sections (e.g. KAITO, Databricks)."""

@@ -293,6 +293,9 @@ class StackConfig(StrictModel):
     resourceGroup: ResourceGroupConfig = ResourceGroupConfig()
     cluster: ClusterConfig = ClusterConfig()
     gpuPools: list[GpuPoolConfig] = Field(default_factory=list)
+    gpuNodePools: list[GpuNodePoolConfig] = Field(default_factory=list)
+    """GPU capacity from node auto-provisioning (Karpenter NodePools, ``components/config/nap.py``): from zero to a
+    GPU limit. Any entry turns node auto-provisioning on for the cluster."""
     gpuOperator: GpuOperatorConfig = GpuOperatorConfig()
     kaito: KaitoConfig = KaitoConfig()
     """KAITO model workspaces (``components/kaito_config.py``); ``kaito.enabled`` also turns the add-on on."""
@@ -352,8 +355,21 @@ class StackConfig(StrictModel):
     def operator_installs_driver(self) -> bool:
         """The GPU operator installs driver and toolkit when a pool it manages skips the AKS driver; otherwise it runs
         with ``driver.enabled=false`` and ``toolkit.enabled=false`` on the AKS driver."""
-        return any(self.pool_driver(p) == "operator" for p in self.gpuPools if self.operator_manages(p))
+        return any(self.pool_driver(p) == "operator" for p in self.gpuPools if self.operator_manages(p)) or (
+            self.gpuOperator.enabled and any(nap_driver(self, p) == "operator" for p in self.gpuNodePools)
+        )
+
+    @property
+    def node_auto_provisioning(self) -> bool:
+        """The cluster runs node auto-provisioning (``nodeProvisioningProfile.mode: Auto``): some gpuNodePools."""
+        return bool(self.gpuNodePools)
 
     def operator_manages(self, pool: GpuPoolConfig) -> bool:
         """The GPU operator manages every Linux GPU pool of a cluster it runs on (device plugin, labels, MIG)."""
         return self.gpuOperator.enabled and pool.os == "Linux"
+
+
+# The gpuNodePools model uses SharingConfig above; imported last, then StackConfig's annotations are resolved.
+from .nap import GpuNodePoolConfig, nap_driver  # noqa: E402
+
+StackConfig.model_rebuild()

@@ -1,0 +1,300 @@
+"""``NapGpuPool``: GPU nodes from AKS node auto-provisioning (NAP): a Karpenter ``NodePool`` and its ``AKSNodeClass``.
+
+``NapGpuPool(name, NapGpuPoolArgs(...), provider=<the cluster's Kubernetes provider>)`` registers two custom
+resources through the cluster's Kubernetes provider (cluster-scoped, no namespace):
+
+- ``karpenter.azure.com/v1beta1`` ``AKSNodeClass`` ``<pool>``: ``gpu.mode`` ``None`` when the GPU operator installs
+  the driver (``Driver``, AKS's default, otherwise), the image family and OS disk when set, the platform's Azure tags;
+- ``karpenter.sh/v1`` ``NodePool`` ``<pool>``: ``nodeClassRef`` to it; requirements ``karpenter.azure.com/sku-name``
+  ``In`` the pool's sizes (resolved through the GPU catalog; every one passed the size rules),
+  ``karpenter.sh/capacity-type`` and, when zones are set, ``topology.kubernetes.io/zone`` (``<region>-<n>``); the
+  GPU taint (``nvidia.com/gpu=present:NoSchedule`` by default); template labels ``azure-gpu-platform/pool: <pool>``
+  (the output contract's node selector) and, when the pool shares GPUs, ``nvidia.com/device-plugin.config: <pool>``
+  (the GPU operator's device plugin picks its sharing config from it); ``limits["nvidia.com/gpu"]`` (required: the
+  most GPUs the pool's nodes may hold); ``disruption`` (``WhenEmpty`` after ``5m`` by default: idle GPU nodes go,
+  busy ones are never repacked).
+
+The pool scales from zero: Karpenter chooses a size when a pod that selects and tolerates the pool is pending and
+requests ``nvidia.com/gpu``; it does not need a node of the pool to exist to know what the pod needs, so the cluster
+autoscaler's ``minCount ≥ 1`` rule for GPU-operator pools (Azure/AKS #2832) does not apply. The GPU operator
+tolerates the pool's taints and manages its nodes like any other Linux GPU node (node-feature-discovery finds the
+GPUs); on ``gpu.mode: None`` nodes it installs the driver.
+
+:class:`NapGpuPoolArgs` checks itself when built (size rules, GPU limit, driver mode against the operator, sharing,
+taints, enum values from ``gpu_catalog/facts/karpenter.json``) and raises
+:class:`~components.validation.InvalidArgsError` before anything is registered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+
+from gpu_catalog import GpuSize, default_catalog
+from gpu_catalog.karpenter import load_karpenter_facts
+from rules import Finding
+from rules import aks as rules_aks
+from rules.aks import DEFAULT_GPU_TAINT, driver_install, gpu_sharing, parse_taint, pool_taints
+from rules.karpenter import CAPACITY_TYPE, GPU_LIMIT, SKU_NAME, ZONE, gpu_nodepool_limits, resolve_sizes
+from rules.sizes import DEFAULT_FLOOR
+
+from .contract import NapGpuPoolContract, Scheduling, Toleration
+from .gpu_node_pool import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL, GpuSharing, PoolGpuOperator, SharedPool
+from .validation import refuse_findings
+
+FACTS = load_karpenter_facts()
+TYPE_TOKEN = "azure-gpu-platform:components:NapGpuPool"
+COMPONENT = "NapGpuPool"
+NODE_POOL_TYPE = f"kubernetes:{FACTS.node_pool_api_version}:NodePool"
+NODE_CLASS_TYPE = f"kubernetes:{FACTS.node_class_api_version}:{FACTS.node_class_kind}"
+
+_FIELDS = {"limits": "gpu_limit", "driver": "driver_skipped"}
+"""A rule's field → the :class:`NapGpuPoolArgs` field; the others have the same name."""
+
+
+@dataclass(frozen=True)
+class NapGpuPoolArgs:
+    """One NAP GPU NodePool, resolved. Checks itself when built (module docstring)."""
+
+    name: str
+    """The NodePool's and AKSNodeClass's name, and the value of the ``azure-gpu-platform/pool`` label."""
+    sizes: tuple[str, ...]
+    """``karpenter.azure.com/sku-name`` values Karpenter may choose from."""
+    gpu_limit: int
+    """``spec.limits["nvidia.com/gpu"]``."""
+    location: str
+    """The cluster's region (zone values are ``<location>-<zone>``)."""
+    capacity_types: tuple[str, ...] = ("on-demand",)
+    zones: tuple[str, ...] = ()
+    driver_skipped: bool = False
+    """``gpu.mode: None``: the GPU operator installs the driver."""
+    sharing: GpuSharing | None = None
+    taints: tuple[str, ...] = (DEFAULT_GPU_TAINT,)
+    labels: Mapping[str, str] = field(default_factory=dict)
+    image_family: str | None = None
+    os_disk_size_gb: int | None = None
+    consolidation_policy: str = "WhenEmpty"
+    consolidate_after: str = "5m"
+    budgets: Sequence[Mapping[str, Any]] = ()
+    expire_after: str | None = None
+    weight: int | None = None
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Azure tags of the VMs NAP creates (AKSNodeClass ``tags``)."""
+    gpu_operator: PoolGpuOperator | None = None
+    gpu_floor: str = DEFAULT_FLOOR
+
+    def __post_init__(self) -> None:
+        refuse_findings(COMPONENT, self.name, nap_pool_findings(self), _FIELDS)
+
+    @property
+    def operator_managed(self) -> bool:
+        return self.gpu_operator is not None
+
+    @property
+    def gpu_mode(self) -> str:
+        return "None" if self.driver_skipped else "Driver"
+
+    @property
+    def facts(self) -> rules_aks.GpuPool:
+        return rules_aks.GpuPool(
+            name=self.name,
+            vm_size=self.sizes[0] if self.sizes else "",
+            driver_skipped=self.driver_skipped,
+            taints=self.taints,
+        )
+
+
+def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:
+    """Every guard rail the NodePool breaks."""
+    found: list[Finding] = []
+    if not args.sizes:
+        found.append(Finding("sizes", "a GPU NodePool needs at least one size."))
+    _, size_findings = resolve_sizes(args.sizes, floor=args.gpu_floor)
+    found += size_findings
+    found += gpu_nodepool_limits({GPU_LIMIT: args.gpu_limit} if args.gpu_limit >= 1 else {}, gpu=True)
+    operator = args.gpu_operator.facts if args.gpu_operator is not None else None
+    found += driver_install(args.facts, operator)
+    if args.sharing is not None:
+        found += gpu_sharing(
+            args.facts,
+            time_slicing=args.sharing.mode == "timeSlicing",
+            mps=args.sharing.mode == "mps",
+            mig_profile=None,
+            operator=operator,
+            mig_strategy=args.gpu_operator.mig_strategy if args.gpu_operator is not None else "single",
+        )
+    found += pool_taints(args.taints)
+    for name, value, allowed in (
+        ("capacity_types", args.capacity_types, FACTS.capacity_types),
+        ("image_family", (args.image_family,) if args.image_family else (), FACTS.image_families),
+        ("consolidation_policy", (args.consolidation_policy,), FACTS.consolidation_policies),
+    ):
+        found += [
+            Finding(name, f"{v!r} is not allowed; allowed: {', '.join(allowed)}.") for v in value if v not in allowed
+        ]
+    return found
+
+
+def _sizes(args: NapGpuPoolArgs) -> list[GpuSize]:
+    cat = default_catalog()
+    return [s for s in (cat.lookup(n) for n in args.sizes) if s is not None]
+
+
+def tolerations(taints: Sequence[str]) -> list[Toleration]:
+    """What a pod (and the GPU operator) needs to tolerate the pool's taints."""
+    out: list[Toleration] = []
+    for taint in taints:
+        parsed = parse_taint(taint)
+        if parsed is None:
+            continue
+        key, value, effect = parsed
+        if value:
+            out.append(Toleration(key=key, operator="Equal", value=value, effect=effect))
+        else:
+            out.append(Toleration(key=key, operator="Exists", effect=effect))
+    return out
+
+
+def node_labels(args: NapGpuPoolArgs) -> dict[str, str]:
+    labels = dict(args.labels)
+    labels[POOL_LABEL] = args.name
+    if args.operator_managed and args.sharing is not None:
+        labels[DEVICE_PLUGIN_CONFIG_LABEL] = args.name
+    return labels
+
+
+def node_class_manifest(args: NapGpuPoolArgs) -> dict[str, Any]:
+    """The AKSNodeClass's metadata and spec, as the engine receives them."""
+    spec: dict[str, Any] = {"gpu": {"mode": args.gpu_mode}}
+    if args.image_family is not None:
+        spec["imageFamily"] = args.image_family
+    if args.os_disk_size_gb is not None:
+        spec["osDiskSizeGB"] = args.os_disk_size_gb
+    if args.tags:
+        spec["tags"] = dict(args.tags)
+    return {"metadata": {"name": args.name, "labels": {"app.kubernetes.io/managed-by": "pulumi"}}, "spec": spec}
+
+
+def node_pool_manifest(args: NapGpuPoolArgs) -> dict[str, Any]:
+    """The NodePool's metadata and spec, as the engine receives them."""
+    requirements: list[dict[str, Any]] = [
+        {"key": SKU_NAME, "operator": "In", "values": list(args.sizes)},
+        {"key": CAPACITY_TYPE, "operator": "In", "values": list(args.capacity_types)},
+    ]
+    if args.zones:
+        requirements.append({"key": ZONE, "operator": "In", "values": [f"{args.location}-{z}" for z in args.zones]})
+    taints = []
+    for taint in args.taints:
+        parsed = parse_taint(taint)
+        if parsed is not None:
+            key, value, effect = parsed
+            taints.append({"key": key, "effect": effect, **({"value": value} if value else {})})
+    template_spec: dict[str, Any] = {
+        "nodeClassRef": {"group": FACTS.node_class_group, "kind": FACTS.node_class_kind, "name": args.name},
+        "requirements": requirements,
+        "taints": taints,
+    }
+    if args.expire_after is not None:
+        template_spec["expireAfter"] = args.expire_after
+    disruption: dict[str, Any] = {
+        "consolidationPolicy": args.consolidation_policy,
+        "consolidateAfter": args.consolidate_after,
+    }
+    if args.budgets:
+        disruption["budgets"] = [dict(b) for b in args.budgets]
+    spec: dict[str, Any] = {
+        "template": {"metadata": {"labels": node_labels(args)}, "spec": template_spec},
+        "limits": {GPU_LIMIT: str(args.gpu_limit)},
+        "disruption": disruption,
+    }
+    if args.weight is not None:
+        spec["weight"] = args.weight
+    return {"metadata": {"name": args.name, "labels": {"app.kubernetes.io/managed-by": "pulumi"}}, "spec": spec}
+
+
+def scheduling(args: NapGpuPoolArgs) -> Scheduling:
+    """Node selector, tolerations and the resource a pod requests to land on the pool. ``allocatable_per_node`` is
+    what the smallest allowed size advertises (Karpenter may choose a larger one)."""
+    gpus = min((max(int(s.gpu_count), 1) for s in _sizes(args)), default=1)
+    resource = "nvidia.com/gpu"
+    replicas = 1
+    mps_pct: int | None = None
+    if args.sharing is not None:
+        replicas = args.sharing.replicas
+        if args.sharing.rename_by_default:
+            resource = f"{resource}.shared"
+        if args.sharing.mode == "mps":
+            mps_pct = 100 // replicas
+    return Scheduling(
+        node_selector={POOL_LABEL: args.name},
+        tolerations=tolerations(args.taints),
+        resource_name=resource,
+        sharing=args.sharing.mode if args.sharing is not None else "none",
+        replicas=replicas,
+        mps_active_thread_percentage=mps_pct,
+        allocatable_per_node=gpus * replicas,
+    )
+
+
+def pool_contract(args: NapGpuPoolArgs) -> NapGpuPoolContract:
+    return NapGpuPoolContract(
+        name=args.name,
+        node_pool=args.name,
+        sizes=list(args.sizes),
+        gpu_models=sorted({s.gpu_model for s in _sizes(args)}),
+        capacity_types=list(args.capacity_types),
+        driver="operator" if args.driver_skipped else "aks",
+        max_gpus=args.gpu_limit,
+        scheduling=scheduling(args),
+    )
+
+
+class NapGpuPool(pulumi.ComponentResource):
+    """A Karpenter GPU NodePool and its AKSNodeClass on a cluster with node auto-provisioning on."""
+
+    args: NapGpuPoolArgs
+    contract: NapGpuPoolContract
+    shared: SharedPool | None
+    """The device plugin config the GPU operator renders for the pool (``None`` without sharing)."""
+
+    def __init__(
+        self,
+        name: str,
+        args: NapGpuPoolArgs,
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        provider: pulumi.ProviderResource,
+        depends_on: Sequence[pulumi.Resource] = (),
+    ) -> None:
+        from pulumi_kubernetes.apiextensions import CustomResource
+
+        super().__init__(TYPE_TOKEN, name, None, opts)
+        self.args = args
+        self.contract = pool_contract(args)
+        self.shared = (
+            SharedPool(resource_name="nvidia.com/gpu", sharing=args.sharing)
+            if args.sharing is not None and args.operator_managed
+            else None
+        )
+        node_class = node_class_manifest(args)
+        self.node_class = CustomResource(
+            f"{name}-nodeclass",
+            api_version=FACTS.node_class_api_version,
+            kind=FACTS.node_class_kind,
+            metadata=node_class["metadata"],
+            spec=node_class["spec"],
+            opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=list(depends_on) or None),
+        )
+        node_pool = node_pool_manifest(args)
+        self.node_pool = CustomResource(
+            f"{name}-nodepool",
+            api_version=FACTS.node_pool_api_version,
+            kind="NodePool",
+            metadata=node_pool["metadata"],
+            spec=node_pool["spec"],
+            opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[*depends_on, self.node_class]),
+        )
+        self.register_outputs({"nodePool": args.name, "sizes": list(args.sizes), "maxGpus": args.gpu_limit})

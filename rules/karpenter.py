@@ -1,0 +1,346 @@
+"""Karpenter NodePools on AKS node auto-provisioning (NAP): which VM sizes a NodePool's requirements admit, resolved
+through the GPU catalog, and the rules over them. No Pulumi imports.
+
+A NodePool does not name one size: its ``spec.template.spec.requirements`` (ANDed) constrain the labels of the nodes
+Karpenter may create, and Karpenter picks any VM size whose labels satisfy all of them. The labels a size carries are
+derived the way karpenter-provider-azure derives them (``gpu_catalog/facts/karpenter.json``):
+``karpenter.azure.com/sku-name`` (and ``node.kubernetes.io/instance-type``) is the size, ``sku-family`` the letter
+after ``Standard_`` (``N`` for every GPU size), ``sku-series`` the size name without ``Standard_`` and the vCPU count
+(``NCads_A100_v4``), ``sku-gpu-name`` the accelerator named in the size (``A100``; absent for ``Standard_NC6s_v3``),
+``sku-gpu-manufacturer`` ``nvidia``/``amd``, ``sku-gpu-count`` the GPUs per VM.
+
+:func:`nodepool_sizes` returns every size to check: the sizes an ``In`` list on ``sku-name`` names as written (so an
+unknown name is checked too) and every catalog size all requirements admit (a ``NotIn``, a family, a GPU name, or no
+size requirement at all admit many). Where a requirement's effect on a size cannot be decided (a label this module
+does not model, a fractional GPU count), the size counts as admitted: fail closed.
+
+Rules (docstrings start with the policy name): :func:`gpu_nodepool_limits`; the size rules of :mod:`rules.sizes`
+apply to every admitted size. :func:`limit_cost` prices a NodePool at its GPU limit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from fractions import Fraction
+from typing import Any
+
+from gpu_catalog import Catalog, GpuSize, default_catalog, is_gpu_size
+from gpu_catalog.karpenter import load_karpenter_facts
+from rules import Finding
+from rules.sizes import AMD_NEEDS, DEFAULT_FLOOR, check_gpu_size, check_is_gpu_size
+
+FACTS = load_karpenter_facts()
+SKU_NAME = FACTS.label("skuName")
+INSTANCE_TYPE = FACTS.label("instanceType")
+SKU_FAMILY = FACTS.label("skuFamily")
+SKU_SERIES = FACTS.label("skuSeries")
+SKU_GPU_NAME = FACTS.label("skuGpuName")
+SKU_GPU_MANUFACTURER = FACTS.label("skuGpuManufacturer")
+SKU_GPU_COUNT = FACTS.label("skuGpuCount")
+CAPACITY_TYPE = FACTS.label("capacityType")
+ZONE = FACTS.label("zone")
+GPU_LIMIT = FACTS.gpu_limit_resource
+"""``nvidia.com/gpu``: the resource a GPU NodePool's ``spec.limits`` must bound."""
+
+_NAME_KEYS = (SKU_NAME, INSTANCE_TYPE)
+_NUMERIC_OPS = {"Gt", "Lt", "Gte", "Lte"}
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """One entry of ``spec.template.spec.requirements``."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------------------------------- size labels
+
+
+def _size_part(name: str) -> str:
+    return name.split("_", 1)[1] if name.lower().startswith("standard_") else name
+
+
+def sku_family(name: str) -> str:
+    """``karpenter.azure.com/sku-family``: ``N`` for ``Standard_NC24ads_A100_v4``."""
+    return _size_part(name)[:1]
+
+
+def sku_series(name: str) -> str:
+    """``karpenter.azure.com/sku-series``: ``NCads_A100_v4`` for ``Standard_NC24ads_A100_v4``."""
+    return re.sub(r"\d+", "", _size_part(name), count=1)
+
+
+def sku_gpu_name(name: str) -> str | None:
+    """``karpenter.azure.com/sku-gpu-name``: the accelerator the size names (``A100``), ``None`` when it names none."""
+    parts = name.split("_")
+    middle = parts[2:-1] if len(parts) >= 4 else []
+    return middle[-1] if middle else None
+
+
+def size_labels(size: GpuSize) -> dict[str, str | None]:
+    """The size labels Karpenter gives a node of ``size`` (``None``: the label is absent or cannot be known)."""
+    count = None if size.is_fractional else str(int(size.gpu_count))
+    return {
+        SKU_NAME: size.name,
+        INSTANCE_TYPE: size.name,
+        SKU_FAMILY: sku_family(size.name),
+        SKU_SERIES: sku_series(size.name),
+        SKU_GPU_NAME: sku_gpu_name(size.name),
+        SKU_GPU_MANUFACTURER: size.gpu_vendor.lower(),
+        SKU_GPU_COUNT: count,
+    }
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def admits(req: Requirement, size: GpuSize) -> bool:
+    """Whether a node of ``size`` can satisfy ``req`` (``True`` when this module cannot tell: fail closed)."""
+    labels = size_labels(size)
+    if req.key not in labels:
+        return True  # a label that does not depend on the size (zone, capacity type, arch...) or one not modelled
+    value = labels[req.key]
+    if req.key == SKU_GPU_COUNT and value is None:
+        return True  # a fractional GPU: the count label Karpenter gives it is not known here
+    wanted = {v.lower() for v in req.values}
+    op = req.operator
+    if op == "In":
+        return value is not None and value.lower() in wanted
+    if op == "NotIn":
+        return value is None or value.lower() not in wanted
+    if op == "Exists":
+        return value is not None
+    if op == "DoesNotExist":
+        return value is None
+    if op in _NUMERIC_OPS:
+        bound = _number(req.values[0]) if len(req.values) == 1 else None
+        have = _number(value) if value is not None else None
+        if bound is None or have is None:
+            return value is not None
+        return {"Gt": have > bound, "Lt": have < bound, "Gte": have >= bound, "Lte": have <= bound}[op]
+    return True
+
+
+# ---------------------------------------------------------------------------------------------- admitted sizes
+
+
+@dataclass(frozen=True, slots=True)
+class NamedSize:
+    """A size named in an ``In`` list on ``sku-name`` / ``instance-type``: where, and as written."""
+
+    requirement: int
+    value: int
+    size: str
+
+
+@dataclass(frozen=True, slots=True)
+class NodePoolSizes:
+    """The sizes a NodePool's requirements allow."""
+
+    named: tuple[NamedSize, ...]
+    """Sizes named in ``In`` lists, as written (unknown names included)."""
+    admitted: tuple[str, ...]
+    """Catalog sizes every requirement admits (catalog spelling), cheapest first."""
+
+    @property
+    def extra(self) -> tuple[str, ...]:
+        """Admitted catalog sizes no ``In`` list names (what an open requirement lets in)."""
+        named = {n.size.lower() for n in self.named}
+        return tuple(s for s in self.admitted if s.lower() not in named)
+
+    def all_sizes(self) -> list[str]:
+        seen: dict[str, str] = {}
+        for name in [n.size for n in self.named] + list(self.admitted):
+            seen.setdefault(name.lower(), name)
+        return list(seen.values())
+
+    def is_gpu(self, catalog: Catalog | None = None) -> bool:
+        """A GPU NodePool: it admits a catalog GPU size, or names an N-family size."""
+        return bool(self.admitted) or any(is_gpu_size(n.size, catalog) for n in self.named)
+
+
+def nodepool_sizes(requirements: Sequence[Requirement], catalog: Catalog | None = None) -> NodePoolSizes:
+    """Every size a NodePool's requirements allow (module docstring)."""
+    cat = catalog if catalog is not None else default_catalog()
+    named: list[NamedSize] = []
+    name_reqs = [(i, r) for i, r in enumerate(requirements) if r.key in _NAME_KEYS and r.operator == "In"]
+    for i, req in name_reqs:
+        for j, value in enumerate(req.values):
+            # a name another requirement excludes is not allowed (e.g. In [a, b] + NotIn [b])
+            size = cat.lookup(value)
+            if size is not None and not all(admits(r, size) for r in requirements):
+                continue
+            named.append(NamedSize(i, j, value))
+    admitted = [s for s in cat.sizes() if all(admits(r, s) for r in requirements)]
+    admitted.sort(key=lambda s: s.price_order)
+    return NodePoolSizes(tuple(named), tuple(s.name for s in admitted))
+
+
+# ---------------------------------------------------------------------------------------------- limits and cost
+
+
+def parse_quantity(value: Any) -> float | None:
+    """A Kubernetes quantity as a NodePool limit carries it (``8``, ``8.0``, ``"8"``, ``"1k"``); ``None`` if not one."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if not isinstance(value, str):
+        return None
+    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*(k|M|G)?\s*", value)
+    if match is None:
+        return None
+    factor = {"k": 1e3, "M": 1e6, "G": 1e9}.get(match.group(2) or "", 1.0)
+    return float(match.group(1)) * factor
+
+
+def gpu_nodepool_limits(limits: Mapping[str, Any] | None, *, gpu: bool) -> list[Finding]:
+    """gpu-nodepool-limits.
+
+    A NodePool that admits GPU sizes bounds the GPUs Karpenter may create: ``spec.limits["nvidia.com/gpu"]``."""
+    if not gpu:
+        return []
+    value = (limits or {}).get(GPU_LIMIT)
+    if value is None:
+        return [
+            Finding(
+                "limits",
+                f"the NodePool admits GPU sizes but sets no spec.limits[{GPU_LIMIT!r}]: Karpenter would create GPU "
+                "nodes for every pending GPU pod, bounded only by the subscription's quota (unbounded spend). "
+                f"Set limits.{GPU_LIMIT} to the most GPUs this pool may run.",
+            )
+        ]
+    if parse_quantity(value) is None:
+        return [Finding("limits", f"spec.limits[{GPU_LIMIT!r}] is {value!r}, not a GPU count.")]
+    return []
+
+
+@dataclass(frozen=True, slots=True)
+class LimitCost:
+    """The most a NodePool can cost at its GPU limit: ``nodes`` nodes of ``size``."""
+
+    size: str
+    nodes: int
+    usd_per_node_hour: float
+
+
+def nodes_for_gpus(size: GpuSize, gpus: float) -> int:
+    """Nodes of ``size`` that hold ``gpus`` GPUs (rounded up: Karpenter stops launching once the limit is reached,
+    and the last node may pass it)."""
+    per_node = size.gpu_count if size.gpu_count > 0 else Fraction(1)
+    return max(math.ceil(Fraction(gpus).limit_denominator(1000) / per_node), 0)
+
+
+def limit_cost(sizes: Iterable[str], gpu_limit: float, catalog: Catalog | None = None) -> LimitCost | None:
+    """The most expensive way to fill ``gpu_limit`` GPUs with one admitted, priced size (``None``: none is priced)."""
+    cat = catalog if catalog is not None else default_catalog()
+    best: LimitCost | None = None
+    for name in sizes:
+        size = cat.lookup(name)
+        if size is None or size.price_usd_per_hour is None:
+            continue
+        candidate = LimitCost(size.name, nodes_for_gpus(size, gpu_limit), size.price_usd_per_hour)
+        if best is None or candidate.nodes * candidate.usd_per_node_hour > best.nodes * best.usd_per_node_hour:
+            best = candidate
+    return best
+
+
+# ---------------------------------------------------------------------------------------------- resolving config
+
+
+def _deployable(size: GpuSize, floor: str, today: date | None, cat: Catalog) -> bool:
+    return size.gpu_vendor == "NVIDIA" and not check_gpu_size(size.name, floor=floor, today=today, catalog=cat)
+
+
+def resolve_sizes(
+    sizes: Sequence[str],
+    series: Sequence[str] = (),
+    gpu_models: Sequence[str] = (),
+    *,
+    floor: str = DEFAULT_FLOOR,
+    today: date | None = None,
+    catalog: Catalog | None = None,
+) -> tuple[list[str], list[Finding]]:
+    """The ``sku-name`` values a configured GPU NodePool allows, cheapest first, and what is wrong.
+
+    ``sizes`` are taken as written and must each pass every size rule (field ``sizes[i]``). ``series``
+    (``sku-series``, e.g. ``NCasT4_v3``) and ``gpu_models`` (``sku-gpu-name``, e.g. ``A100``) stand for every catalog
+    size of that series or GPU that is deployable today (NVIDIA, current, AKS-supported, at or above the floor); one
+    that stands for none is a finding (field ``series[i]`` / ``gpuModels[i]``).
+    """
+    cat = catalog if catalog is not None else default_catalog()
+    found: list[Finding] = []
+    out: dict[str, str] = {}
+    for i, name in enumerate(sizes):
+        problems = [*(f.message for f in check_gpu_size(name, floor=floor, today=today, catalog=cat))]
+        not_gpu = check_is_gpu_size(name, cat)
+        if not_gpu is not None:
+            problems.append(not_gpu.message)
+        size = cat.lookup(name)
+        if size is not None and size.gpu_vendor != "NVIDIA" and not problems:
+            problems.append(
+                f"{size.name} has {size.gpu_vendor} GPUs ({size.gpu_model}): NAP GPU NodePools here run NVIDIA's "
+                f"driver and device plugin. {AMD_NEEDS}."
+            )
+        found += [Finding(f"sizes[{i}]", p) for p in problems]
+        out.setdefault(name.lower(), size.name if size is not None else name)
+    for field, wanted, label in (("series", series, sku_series), ("gpuModels", gpu_models, sku_gpu_name)):
+        for i, value in enumerate(wanted):
+            matching = [s for s in cat.sizes() if (label(s.name) or "").lower() == value.lower()]
+            usable = [s for s in matching if _deployable(s, floor, today, cat)]
+            if not matching:
+                known = sorted({v for s in cat.sizes() if (v := label(s.name))})
+                found.append(Finding(f"{field}[{i}]", f"{value!r} names no catalog size. Known: {', '.join(known)}."))
+            elif not usable:
+                found.append(
+                    Finding(
+                        f"{field}[{i}]",
+                        f"{value!r} stands for {', '.join(s.name for s in matching)}, and none is deployable today "
+                        f"(NVIDIA, not retired, AKS-supported, at or above the floor {floor}).",
+                    )
+                )
+            for s in usable:
+                out.setdefault(s.name.lower(), s.name)
+    ordered = sorted(out.values(), key=lambda n: cat[n].price_order if n in cat else (True, 0.0, n))
+    return ordered, found
+
+
+# ---------------------------------------------------------------------------------------------- the NAP cluster
+
+
+@dataclass(frozen=True, slots=True)
+class AgentPoolFacts:
+    """An agent pool created on the same cluster as the NAP NodePools."""
+
+    name: str
+    autoscaling: bool
+    os: str = "Linux"
+
+
+def nap_agent_pools(pools: Sequence[AgentPoolFacts]) -> list[Finding]:
+    """Agent pools a cluster with node auto-provisioning on cannot be given (field ``<index>.maxCount`` /
+    ``<index>.os``): autoscaling pools cannot be created in mode Auto, and NAP does not support Windows."""
+    found: list[Finding] = []
+    for i, pool in enumerate(pools):
+        if pool.autoscaling:
+            found.append(
+                Finding(
+                    f"{i}.maxCount",
+                    f"pool {pool.name!r} autoscales, and gpuNodePools turn node auto-provisioning on: "
+                    f"{FACTS.limitations['autoscalingAgentPools']}. Give the pool a fixed count, or move its "
+                    "workloads to a gpuNodePools entry (which scales from zero).",
+                )
+            )
+        if pool.os == "Windows":
+            found.append(Finding(f"{i}.os", f"pool {pool.name!r} is a Windows pool: {FACTS.limitations['windows']}."))
+    return found
