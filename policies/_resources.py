@@ -8,7 +8,8 @@ unknown paths explicitly (see its docstring). So one computed field never hides 
 
 Sizes are found wherever they occur (raw resources count, not only ours):
 ``AgentPool.vmSize``, each ``ManagedCluster.agentPoolProfiles[i].vmSize``, Databricks ``nodeTypeId`` /
-``driverNodeTypeId`` and KAITO Workspace ``resource.instanceType``.
+``driverNodeTypeId``, KAITO Workspace ``resource.instanceType`` and every size a Karpenter NodePool's requirements
+allow (``policies/_karpenter.py``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from rules.resource_types import (
     is_agent_pool,
     is_databricks_cluster,
     is_kaito_workspace,
+    is_karpenter_node_pool,
     is_managed_cluster,
 )
 from rules.sizes import SizeFinding as Finding
@@ -191,6 +193,12 @@ def size_fields(resource_type: str, props: Any, *, aks_only: bool = False) -> tu
         value = pool.get("vmSize")
         if isinstance(value, str) or value is UNKNOWN:
             fields.append(SizeField(pool.path("vmSize"), value))
+    if is_karpenter_node_pool(resource_type):  # NAP creates AKS nodes: aks_only applies too
+        from ._karpenter import nodepool_size_fields
+
+        node_pool_fields, node_pool_unknown = nodepool_size_fields(props)
+        fields += node_pool_fields
+        unknown = [*unknown, *node_pool_unknown]
     if aks_only:
         return fields, unknown
     if is_databricks_cluster(resource_type):

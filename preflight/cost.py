@@ -7,7 +7,9 @@ Every GPU size wherever it appears is priced at the minimum and the maximum node
 - ``databricks:index/cluster:Cluster``: workers (``nodeTypeId``: ``numWorkers`` or ``autoscale.minWorkers``..
   ``maxWorkers``) and the driver (``driverNodeTypeId``, else ``nodeTypeId``: one node);
 - ``databricks:index/instancePool:InstancePool``: ``nodeTypeId``, ``minIdleInstances``..``maxCapacity``;
-- ``kubernetes:kaito.sh/v1beta1:Workspace``: ``resource.instanceType`` × ``resource.count`` (default 1).
+- ``kubernetes:kaito.sh/v1beta1:Workspace``: ``resource.instanceType`` × ``resource.count`` (default 1);
+- ``kubernetes:karpenter.sh/v1:NodePool``: 0 nodes at the minimum, the GPU limit filled with the most expensive allowed
+  size at the maximum (``preflight/nap_cost.py``).
 
 Prices are the catalog's indicative third-party figures (USD per VM hour; VM only: no disks, network, Databricks
 DBUs or support). A month is 730 hours. A GPU size without a price (or unknown in the catalog, or unknown during
@@ -31,6 +33,7 @@ from rules.resource_types import (
     is_databricks_cluster,
     is_databricks_instance_pool,
     is_kaito_workspace,
+    is_karpenter_node_pool,
     is_managed_cluster,
 )
 
@@ -254,6 +257,10 @@ def cost_lines(resource: RecordedResource, catalog: Catalog | None = None) -> li
             n = _count(spec.get("count", KAITO_DEFAULT_COUNT))
             if size:
                 lines.append(_line(cat, resource, "workspace", size, (n, n)))
+    elif is_karpenter_node_pool(resource.type):
+        from preflight.nap_cost import nodepool_cost_lines
+
+        lines.extend(nodepool_cost_lines(resource, props, cat))
     return [line for line in lines if line is not None]
 
 

@@ -28,6 +28,7 @@ EXPECTED_LEVELS = {
     "gpu-windows-pool": "mandatory",
     "gpu-driver-no-legacy-skip-tag": "advisory",
     "gpu-pool-tainted": "advisory",
+    "gpu-nodepool-limits": "mandatory",
     "aks-kaito-requires-oidc": "mandatory",
     "aks-cost-analysis-requires-paid-tier": "mandatory",
     "aks-kubernetes-version-supported": "mandatory",

@@ -1,0 +1,91 @@
+"""Cost of a Karpenter GPU NodePool (node auto-provisioning): from $0 at the minimum to its GPU limit at the maximum.
+
+A dynamic NodePool has no nodes until a pod needs one, so its minimum is 0 nodes. Its maximum is bounded by
+``spec.limits["nvidia.com/gpu"]``: the estimate fills that many GPUs with the most expensive way any allowed, priced
+size can (for each size, ``ceil(limit / GPUs per VM)`` nodes × its hourly price; the largest product wins), so the
+maximum is an upper bound whichever sizes Karpenter picks. The line names that size and node count. A static NodePool
+(``spec.replicas``) costs ``replicas`` nodes of its most expensive allowed size at both ends. Without a GPU limit (or
+with a value unknown during the preview) the line is unpriced, with the reason (``gpu-nodepool-limits`` reports the
+missing limit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gpu_catalog import Catalog
+from preflight.cost import CostLine
+from preflight.model import RecordedResource
+from preflight.wire import UNKNOWN
+from rules.karpenter import GPU_LIMIT, Requirement, limit_cost, nodepool_sizes, parse_quantity
+
+
+def _requirements(props: Mapping[str, Any]) -> list[Requirement] | None:
+    spec = props.get("spec")
+    template = spec.get("template") if isinstance(spec, Mapping) else None
+    inner = template.get("spec") if isinstance(template, Mapping) else None
+    raw = inner.get("requirements") if isinstance(inner, Mapping) else None
+    if raw == UNKNOWN:
+        return None
+    out: list[Requirement] = []
+    for entry in raw if isinstance(raw, list) else []:
+        if not isinstance(entry, Mapping):
+            return None
+        values = entry.get("values") or []
+        if UNKNOWN in (entry.get("key"), entry.get("operator")) or not isinstance(values, list) or UNKNOWN in values:
+            return None
+        out.append(Requirement(str(entry.get("key")), str(entry.get("operator")), tuple(str(v) for v in values)))
+    return out
+
+
+def nodepool_cost_lines(r: RecordedResource, props: Mapping[str, Any], catalog: Catalog) -> list[CostLine]:
+    """The cost line of one NodePool (none when it allows no GPU size)."""
+    reqs = _requirements(props)
+    if reqs is None:
+        return [CostLine(r.urn, r.type, "nodepool", UNKNOWN, 0, None, None, "requirements unknown during the preview")]
+    sizes = nodepool_sizes(reqs, catalog)
+    if not sizes.is_gpu(catalog):
+        return []
+    names = sizes.all_sizes()
+    spec = props.get("spec")
+    spec = spec if isinstance(spec, Mapping) else {}
+    replicas = spec.get("replicas")
+    if isinstance(replicas, int | float) and not isinstance(replicas, bool):
+        worst = max(
+            (catalog[n] for n in names if n in catalog and catalog[n].price_usd_per_hour),
+            default=None,
+            key=lambda s: s.price_usd_per_hour or 0.0,
+        )
+        if worst is None:
+            return [CostLine(r.urn, r.type, "nodepool", names[0], None, None, None, "no allowed size is priced")]
+        n = int(replicas)
+        return [CostLine(r.urn, r.type, "nodepool (static)", worst.name, n, n, worst.price_usd_per_hour)]
+    limits = spec.get("limits")
+    raw_limit = limits.get(GPU_LIMIT) if isinstance(limits, Mapping) else None
+    if raw_limit == UNKNOWN:
+        return [CostLine(r.urn, r.type, "nodepool", names[0], 0, None, None, "GPU limit unknown during the preview")]
+    gpus = parse_quantity(raw_limit)
+    if gpus is None:
+        return [
+            CostLine(r.urn, r.type, "nodepool", names[0], 0, None, None, f"no spec.limits[{GPU_LIMIT!r}]: unbounded")
+        ]
+    worst_fill = limit_cost(names, gpus, catalog)
+    if worst_fill is None:
+        return [CostLine(r.urn, r.type, "nodepool", names[0], 0, None, None, "no allowed size is priced")]
+    note = None
+    unpriced = [n for n in names if n not in catalog or catalog[n].price_usd_per_hour is None]
+    if unpriced:
+        note = f"maximum leaves out allowed sizes without a price: {', '.join(unpriced)}"
+    return [
+        CostLine(
+            r.urn,
+            r.type,
+            f"nodepool (0..{gpus:g} {GPU_LIMIT})",
+            worst_fill.size,
+            0,
+            worst_fill.nodes,
+            worst_fill.usd_per_node_hour,
+            note,
+        )
+    ]
