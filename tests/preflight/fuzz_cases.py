@@ -466,7 +466,7 @@ def fixed_cases() -> list[FuzzCase]:
         _enc_case("staging", "tabs"),
         _enc_case("dev", "truncated"),
         # duplicate keys
-        _dup_case("staging", (*pools, "maxCount"), "999"),
+        _dup_case("staging", (*pools, "count"), "999"),
         _dup_case("prod", _config("gpuPools"), "[]", unqualified=True),
         # type swaps
         _tree_case("dev", lambda d, r: swap_type(d, r, (*pools, "minCount"), "str")),
