@@ -146,7 +146,9 @@ def nap_pool_args(
         consolidation_policy=disruption.consolidationPolicy,
         consolidate_after=disruption.consolidateAfter,
         budgets=tuple(
-            b.model_dump(exclude_none=True, exclude_defaults=True) | {"nodes": b.nodes} for b in disruption.budgets
+            {"nodes": b.nodes, **({"reasons": list(b.reasons)} if b.reasons else {})}
+            | ({"schedule": b.schedule, "duration": b.duration} if b.schedule is not None else {})
+            for b in disruption.budgets
         ),
         expire_after=pool.expireAfter,
         weight=pool.weight,

@@ -29,7 +29,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     elif isinstance(replicas, int | float) and not isinstance(replicas, bool):
         pass  # a static NodePool: its node count is fixed by replicas (only limits.nodes is allowed there)
     else:
-        gpu = sizes.is_gpu() or bool(unknown)
+        gpu = sizes.is_gpu()  # with unknown requirements a GPU pool may not be recognised yet: reported as unknown
         for finding in gpu_nodepool_limits(limits if isinstance(limits, dict) else None, gpu=gpu):
             allowed = ", ".join(sizes.all_sizes()[:5]) or "sizes not known during the preview"
             review.violation(
