@@ -23,6 +23,7 @@ from rules import Finding
 from rules import aks as rules_aks
 from rules.aks import DEFAULT_GPU_TAINT, driver_install, gpu_sharing, pool_taints
 from rules.karpenter import AgentPoolFacts, nap_agent_pools, resolve_sizes
+from rules.lifecycle import check_operator_platform
 
 from ..config_base import StrictModel
 from ..kube_names import label_value_problem, node_label_key_problem
@@ -38,6 +39,9 @@ ImageFamily = Literal["Ubuntu", "Ubuntu2204", "Ubuntu2404", "AzureLinux"]
 CapacityType = Literal["on-demand", "spot"]
 ConsolidationPolicy = Literal["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"]
 Duration = Annotated[str, worded(r"^(([0-9]+(s|m|h))+|Never)$", "must be a duration like '5m', '1h30m' or 'Never'")]
+IMAGE_FAMILY_OS_SKU = {"Ubuntu": "Ubuntu", "Ubuntu2204": "Ubuntu2204", "Ubuntu2404": "Ubuntu"}
+"""imageFamily → the os SKU the GPU operator's platform facts know (``Ubuntu`` covers 22.04 and 24.04); AzureLinux
+stays itself and is refused there (NVIDIA does not validate the operator on Azure Linux)."""
 RESTRICTED_LABEL_DOMAINS = ("karpenter.sh", "karpenter.azure.com", "kubernetes.azure.com")
 """Label domains a NodePool's template labels may not use (the NodePool CRD's validation rules)."""
 
@@ -161,6 +165,11 @@ def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> 
             ),
         )
     problems += _at(at, pool_taints(tuple(pool.taints)))
+    if cfg.gpuOperator.enabled:  # the operator manages every NAP GPU node: NVIDIA must validate its OS
+        os_sku = IMAGE_FAMILY_OS_SKU.get(pool.imageFamily or "Ubuntu", pool.imageFamily or "Ubuntu")
+        problem = check_operator_platform(cfg.gpuOperator.version, cfg.cluster.kubernetesVersion, os_sku)
+        if problem is not None:
+            problems.append(Problem(f"{at}.imageFamily", problem))
     for key, value in pool.labels.items():
         path = f"{at}.{key_path(['labels', key])}"
         domain = key.split("/", 1)[0] if "/" in key else ""

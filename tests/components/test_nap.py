@@ -127,14 +127,14 @@ def test_unknown_keys_and_enums_are_refused() -> None:
 
 
 def test_node_pool_and_node_class_inputs() -> None:
-    run = run_main(config(gpuNodePools=[{**INFER, "zones": ["1", "2"], "imageFamily": "AzureLinux"}]))
+    run = run_main(config(gpuNodePools=[{**INFER, "zones": ["1", "2"], "imageFamily": "Ubuntu2404"}]))
     assert run.error is None, run.error
     node_class = run.one(NODE_CLASS)
     assert node_class.name == "nap-infer-nodeclass"
     assert node_class.inputs["apiVersion"] == "karpenter.azure.com/v1beta1"
     assert node_class.inputs["metadata"]["name"] == "infer"
     assert node_class.inputs["spec"]["gpu"] == {"mode": "None"}  # the GPU operator installs the driver
-    assert node_class.inputs["spec"]["imageFamily"] == "AzureLinux"
+    assert node_class.inputs["spec"]["imageFamily"] == "Ubuntu2404"
     pool = run.one(NODE_POOL)
     spec = pool.inputs["spec"]
     assert pool.inputs["apiVersion"] == "karpenter.sh/v1"
@@ -221,3 +221,11 @@ def test_disruption_budgets_reach_the_node_pool() -> None:
         line
         == f"{STACK_FILE}: gpuNodePools[0].disruption.budgets[0]: schedule and duration are set together or not at all."
     )
+
+
+def test_the_operator_is_not_validated_on_azure_linux_nap_nodes() -> None:
+    assert problems(gpuNodePools=[{**INFER, "imageFamily": "AzureLinux"}]) == [
+        f"{STACK_FILE}: gpuNodePools[0].imageFamily: osSku AzureLinux is not an OS NVIDIA validates the GPU operator "
+        "on (its matrix lists Ubuntu, RHEL, RHCOS and Rocky; no Azure Linux): GPU pools the operator manages need "
+        "osSku Ubuntu or Ubuntu2204."
+    ]
