@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
+from pulumi_policy import PolicyConfigSchema, ReportViolation, ResourceValidationArgs, Severity
 
 from rules.sizes import check_nvv4
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import review_sizes
+from ._scope import FAMILIES_DOC, FAMILIES_KEY, FAMILIES_SCHEMA, configured_families
 
 NAME = "gpu-size-no-nvv4"
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    review_sizes(args.resource_type, args.props, report, check_nvv4)
+    review_sizes(args.resource_type, args.props, report, check_nvv4, families=configured_families(args, NAME))
 
 
 POLICY = GpuResourcePolicy(
@@ -27,4 +28,6 @@ POLICY = GpuResourcePolicy(
     topics=["gpu", "vm-size", "aks"],
     fix="Use an NVIDIA size: Standard_NC4as_T4_v3 (inference), Standard_NC24ads_A100_v4 (training) or "
     "Standard_NV36ads_A10_v5 (graphics).",
+    config_schema=PolicyConfigSchema(properties={FAMILIES_KEY: FAMILIES_SCHEMA}),
+    config_doc=FAMILIES_DOC,
 )
