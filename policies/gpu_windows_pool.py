@@ -28,8 +28,10 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         driver = pool.get("gpuProfile", "driver")
         version = pool.get("orchestratorVersion")
         paths["orchestratorVersion"] = pool.path("orchestratorVersion")
+        if version == "":
+            version = None  # ARM reads an empty version (as Microsoft's examples write it) as unset
         if version is None and not pool.standalone:
-            version, paths["orchestratorVersion"] = cluster_version, "kubernetesVersion"
+            version, paths["orchestratorVersion"] = cluster_version or None, "kubernetesVersion"
         name = pool.name
         unknown = {
             field
