@@ -51,6 +51,10 @@ _SENTINELS: Final = frozenset(
 )
 
 
+MANUAL_SIZES: Final = "virtualMachinesProfile.scale.manual[].size"
+"""Where an AKS pool of type VirtualMachines names its sizes (API 2025-09-01, ``ManualScaleProfile.size``)."""
+
+
 class _Unknown:
     """A value that is not known during a preview (computed from another resource's output)."""
 
@@ -155,6 +159,22 @@ class Pool:
     @property
     def name(self) -> Any:
         return self.get(self.name_key)
+
+    def size_values(self) -> list[tuple[str, Any]]:
+        """The pool's VM sizes with their paths: ``vmSize`` (VirtualMachineScaleSets pools) and each
+        ``virtualMachinesProfile.scale.manual[].size`` (VirtualMachines pools); unknown ones as :data:`UNKNOWN`."""
+        out: list[tuple[str, Any]] = []
+        for spec in ("vmSize", MANUAL_SIZES):
+            for path, value in find_values(self.data, spec, _is_unknown):
+                if isinstance(value, str) or value is UNKNOWN:
+                    out.append((self.path(path), value))
+        return out
+
+    @property
+    def size_label(self) -> str:
+        """How messages name the pool's size(s): ``vmSize``, or the VirtualMachines pool's sizes joined."""
+        manual = [v for path, v in self.size_values() if isinstance(v, str) and path.endswith(".size")]
+        return ", ".join(manual) if manual and self.get("vmSize") is None else str(self.get("vmSize"))
 
     def label(self, resource_name: str) -> str:
         """How messages name the pool: the pool name when known, else the resource and the path."""
@@ -268,12 +288,15 @@ class Review:
 
 
 def is_gpu_pool(pool: Pool, review: Review) -> bool:
-    """Whether the pool has a GPU size; an unknown size is recorded on ``review`` and counts as not (yet) GPU."""
-    size = pool.get("vmSize")
-    if size is UNKNOWN:
-        review.unknown_field(pool.path("vmSize"))
-        return False
-    return isinstance(size, str) and is_gpu_size(size)
+    """Whether the pool has a GPU size (``vmSize`` or, in a VirtualMachines pool, any manual size); an unknown size
+    is recorded on ``review`` and counts as not (yet) GPU."""
+    gpu = False
+    for path, size in pool.size_values():
+        if size is UNKNOWN:
+            review.unknown_field(path)
+        elif is_gpu_size(size):
+            gpu = True
+    return gpu and not any(size is UNKNOWN for _, size in pool.size_values())
 
 
 def pools_of(resource_type: str, props: Any, review: Review) -> list[Pool]:

@@ -22,12 +22,10 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         if taints is UNKNOWN or any(t is UNKNOWN for t in entries):
             review.unknown_field(pool.path("nodeTaints"))
             continue
-        facts = GpuPool(
-            name=None, vm_size=str(pool.get("vmSize")), taints=tuple(t for t in entries if isinstance(t, str))
-        )
+        facts = GpuPool(name=None, vm_size=pool.size_label, taints=tuple(t for t in entries if isinstance(t, str)))
         for finding in gpu_pool_tainted(facts):
             review.violation(
-                f"{pool.path('nodeTaints')}: GPU {pool.label(args.name)} ({pool.get('vmSize')}): {finding.message}"
+                f"{pool.path('nodeTaints')}: GPU {pool.label(args.name)} ({pool.size_label}): {finding.message}"
             )
     review.finish()
 

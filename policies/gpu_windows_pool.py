@@ -23,7 +23,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             continue
         if not (isinstance(os_type, str) and os_type.lower() == "windows") or not is_gpu_pool(pool, review):
             continue
-        label = f"Windows GPU {pool.label(args.name)} ({pool.get('vmSize')})"
+        label = f"Windows GPU {pool.label(args.name)} ({pool.size_label})"
         paths = {"driver": pool.path("gpuProfile", "driver"), "name": pool.path(pool.name_key)}
         driver = pool.get("gpuProfile", "driver")
         version = pool.get("orchestratorVersion")
@@ -47,7 +47,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             )
         facts = GpuPool(
             name=name if isinstance(name, str) else None,
-            vm_size=str(pool.get("vmSize")),
+            vm_size=pool.size_label,
             os="Windows",
             kubernetes_version=version if isinstance(version, str) and version else None,
             driver_skipped=isinstance(driver, str) and driver.lower() == "none",

@@ -66,3 +66,14 @@ def test_profile_compared_as_aks_compares_it() -> None:
     outcome = run_policy(POLICY, AGENT_POOL, with_(MIG_POOL, gpuInstanceProfile="mig2g", vmSize="Standard_NC4as_T4_v3"))
     assert len(outcome.violations) == 1
     assert outcome.violations[0].startswith("gpuInstanceProfile: gpuInstanceProfile mig2g needs a MIG-capable GPU")
+
+
+def test_virtual_machines_pool_sizes_are_checked() -> None:
+    vms = {"scale": {"manual": [{"size": "Standard_NC24ads_A100_v4"}, {"size": "Standard_NC4as_T4_v3"}]}}
+    outcome = run_policy(
+        POLICY, AGENT_POOL, with_(MIG_POOL, vmSize=None, type="VirtualMachines", virtualMachinesProfile=vms)
+    )
+    assert len(outcome.violations) == 1
+    assert outcome.violations[0].startswith(
+        "gpuInstanceProfile: gpuInstanceProfile MIG3g needs a MIG-capable GPU, and Standard_NC4as_T4_v3"
+    )
