@@ -53,6 +53,8 @@ _SENTINELS: Final = frozenset(
 
 MANUAL_SIZES: Final = "virtualMachinesProfile.scale.manual[].size"
 """Where an AKS pool of type VirtualMachines names its sizes (API 2025-09-01, ``ManualScaleProfile.size``)."""
+POOL_SIZES: Final = ("vmSize", MANUAL_SIZES)
+"""Every size field of an AKS pool (what :meth:`Pool.size_values` reads)."""
 
 
 class _Unknown:
@@ -164,7 +166,7 @@ class Pool:
         """The pool's VM sizes with their paths: ``vmSize`` (VirtualMachineScaleSets pools) and each
         ``virtualMachinesProfile.scale.manual[].size`` (VirtualMachines pools); unknown ones as :data:`UNKNOWN`."""
         out: list[tuple[str, Any]] = []
-        for spec in ("vmSize", MANUAL_SIZES):
+        for spec in POOL_SIZES:
             for path, value in find_values(self.data, spec, _is_unknown):
                 if isinstance(value, str) or value is UNKNOWN:
                     out.append((self.path(path), value))

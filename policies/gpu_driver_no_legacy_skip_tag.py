@@ -8,7 +8,7 @@ from gpu_catalog import is_gpu_size
 from rules.aks import legacy_skip_driver_tag
 
 from ._meta import ADVISORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, pools_of
+from ._resources import POOL_SIZES, UNKNOWN, Review, pools_of
 
 NAME = "gpu-driver-no-legacy-skip-tag"
 
@@ -41,4 +41,5 @@ POLICY = GpuResourcePolicy(
     severity=Severity.MEDIUM,
     topics=["gpu", "aks", "driver"],
     fix='Remove the tag; set gpuProfile.driver: "None" (create-time only: the pool is replaced).',
+    pool_fields=("tags", *POOL_SIZES),
 )

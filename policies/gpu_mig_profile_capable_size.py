@@ -7,7 +7,7 @@ from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 from rules.sizes import check_mig_profile
 
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, pools_of
+from ._resources import POOL_SIZES, UNKNOWN, Review, pools_of
 
 NAME = "gpu-mig-profile-capable-size"
 
@@ -44,4 +44,5 @@ POLICY = GpuResourcePolicy(
     severity=Severity.MEDIUM,
     topics=["gpu", "aks", "mig"],
     fix="Remove gpuInstanceProfile, or use an A100/H100/H200 size (the violation lists them).",
+    pool_fields=("gpuInstanceProfile", *POOL_SIZES),
 )

@@ -7,7 +7,7 @@ from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 from rules.aks import DEFAULT_GPU_TAINT, GpuPool, gpu_pool_tainted
 
 from ._meta import ADVISORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, is_gpu_pool, pools_of
+from ._resources import POOL_SIZES, UNKNOWN, Review, is_gpu_pool, pools_of
 
 NAME = "gpu-pool-tainted"
 
@@ -40,4 +40,5 @@ POLICY = GpuResourcePolicy(
     severity=Severity.LOW,
     topics=["gpu", "aks", "scheduling", "cost"],
     fix=f"Add nodeTaints: [{DEFAULT_GPU_TAINT}] (a custom key needs matching tolerations in the operator values).",
+    pool_fields=("nodeTaints", *POOL_SIZES),
 )

@@ -41,4 +41,5 @@ POLICY = GpuResourcePolicy(
     "Standard_NC24ads_A100_v4.",
     config_schema=PolicyConfigSchema(properties={FAMILIES_KEY: FAMILIES_SCHEMA}),
     config_doc=FAMILIES_DOC,
+    size_families=("aks",),
 )

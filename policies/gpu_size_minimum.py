@@ -90,4 +90,5 @@ POLICY = GpuResourcePolicy(
     config_doc=f"`{CONFIG_KEY}`: any catalog size (default `{DEFAULT_FLOOR}`), e.g. `Standard_NC24ads_A100_v4` to "
     f"require A100-class GPUs. `{BY_FAMILY_KEY}`: a floor per resource family ({', '.join(FAMILIES)}), e.g. "
     '`{"vm": "Standard_NV12ads_A10_v5"}` for visualisation VMs; other families keep the floor above. ' + FAMILIES_DOC,
+    size_families=FAMILIES,
 )

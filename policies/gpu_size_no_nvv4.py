@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pulumi_policy import PolicyConfigSchema, ReportViolation, ResourceValidationArgs, Severity
 
+from rules.size_fields import FAMILIES
 from rules.sizes import check_nvv4
 
 from ._meta import MANDATORY, GpuResourcePolicy
@@ -19,8 +20,8 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
 
 POLICY = GpuResourcePolicy(
     name=NAME,
-    what="No NVv4 size (Standard_NV*as_v4, Standard_NV*ahs_v4) in any node pool, Databricks cluster or KAITO "
-    "Workspace.",
+    what="No NVv4 size (Standard_NV*as_v4, Standard_NV*ahs_v4) in any resource that takes a VM size (AKS pools, VMs, "
+    "scale sets, Azure ML, Batch, Databricks, KAITO, …: see 'Where the size rules look').",
     why="NVv4 is a partial AMD Radeon Instinct MI25 without CUDA, AKS does not support it, and the series is retiring.",
     validate=validate,
     level=MANDATORY,
@@ -30,4 +31,5 @@ POLICY = GpuResourcePolicy(
     "Standard_NV36ads_A10_v5 (graphics).",
     config_schema=PolicyConfigSchema(properties={FAMILIES_KEY: FAMILIES_SCHEMA}),
     config_doc=FAMILIES_DOC,
+    size_families=FAMILIES,
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pulumi_policy import PolicyConfigSchema, ReportViolation, ResourceValidationArgs, Severity
 
+from rules.size_fields import FAMILIES
 from rules.sizes import check_retired
 
 from ._meta import MANDATORY, GpuResourcePolicy
@@ -29,4 +30,5 @@ POLICY = GpuResourcePolicy(
     fix="Move to the migration target named in the violation (from Microsoft's N-series migration guide).",
     config_schema=PolicyConfigSchema(properties={FAMILIES_KEY: FAMILIES_SCHEMA}),
     config_doc=FAMILIES_DOC,
+    size_families=FAMILIES,
 )

@@ -8,7 +8,7 @@ from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 from rules.aks import MIN_WINDOWS_GPU_KUBERNETES, WINDOWS_POOL_NAME_MAX, GpuPool, windows_gpu_pool
 
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, get, is_gpu_pool, plain, pools_of
+from ._resources import POOL_SIZES, UNKNOWN, Review, get, is_gpu_pool, plain, pools_of
 
 NAME = "gpu-windows-pool"
 
@@ -73,4 +73,5 @@ POLICY = GpuResourcePolicy(
     topics=["gpu", "aks", "windows"],
     fix=f"Keep gpuProfile.driver Install (or unset), set orchestratorVersion ≥ {_LOWEST}, use a pool name of ≤ "
     f"{WINDOWS_POOL_NAME_MAX} characters.",
+    pool_fields=("osType", "gpuProfile.driver", "orchestratorVersion", "agentPoolName / name", *POOL_SIZES),
 )
