@@ -268,7 +268,7 @@ def cost_lines(resource: RecordedResource, catalog: Catalog | None = None) -> li
                 lines.append(_line(cat, resource, "workspace", size, (n, n)))
     else:
         entry = size_table().for_type(resource.type)
-        if entry is not None and entry.nodes:
+        if entry is not None:
             lines.extend(_table_lines(cat, resource, props, entry))
     return [line for line in lines if line is not None]
 
@@ -331,6 +331,8 @@ def _table_nodes(
         a, b = _count(lo), _count(hi)
         return a, b, None if a is not None and b is not None else NOT_SET
 
+    if "unpriced" in nodes:
+        return None, None, str(nodes["unpriced"])
     if "fixed" in nodes:
         return known(nodes["fixed"], nodes["fixed"])
     if _holds(props, (nodes.get("single") or {}).items()) and nodes.get("single"):
@@ -362,7 +364,7 @@ def _table_nodes(
         if pool.get("autoScalingEnabled") is True:
             return known(pool.get("minCount"), pool.get("maxCount"))
         return known(pool.get("nodeCount"), pool.get("nodeCount"))
-    return None, None, NOT_SET
+    return None, None, "node count not modelled for this type"
 
 
 def _table_lines(

@@ -132,3 +132,17 @@ def test_totals_over_the_new_types() -> None:
     assert len(estimate.lines) == 2  # the CPU VM is no GPU cost
     assert estimate.hourly_max == pytest.approx(A100_H + 4 * T4_H)
     assert estimate.monthly_max == pytest.approx(730 * (A100_H + 4 * T4_H))
+
+
+def test_types_without_a_node_count_are_listed_unpriced_with_the_reason() -> None:
+    fleet = res("azure-native:azurefleet:Fleet", "f", vmSizesProfile=[{"name": A100}, {"name": T4}])
+    lines = cost_lines(fleet)
+    assert [(line.role, line.vm_size, line.priced) for line in lines] == [
+        ("vmSizesProfile[0].name", A100, False),
+        ("vmSizesProfile[1].name", T4, False),
+    ]
+    assert lines[0].note is not None and lines[0].note.startswith("a fleet allocates")
+    [build] = cost_lines(
+        res("azure-native:virtualmachineimages:VirtualMachineImageTemplate", "i", vmProfile={"vmSize": T4})
+    )
+    assert (build.priced, build.note) == (False, "the build VM runs only while an image builds: listed unpriced")
