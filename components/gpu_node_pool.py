@@ -38,7 +38,7 @@ from typing import Literal
 import pulumi
 from pulumi_azure_native import containerservice
 
-from gpu_catalog import GpuSize, default_catalog
+from gpu_catalog import GpuSize, canonical_mig_profile, default_catalog
 from gpu_catalog.lifecycle import load_operator_facts
 from rules import Finding
 from rules import aks as rules_aks
@@ -175,6 +175,8 @@ class GpuPoolSpec:
     """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
 
     def __post_init__(self) -> None:
+        if self.mig_profile is not None:  # AKS reads enum strings case-insensitively: send its own spelling
+            object.__setattr__(self, "mig_profile", canonical_mig_profile(self.mig_profile) or self.mig_profile)
         refuse_findings(COMPONENT, self.name, pool_findings(self), _FIELDS)
 
     @property

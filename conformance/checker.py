@@ -21,9 +21,9 @@ several) and optional ``enum``, ``pattern``, ``minLength``/``maxLength``, ``mini
 input, not part of the upstream body), ``source`` and ``note``.
 
 Enums are compared exactly as upstream spells them (ARM treats most enum strings case-insensitively, but Pulumi diffs
-and the policy pack compare them exactly). Fields of a covered type that the facts do not list are failures; types
-no facts file covers are reported as ``not-covered`` with severity ``info``. Values unknown during a preview are
-reported as ``unknown-value`` (``info``) and not checked.
+compare them exactly; the policy pack reads them as ARM does). Fields of a covered type that the facts do not list are
+failures; types no facts file covers are reported as ``not-covered`` with severity ``info``. Values unknown during a
+preview are reported as ``unknown-value`` (``info``) and not checked.
 """
 
 from __future__ import annotations

@@ -278,6 +278,15 @@ MIG_PROFILES: tuple[str, ...] = ("MIG1g", "MIG2g", "MIG3g", "MIG4g", "MIG7g")
 """AKS ``gpuInstanceProfile`` values (API 2025-09-01)."""
 
 
+def canonical_mig_profile(profile: str) -> str | None:
+    """A ``gpuInstanceProfile`` as the API spells it (``mig2g`` → ``MIG2g``); ``None`` when it is none of them.
+
+    AKS compares enum strings case-insensitively (an AKS maintainer in Azure/azure-rest-api-specs#20955: "aks-rp does
+    a case-insensitive compare for the enum string"; the REST spec declares the enum ``modelAsString``), so every
+    rule reads a profile this way."""
+    return next((p for p in MIG_PROFILES if p.lower() == profile.lower()), None)
+
+
 _NVV4_RE = re.compile(r"^standard_nv\d+a(?:h)?s_v4$", re.IGNORECASE)
 
 

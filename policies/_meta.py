@@ -25,6 +25,10 @@ class _Doc:
     what: str
     why: str
     config_doc: str
+    size_families: tuple[str, ...] = ()
+    """A size rule: the resource families (``gpu_catalog/facts/vm_size_fields.json``) whose size fields it reads."""
+    pool_fields: tuple[str, ...] = ()
+    """An AKS pool rule: the fields of each pool it reads (``AgentPool.<f>``, ``agentPoolProfiles[].<f>``)."""
 
     def _set_doc(self, what: str, why: str, config_doc: str) -> None:
         self.what = what
@@ -48,6 +52,8 @@ class GpuResourcePolicy(ResourceValidationPolicy, _Doc):
         fix: str,
         config_schema: PolicyConfigSchema | None = None,
         config_doc: str = "",
+        size_families: tuple[str, ...] = (),
+        pool_fields: tuple[str, ...] = (),
     ) -> None:
         super().__init__(
             name=name,
@@ -60,6 +66,8 @@ class GpuResourcePolicy(ResourceValidationPolicy, _Doc):
             remediation_steps=fix,
         )
         self._set_doc(what, why, config_doc)
+        self.size_families = size_families
+        self.pool_fields = pool_fields
 
 
 class GpuStackPolicy(StackValidationPolicy, _Doc):

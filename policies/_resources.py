@@ -6,15 +6,16 @@ preview raises ``UnknownValueError`` and aborts the whole policy. The policies h
 (``plain``), check every *known* value, and collect the paths of the unknown ones; :class:`Review` then reports the
 unknown paths explicitly (see its docstring). So one computed field never hides a violation in another.
 
-Sizes are found wherever they occur (raw resources count, not only ours):
-``AgentPool.vmSize``, each ``ManagedCluster.agentPoolProfiles[i].vmSize``, Databricks ``nodeTypeId`` /
-``driverNodeTypeId``, KAITO Workspace ``resource.instanceType`` and every size a Karpenter NodePool's requirements
-allow (``policies/_karpenter.py``).
+Sizes are found wherever they occur (raw resources count, not only ours): every field of every resource type in
+``gpu_catalog/facts/vm_size_fields.json`` (read by :mod:`rules.size_fields`): AKS pools of both types and their inline
+profiles, VMs, scale sets, Azure ML compute, Batch pools, … in azure-native and the classic ``azure`` provider,
+Databricks ``nodeTypeId`` / ``driverNodeTypeId``, KAITO Workspace ``resource.instanceType``, and every size a
+Karpenter NodePool's requirements allow (``policies/_karpenter.py``; family ``aks``: NAP creates AKS nodes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -33,11 +34,10 @@ from pulumi_policy.proxy import (
 from gpu_catalog import is_gpu_size
 from rules.resource_types import (
     is_agent_pool,
-    is_databricks_cluster,
-    is_kaito_workspace,
     is_karpenter_node_pool,
     is_managed_cluster,
 )
+from rules.size_fields import condition_holds, find_values, size_table
 from rules.sizes import SizeFinding as Finding
 
 _SENTINELS: Final = frozenset(
@@ -51,6 +51,12 @@ _SENTINELS: Final = frozenset(
         UNKNOWN_OBJECT_VALUE,
     }
 )
+
+
+MANUAL_SIZES: Final = "virtualMachinesProfile.scale.manual[].size"
+"""Where an AKS pool of type VirtualMachines names its sizes (API 2025-09-01, ``ManualScaleProfile.size``)."""
+POOL_SIZES: Final = ("vmSize", MANUAL_SIZES)
+"""Every size field of an AKS pool (what :meth:`Pool.size_values` reads)."""
 
 
 class _Unknown:
@@ -158,6 +164,22 @@ class Pool:
     def name(self) -> Any:
         return self.get(self.name_key)
 
+    def size_values(self) -> list[tuple[str, Any]]:
+        """The pool's VM sizes with their paths: ``vmSize`` (VirtualMachineScaleSets pools) and each
+        ``virtualMachinesProfile.scale.manual[].size`` (VirtualMachines pools); unknown ones as :data:`UNKNOWN`."""
+        out: list[tuple[str, Any]] = []
+        for spec in POOL_SIZES:
+            for path, value in find_values(self.data, spec, _is_unknown):
+                if isinstance(value, str) or value is UNKNOWN:
+                    out.append((self.path(path), value))
+        return out
+
+    @property
+    def size_label(self) -> str:
+        """How messages name the pool's size(s): ``vmSize``, or the VirtualMachines pool's sizes joined."""
+        manual = [v for path, v in self.size_values() if isinstance(v, str) and path.endswith(".size")]
+        return ", ".join(manual) if manual and self.get("vmSize") is None else str(self.get("vmSize"))
+
     def label(self, resource_name: str) -> str:
         """How messages name the pool: the pool name when known, else the resource and the path."""
         name = self.name
@@ -185,31 +207,47 @@ def agent_pools(resource_type: str, props: Any) -> tuple[list[Pool], list[str]]:
     return [], []
 
 
-def size_fields(resource_type: str, props: Any, *, aks_only: bool = False) -> tuple[list[SizeField], list[str]]:
-    """Every VM size a resource names (absent fields skipped), plus the paths that are unknown above a size field."""
-    pools, unknown = agent_pools(resource_type, props)
-    fields: list[SizeField] = []
-    for pool in pools:
-        value = pool.get("vmSize")
-        if isinstance(value, str) or value is UNKNOWN:
-            fields.append(SizeField(pool.path("vmSize"), value))
-    if is_karpenter_node_pool(resource_type):  # NAP creates AKS nodes: aks_only applies too
+def _is_unknown(value: Any) -> bool:
+    return value is UNKNOWN
+
+
+def size_fields(
+    resource_type: str, props: Any, *, aks_only: bool = False, families: Collection[str] | None = None
+) -> tuple[list[SizeField], list[str]]:
+    """Every VM size a resource names (absent fields skipped), plus the paths that are unknown above a size field.
+
+    ``families`` limits the search to resources of those families (``aks_only``: ``("aks",)``); the type's entry in
+    the size table says which fields to read and when (``rules.size_fields``).
+    """
+    if aks_only:
+        families = ("aks",)
+    if is_karpenter_node_pool(resource_type):  # NAP creates AKS nodes: the aks family
+        if families is not None and "aks" not in families:
+            return [], []
         from ._karpenter import nodepool_size_fields
 
-        node_pool_fields, node_pool_unknown = nodepool_size_fields(props)
-        fields += node_pool_fields
-        unknown = [*unknown, *node_pool_unknown]
-    if aks_only:
-        return fields, unknown
-    if is_databricks_cluster(resource_type):
-        for key in ("nodeTypeId", "driverNodeTypeId"):
-            value = get(props, key)
-            if isinstance(value, str) or value is UNKNOWN:
-                fields.append(SizeField(key, value))
-    elif is_kaito_workspace(resource_type):
-        value = get(props, "resource", "instanceType")
-        if isinstance(value, str) or value is UNKNOWN:
-            fields.append(SizeField("resource.instanceType", value))
+        return nodepool_size_fields(props)
+    entry = size_table().for_type(resource_type)
+    if entry is None or (families is not None and entry.family not in families):
+        return [], []
+    fields: list[SizeField] = []
+    unknown: list[str] = []
+    for spec in entry.sizes:
+        applies = True
+        for cond_path, allowed in spec.when:
+            found = list(find_values(props, cond_path, _is_unknown))
+            if any(value is UNKNOWN for _, value in found):
+                unknown.extend(path for path, value in found if value is UNKNOWN)
+                applies = False
+            elif not any(condition_holds(value, allowed) for _, value in found):
+                applies = False
+        if not applies:
+            continue
+        for path, value in find_values(props, spec.path, _is_unknown):
+            if value is UNKNOWN and not path.endswith(spec.path.rsplit(".", 1)[-1]):
+                unknown.append(path)
+            elif isinstance(value, str) or value is UNKNOWN:
+                fields.append(SizeField(path, value))
     return fields, unknown
 
 
@@ -260,12 +298,15 @@ class Review:
 
 
 def is_gpu_pool(pool: Pool, review: Review) -> bool:
-    """Whether the pool has a GPU size; an unknown size is recorded on ``review`` and counts as not (yet) GPU."""
-    size = pool.get("vmSize")
-    if size is UNKNOWN:
-        review.unknown_field(pool.path("vmSize"))
-        return False
-    return isinstance(size, str) and is_gpu_size(size)
+    """Whether the pool has a GPU size (``vmSize`` or, in a VirtualMachines pool, any manual size); an unknown size
+    is recorded on ``review`` and counts as not (yet) GPU."""
+    gpu = False
+    for path, size in pool.size_values():
+        if size is UNKNOWN:
+            review.unknown_field(path)
+        elif is_gpu_size(size):
+            gpu = True
+    return gpu and not any(size is UNKNOWN for _, size in pool.size_values())
 
 
 def pools_of(resource_type: str, props: Any, review: Review) -> list[Pool]:
@@ -292,10 +333,15 @@ def review_sizes(
     check: Callable[[str], Finding | None],
     *,
     aks_only: bool = False,
+    families: Collection[str] | None = None,
 ) -> None:
-    """Run one pure catalog check on every size a resource names; unknown sizes are stated, not passed."""
+    """Run one pure catalog check on every size a resource names; unknown sizes are stated, not passed.
+
+    ``families`` (from the policy config, :mod:`policies._scope`) limits the rule to resources of those families."""
     review = Review(report)
-    fields, unknown = size_fields(resource_type, plain(props), aks_only=aks_only)
+    if aks_only:
+        families = ("aks",) if families is None else [f for f in families if f == "aks"]
+    fields, unknown = size_fields(resource_type, plain(props), families=families)
     for path in unknown:
         review.unknown_field(path)
     for field in iter_known(fields, review):

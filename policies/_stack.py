@@ -49,7 +49,7 @@ class StackPool:
 
     @property
     def label(self) -> str:
-        return f"{self.pool.label(self.resource.name)} ({self.pool.get('vmSize')})"
+        return f"{self.pool.label(self.resource.name)} ({self.pool.size_label})"
 
 
 def _is_operator_chart(chart: Any) -> bool:

@@ -8,7 +8,7 @@ from gpu_catalog import is_gpu_size
 from rules.aks import legacy_skip_driver_tag
 
 from ._meta import ADVISORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, pools_of
+from ._resources import POOL_SIZES, UNKNOWN, Review, pools_of
 
 NAME = "gpu-driver-no-legacy-skip-tag"
 
@@ -16,8 +16,8 @@ NAME = "gpu-driver-no-legacy-skip-tag"
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     review = Review(report, args)
     for pool in pools_of(args.resource_type, args.props, review):
-        size = pool.get("vmSize")
-        if isinstance(size, str) and not is_gpu_size(size):
+        sizes = [size for _, size in pool.size_values() if isinstance(size, str)]
+        if sizes and not any(is_gpu_size(size) for size in sizes):
             continue  # non-GPU pools are not this policy's business
         tags = pool.get("tags")
         if tags is UNKNOWN:
@@ -41,4 +41,5 @@ POLICY = GpuResourcePolicy(
     severity=Severity.MEDIUM,
     topics=["gpu", "aks", "driver"],
     fix='Remove the tag; set gpuProfile.driver: "None" (create-time only: the pool is replaced).',
+    pool_fields=("tags", *POOL_SIZES),
 )

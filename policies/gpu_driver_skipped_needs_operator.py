@@ -24,7 +24,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                 continue
             facts = GpuPool(
                 name=None,
-                vm_size=str(sp.pool.get("vmSize")),
+                vm_size=sp.pool.size_label,
                 driver_skipped=isinstance(skip, str) and skip.lower() == "none",
             )
             for finding in driver_install(facts, None):

@@ -7,7 +7,7 @@ from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 from rules.sizes import check_mig_profile
 
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, pools_of
+from ._resources import POOL_SIZES, UNKNOWN, Review, pools_of
 
 NAME = "gpu-mig-profile-capable-size"
 
@@ -16,18 +16,21 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     review = Review(report, args)
     for pool in pools_of(args.resource_type, args.props, review):
         profile = pool.get("gpuInstanceProfile")
-        size = pool.get("vmSize")
         if profile is UNKNOWN:
             review.unknown_field(pool.path("gpuInstanceProfile"))
             continue
         if not isinstance(profile, str) or not profile:
             continue
-        if size is UNKNOWN:
-            review.unknown_field(pool.path("vmSize"))
-            continue
-        finding = check_mig_profile(size if isinstance(size, str) else "(no vmSize)", profile)
-        if finding is not None:
-            review.violation(f"{pool.path('gpuInstanceProfile')}: {finding.message}")
+        # every size of the pool: vmSize, or each size of a VirtualMachines pool
+        sizes = pool.size_values() or [(pool.path("vmSize"), "(no vmSize)")]
+        for path, size in sizes:
+            if size is UNKNOWN:
+                review.unknown_field(path)
+                continue
+            finding = check_mig_profile(size, profile)
+            if finding is not None:
+                review.violation(f"{pool.path('gpuInstanceProfile')}: {finding.message}")
+                break  # one violation per pool: the profile is the field to change
     review.finish()
 
 
@@ -41,4 +44,5 @@ POLICY = GpuResourcePolicy(
     severity=Severity.MEDIUM,
     topics=["gpu", "aks", "mig"],
     fix="Remove gpuInstanceProfile, or use an A100/H100/H200 size (the violation lists them).",
+    pool_fields=("gpuInstanceProfile", *POOL_SIZES),
 )

@@ -28,7 +28,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                 continue
             facts = GpuPool(
                 name=None,
-                vm_size=str(sp.pool.get("vmSize")),
+                vm_size=sp.pool.size_label,
                 autoscaling=bool(as_bool(autoscaling)),
                 min_count=int(min_count) if isinstance(min_count, int | float) else None,
             )

@@ -7,7 +7,7 @@ from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 from rules.aks import DEFAULT_GPU_TAINT, GpuPool, gpu_pool_tainted
 
 from ._meta import ADVISORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, is_gpu_pool, pools_of
+from ._resources import POOL_SIZES, UNKNOWN, Review, is_gpu_pool, pools_of
 
 NAME = "gpu-pool-tainted"
 
@@ -22,12 +22,10 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         if taints is UNKNOWN or any(t is UNKNOWN for t in entries):
             review.unknown_field(pool.path("nodeTaints"))
             continue
-        facts = GpuPool(
-            name=None, vm_size=str(pool.get("vmSize")), taints=tuple(t for t in entries if isinstance(t, str))
-        )
+        facts = GpuPool(name=None, vm_size=pool.size_label, taints=tuple(t for t in entries if isinstance(t, str)))
         for finding in gpu_pool_tainted(facts):
             review.violation(
-                f"{pool.path('nodeTaints')}: GPU {pool.label(args.name)} ({pool.get('vmSize')}): {finding.message}"
+                f"{pool.path('nodeTaints')}: GPU {pool.label(args.name)} ({pool.size_label}): {finding.message}"
             )
     review.finish()
 
@@ -42,4 +40,5 @@ POLICY = GpuResourcePolicy(
     severity=Severity.LOW,
     topics=["gpu", "aks", "scheduling", "cost"],
     fix=f"Add nodeTaints: [{DEFAULT_GPU_TAINT}] (a custom key needs matching tolerations in the operator values).",
+    pool_fields=("nodeTaints", *POOL_SIZES),
 )

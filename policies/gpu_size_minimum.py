@@ -7,32 +7,54 @@ from functools import partial
 from pulumi_policy import PolicyConfigSchema, ReportViolation, ResourceValidationArgs, Severity
 
 from gpu_catalog import default_catalog
+from rules.size_fields import FAMILIES, size_table
 from rules.sizes import DEFAULT_FLOOR, check_minimum, floor_size
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import review_sizes
+from ._scope import FAMILIES_DOC, FAMILIES_KEY, FAMILIES_SCHEMA, configured_families
 
 CONFIG_KEY = "minimumSize"
+BY_FAMILY_KEY = "minimumSizeByFamily"
 
 NAME = "gpu-size-minimum"
 
 
-def configured_floor(args: ResourceValidationArgs) -> str:
-    """The floor from the policy config. pulumi_policy does not apply schema defaults, so default here.
-
-    An unknown name fails the policy loudly (the engine normally rejects it first, against the schema's enum).
-    """
-    value = args.get_config().get(CONFIG_KEY) or DEFAULT_FLOOR
+def _floor(value: object, key: str) -> str:
     if not isinstance(value, str):
-        raise ValueError(f"policy {NAME}: config {CONFIG_KEY} must be a size name, got {value!r}")
+        raise ValueError(f"policy {NAME}: config {key} must be a size name, got {value!r}")
     try:
         return floor_size(value).name
     except ValueError as exc:
-        raise ValueError(f"policy {NAME}: {exc}") from exc
+        where = "" if key == CONFIG_KEY else f"{key}: "
+        raise ValueError(f"policy {NAME}: {where}{exc}") from exc
+
+
+def configured_floor(args: ResourceValidationArgs, family: str | None = None) -> str:
+    """The floor from the policy config: ``minimumSizeByFamily[family]`` when set, else ``minimumSize``.
+    pulumi_policy does not apply schema defaults, so default here.
+
+    An unknown name fails the policy loudly (the engine normally rejects it first, against the schema's enum).
+    """
+    config = args.get_config()
+    by_family = config.get(BY_FAMILY_KEY) or {}
+    if not isinstance(by_family, dict) or any(k not in FAMILIES for k in by_family):
+        raise ValueError(f"policy {NAME}: config {BY_FAMILY_KEY} maps families ({', '.join(FAMILIES)}) to sizes")
+    if family is not None and family in by_family:
+        return _floor(by_family[family], f"{BY_FAMILY_KEY}.{family}")
+    return _floor(config.get(CONFIG_KEY) or DEFAULT_FLOOR, CONFIG_KEY)
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    review_sizes(args.resource_type, args.props, report, partial(check_minimum, floor=configured_floor(args)))
+    entry = size_table().for_type(args.resource_type)
+    floor = configured_floor(args, entry.family if entry is not None else None)
+    review_sizes(
+        args.resource_type,
+        args.props,
+        report,
+        partial(check_minimum, floor=floor),
+        families=configured_families(args, NAME),
+    )
 
 
 POLICY = GpuResourcePolicy(
@@ -54,9 +76,19 @@ POLICY = GpuResourcePolicy(
                 "enum": sorted(default_catalog()),
                 "default": DEFAULT_FLOOR,
                 "description": "The floor size: any catalog size. GPU sizes below it are rejected.",
-            }
+            },
+            BY_FAMILY_KEY: {
+                "type": "object",
+                "propertyNames": {"enum": list(FAMILIES)},
+                "additionalProperties": {"type": "string", "enum": sorted(default_catalog())},
+                "description": 'A different floor for some resource families (e.g. {"vm": '
+                '"Standard_NV12ads_A10_v5"} for visualisation VMs); other families keep minimumSize.',
+            },
+            FAMILIES_KEY: FAMILIES_SCHEMA,
         }
     ),
     config_doc=f"`{CONFIG_KEY}`: any catalog size (default `{DEFAULT_FLOOR}`), e.g. `Standard_NC24ads_A100_v4` to "
-    "require A100-class GPUs.",
+    f"require A100-class GPUs. `{BY_FAMILY_KEY}`: a floor per resource family ({', '.join(FAMILIES)}), e.g. "
+    '`{"vm": "Standard_NV12ads_A10_v5"}` for visualisation VMs; other families keep the floor above. ' + FAMILIES_DOC,
+    size_families=FAMILIES,
 )

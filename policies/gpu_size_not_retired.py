@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
+from pulumi_policy import PolicyConfigSchema, ReportViolation, ResourceValidationArgs, Severity
 
+from rules.size_fields import FAMILIES
 from rules.sizes import check_retired
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import review_sizes
+from ._scope import FAMILIES_DOC, FAMILIES_KEY, FAMILIES_SCHEMA, configured_families
 
 NAME = "gpu-size-not-retired"
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    review_sizes(args.resource_type, args.props, report, check_retired)
+    review_sizes(args.resource_type, args.props, report, check_retired, families=configured_families(args, NAME))
 
 
 POLICY = GpuResourcePolicy(
@@ -26,4 +28,7 @@ POLICY = GpuResourcePolicy(
     severity=Severity.HIGH,
     topics=["gpu", "vm-size", "lifecycle"],
     fix="Move to the migration target named in the violation (from Microsoft's N-series migration guide).",
+    config_schema=PolicyConfigSchema(properties={FAMILIES_KEY: FAMILIES_SCHEMA}),
+    config_doc=FAMILIES_DOC,
+    size_families=FAMILIES,
 )

@@ -8,7 +8,7 @@ from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 from rules.aks import MIN_WINDOWS_GPU_KUBERNETES, WINDOWS_POOL_NAME_MAX, GpuPool, windows_gpu_pool
 
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, get, is_gpu_pool, plain, pools_of
+from ._resources import POOL_SIZES, UNKNOWN, Review, get, is_gpu_pool, plain, pools_of
 
 NAME = "gpu-windows-pool"
 
@@ -23,13 +23,15 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             continue
         if not (isinstance(os_type, str) and os_type.lower() == "windows") or not is_gpu_pool(pool, review):
             continue
-        label = f"Windows GPU {pool.label(args.name)} ({pool.get('vmSize')})"
+        label = f"Windows GPU {pool.label(args.name)} ({pool.size_label})"
         paths = {"driver": pool.path("gpuProfile", "driver"), "name": pool.path(pool.name_key)}
         driver = pool.get("gpuProfile", "driver")
         version = pool.get("orchestratorVersion")
         paths["orchestratorVersion"] = pool.path("orchestratorVersion")
+        if version == "":
+            version = None  # ARM reads an empty version (as Microsoft's examples write it) as unset
         if version is None and not pool.standalone:
-            version, paths["orchestratorVersion"] = cluster_version, "kubernetesVersion"
+            version, paths["orchestratorVersion"] = cluster_version or None, "kubernetesVersion"
         name = pool.name
         unknown = {
             field
@@ -45,7 +47,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             )
         facts = GpuPool(
             name=name if isinstance(name, str) else None,
-            vm_size=str(pool.get("vmSize")),
+            vm_size=pool.size_label,
             os="Windows",
             kubernetes_version=version if isinstance(version, str) and version else None,
             driver_skipped=isinstance(driver, str) and driver.lower() == "none",
@@ -71,4 +73,5 @@ POLICY = GpuResourcePolicy(
     topics=["gpu", "aks", "windows"],
     fix=f"Keep gpuProfile.driver Install (or unset), set orchestratorVersion ≥ {_LOWEST}, use a pool name of ≤ "
     f"{WINDOWS_POOL_NAME_MAX} characters.",
+    pool_fields=("osType", "gpuProfile.driver", "orchestratorVersion", "agentPoolName / name", *POOL_SIZES),
 )

@@ -9,6 +9,8 @@ import sys
 
 from pulumi_policy import StackValidationPolicy
 
+from rules.size_fields import size_table
+
 from .pack import ALL_POLICIES, PACK_NAME
 
 
@@ -38,7 +40,51 @@ def render() -> str:
             f"| `{policy.name}` | {level} | {kind} | {severity} | {_cell(policy.what)} | {_cell(policy.why)} | "
             f"{_cell(policy.remediation_steps or '')} | {_cell(config)} |"
         )
+    lines += _size_fields() + _pool_fields()
     return "\n".join(lines) + "\n"
+
+
+def _size_fields() -> list[str]:
+    """Per size rule, every resource type and size field it reads: from gpu_catalog/facts/vm_size_fields.json."""
+    rules = [p for p in ALL_POLICIES if p.size_families]
+    table = size_table()
+    lines = [
+        "",
+        "## Where the size rules look",
+        "",
+        "Generated from `gpu_catalog/facts/vm_size_fields.json` (type tokens and wire names read from the providers' "
+        "Python SDKs; sources there). `[]` is every entry of a list; a condition names the value another field must "
+        "have (compared case-insensitively, as ARM compares enum strings). azure-native tokens also match their "
+        "API-version modules (`azure-native:compute/v20240701:VirtualMachine`). Policy config `families` narrows a "
+        "rule to some families; `gpu-size-minimum`'s `minimumSizeByFamily` sets a floor per family.",
+        "",
+        "| resource type | family | size field | only when | " + " | ".join(f"`{p.name}`" for p in rules) + " |",
+        "|---|---|---|---|" + "---|" * len(rules),
+    ]
+    for entry in table.resources:
+        for spec in entry.sizes:
+            when = ", ".join(f"`{path}` ∈ {{{', '.join(values)}}}" for path, values in spec.when) or "—"
+            marks = " | ".join("✓" if entry.family in p.size_families else "" for p in rules)
+            lines.append(f"| `{entry.type}` | {entry.family} | `{spec.path}` | {_cell(when)} | {marks} |")
+    return lines
+
+
+def _pool_fields() -> list[str]:
+    pool_rules = [p for p in ALL_POLICIES if p.pool_fields]
+    lines = [
+        "",
+        "## Where the AKS pool rules look",
+        "",
+        "Each field of each node pool: a standalone `azure-native:containerservice:AgentPool` (`<field>`) and every "
+        "`azure-native:containerservice:ManagedCluster` profile (`agentPoolProfiles[].<field>`). A pool is a GPU pool "
+        "when any of its sizes is a GPU size.",
+        "",
+        "| name | fields |",
+        "|---|---|",
+    ]
+    for p in pool_rules:
+        lines.append(f"| `{p.name}` | {', '.join(f'`{f}`' for f in p.pool_fields)} |")
+    return lines
 
 
 def main() -> None:

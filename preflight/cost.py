@@ -9,7 +9,15 @@ Every GPU size wherever it appears is priced at the minimum and the maximum node
 - ``databricks:index/instancePool:InstancePool``: ``nodeTypeId``, ``minIdleInstances``..``maxCapacity``;
 - ``kubernetes:kaito.sh/v1beta1:Workspace``: ``resource.instanceType`` × ``resource.count`` (default 1);
 - ``kubernetes:karpenter.sh/v1:NodePool``: 0 nodes at the minimum, the GPU limit filled with the most expensive allowed
-  size at the maximum (``preflight/nap_cost.py``).
+  size at the maximum (``preflight/nap_cost.py``);
+- an AKS pool of type ``VirtualMachines`` (standalone or inline): each ``virtualMachinesProfile.scale.manual[]``
+  entry, ``size`` × ``count``;
+- every other type of the size table (``gpu_catalog/facts/vm_size_fields.json``, its ``nodes`` entry): a VM as one
+  node, a scale set at its capacity (``sku.capacity``; classic ``instances``), an Azure ML cluster from
+  ``scaleSettings.minNodeCount`` (default 0) to ``maxNodeCount`` (a compute instance: one node), a Batch pool at its
+  fixed-scale target (``targetDedicatedNodes`` + ``targetLowPriorityNodes``; with an autoscale formula the count is
+  decided at run time, so the line is unpriced), classic AKS pools at ``nodeCount`` or ``minCount``..``maxCount``.
+  A count the inputs do not give is listed unpriced with a note, never guessed.
 
 Prices are the catalog's indicative third-party figures (USD per VM hour; VM only: no disks, network, Databricks
 DBUs or support). A month is 730 hours. A GPU size without a price (or unknown in the catalog, or unknown during
@@ -18,6 +26,7 @@ the preview) is listed with ``None`` and a note, and left out of the totals.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +45,7 @@ from rules.resource_types import (
     is_karpenter_node_pool,
     is_managed_cluster,
 )
+from rules.size_fields import SizeResource, condition_holds, find_values, size_table
 
 HOURS_PER_MONTH = 730
 CURRENCY = "USD"
@@ -222,15 +232,17 @@ def cost_lines(resource: RecordedResource, catalog: Catalog | None = None) -> li
         size = _size_of(props.get("vmSize"))
         if size:
             lines.append(_line(cat, resource, "pool", size, _pool_nodes(props)))
+        lines.extend(_manual_lines(cat, resource, props, ""))
     elif is_managed_cluster(resource.type):
         profiles = props.get("agentPoolProfiles")
         for i, profile in enumerate(profiles if isinstance(profiles, list) else []):
             if not isinstance(profile, Mapping):
                 continue
             size = _size_of(profile.get("vmSize"))
+            label = profile.get("name") if isinstance(profile.get("name"), str) else str(i)
             if size:
-                label = profile.get("name") if isinstance(profile.get("name"), str) else str(i)
                 lines.append(_line(cat, resource, f"agentPoolProfiles[{label}]", size, _pool_nodes(profile)))
+            lines.extend(_manual_lines(cat, resource, profile, f"agentPoolProfiles[{label}]"))
     elif is_databricks_cluster(resource.type):
         worker = _size_of(props.get("nodeTypeId"))
         driver = _size_of(props.get("driverNodeTypeId")) or worker
@@ -261,7 +273,127 @@ def cost_lines(resource: RecordedResource, catalog: Catalog | None = None) -> li
         from preflight.nap_cost import nodepool_cost_lines
 
         lines.extend(nodepool_cost_lines(resource, props, cat))
+    else:
+        entry = size_table().for_type(resource.type)
+        if entry is not None:
+            lines.extend(_table_lines(cat, resource, props, entry))
     return [line for line in lines if line is not None]
+
+
+def _is_unknown(value: Any) -> bool:
+    return isinstance(value, str) and value == UNKNOWN
+
+
+def _manual_lines(cat: Catalog, r: RecordedResource, pool: Mapping[str, Any], prefix: str) -> list[CostLine | None]:
+    """An AKS pool of type VirtualMachines: one line per ``virtualMachinesProfile.scale.manual[]`` entry."""
+    out: list[CostLine | None] = []
+    for path, value in find_values(pool, "virtualMachinesProfile.scale.manual[].size", _is_unknown):
+        size = _size_of(value)
+        if size is None or not path.endswith(".size"):
+            continue
+        entry = path.removesuffix(".size")
+        count = _count(_at(pool, entry + ".count"))
+        out.append(_line(cat, r, f"{prefix}.{entry}" if prefix else entry, size, (count, count)))
+    return out
+
+
+_STEP = re.compile(r"^(?P<key>[^\[\]]+)(?:\[(?P<index>\d+)\])?$")
+
+
+def _at(props: Any, path: str) -> Any:
+    """The value at a concrete path (``workerProfiles[1].count``); ``None`` when absent."""
+    value = props
+    for step in path.split("."):
+        m = _STEP.match(step)
+        if m is None or not isinstance(value, Mapping):
+            return None
+        value = value.get(m.group("key"))
+        if m.group("index") is not None:
+            i = int(m.group("index"))
+            value = value[i] if isinstance(value, list) and i < len(value) else None
+        if value is None:
+            return None
+    return value
+
+
+def _holds(props: Mapping[str, Any], conditions: Iterable[tuple[str, Any]]) -> bool:
+    return all(
+        any(condition_holds(v, tuple(allowed)) for _, v in find_values(props, cond, _is_unknown))
+        for cond, allowed in conditions
+    )
+
+
+NOT_SET = "node count not set in the inputs"
+
+
+def _table_nodes(
+    props: Mapping[str, Any], nodes: Mapping[str, Any], size_path: str
+) -> tuple[int | None, int | None, str | None]:
+    """(min, max) nodes of one size field from the table's ``nodes`` entry (module docstring), and why not when the
+    inputs do not say."""
+
+    def known(lo: Any, hi: Any) -> tuple[int | None, int | None, str | None]:
+        if _is_unknown(lo) or _is_unknown(hi):
+            return None, None, "node count unknown during the preview"
+        a, b = _count(lo), _count(hi)
+        return a, b, None if a is not None and b is not None else NOT_SET
+
+    if "unpriced" in nodes:
+        return None, None, str(nodes["unpriced"])
+    if "fixed" in nodes:
+        return known(nodes["fixed"], nodes["fixed"])
+    if _holds(props, (nodes.get("single") or {}).items()) and nodes.get("single"):
+        return 1, 1, None
+    if "count" in nodes:
+        n = _at(props, nodes["count"])
+        return known(n, n)
+    if "min" in nodes:
+        lo = _at(props, nodes["min"])
+        return known(lo if lo is not None else nodes.get("minDefault"), _at(props, nodes["max"]))
+    if "sibling" in nodes:
+        parent = size_path.rsplit(".", 1)[0] if "." in size_path else ""
+        n = _at(props, f"{parent}.{nodes['sibling']}" if parent else nodes["sibling"])
+        return known(n, n)
+    if "sum" in nodes:
+        if _at(props, nodes["formula"]) is not None:
+            return None, None, "autoscale formula: the node count is decided at run time"
+        values = [_at(props, p) for p in nodes["sum"]]
+        if any(_is_unknown(v) for v in values):
+            return None, None, "node count unknown during the preview"
+        if all(v is None for v in values):
+            return None, None, NOT_SET
+        total = sum(_count(v) or 0 for v in values)
+        return total, total, None
+    if "classicPool" in nodes:
+        pool = _at(props, nodes["classicPool"]) if nodes["classicPool"] else props
+        if not isinstance(pool, Mapping):
+            return None, None, NOT_SET
+        if pool.get("autoScalingEnabled") is True:
+            return known(pool.get("minCount"), pool.get("maxCount"))
+        return known(pool.get("nodeCount"), pool.get("nodeCount"))
+    return None, None, "node count not modelled for this type"
+
+
+def _table_lines(
+    cat: Catalog, r: RecordedResource, props: Mapping[str, Any], entry: SizeResource
+) -> list[CostLine | None]:
+    """The cost lines of a type priced from the size table alone."""
+    out: list[CostLine | None] = []
+    for spec in entry.sizes:
+        if not _holds(props, spec.when):
+            continue
+        for path, value in find_values(props, spec.path, _is_unknown):
+            size = value if _is_unknown(value) else _size_of(value)
+            if size is None or not path.endswith(spec.path.rsplit(".", 1)[-1]):
+                continue
+            lo, hi, why = _table_nodes(props, entry.nodes, path)
+            line = _line(cat, r, path, size, (lo, hi))
+            if line is not None and why is not None and size != UNKNOWN:
+                note = "; ".join(n for n in (line.note, why) if n and n != "node count unknown during the preview")
+                line = CostLine(line.urn, line.resource_type, line.role, line.vm_size, lo, hi,
+                                line.usd_per_node_hour, note or why)  # fmt: skip
+            out.append(line)
+    return out
 
 
 def estimate_cost(resources: Iterable[RecordedResource], catalog: Catalog | None = None) -> CostEstimate:

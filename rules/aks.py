@@ -16,10 +16,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 from typing import Literal
 
+from gpu_catalog import clock
 from gpu_catalog.catalog import is_gpu_size
-from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN, LTS_SUPPORT_PLAN, LTS_TIER, minor_of, minor_tuple
+from gpu_catalog.lifecycle import (
+    DEFAULT_SUPPORT_PLAN,
+    LTS_SUPPORT_PLAN,
+    LTS_TIER,
+    minor_of,
+    minor_tuple,
+    supported_minors,
+)
 
 from . import Finding
 
@@ -219,8 +228,11 @@ def gpu_sharing(
     return found
 
 
-def windows_gpu_pool(pool: GpuPool) -> list[Finding]:
-    """gpu-windows-pool: a Windows GPU pool keeps the AKS driver, runs Kubernetes ≥ 1.29, has a name ≤ 6."""
+def windows_gpu_pool(pool: GpuPool, today: date | None = None) -> list[Finding]:
+    """gpu-windows-pool: a Windows GPU pool keeps the AKS driver, runs Kubernetes ≥ 1.29, has a name ≤ 6.
+
+    An unset (or empty) version is the control plane's: accepted while every version AKS creates ``today`` meets the
+    minimum."""
     if pool.os != "Windows":
         return []
     found: list[Finding] = []
@@ -233,15 +245,22 @@ def windows_gpu_pool(pool: GpuPool) -> list[Finding]:
             )
         )
     lowest = ".".join(str(n) for n in MIN_WINDOWS_GPU_KUBERNETES)
-    version = pool.kubernetes_version
+    version = pool.kubernetes_version or None  # ARM reads "" (as Microsoft's examples write it) as unset
     if version is None:
-        found.append(
-            Finding(
-                "orchestratorVersion",
-                f"not set, so the Kubernetes version the pool runs cannot be checked against the minimum {lowest} "
-                f"for Windows GPU node pools. Set it to {lowest} or later.",
+        # Unset: the pool runs the control plane's version (AKS's default for a new cluster), which is a version AKS
+        # creates today (aks-kubernetes-version-supported checks every explicit one). Refuse only if such a version
+        # can still be older than the Windows GPU minimum.
+        older = [
+            m for m in supported_minors(today or clock.today(), lts=True) if minor_tuple(m) < MIN_WINDOWS_GPU_KUBERNETES
+        ]
+        if older:
+            found.append(
+                Finding(
+                    "orchestratorVersion",
+                    f"not set, so the pool runs the control plane's version, and AKS still creates {', '.join(older)} "
+                    f"(older than the minimum {lowest} for Windows GPU node pools). Set it to {lowest} or later.",
+                )
             )
-        )
     else:
         minor = minor_of(version)
         if minor is None:

@@ -10,7 +10,15 @@ from dataclasses import dataclass
 from datetime import date
 
 from gpu_catalog import clock
-from gpu_catalog.catalog import MIG_PROFILES, Catalog, GpuSize, default_catalog, is_gpu_size, is_nvv4
+from gpu_catalog.catalog import (
+    MIG_PROFILES,
+    Catalog,
+    GpuSize,
+    canonical_mig_profile,
+    default_catalog,
+    is_gpu_size,
+    is_nvv4,
+)
 
 DEFAULT_FLOOR = "Standard_NC6s_v3"
 """One whole V100: 16 GiB per GPU, CUDA compute capability 7.0 (the AKS docs' long-standing minimum)."""
@@ -163,11 +171,12 @@ def check_aks_supported(name: str, catalog: Catalog | None = None) -> SizeFindin
 def check_mig_profile(name: str, profile: str | None, catalog: Catalog | None = None) -> SizeFinding | None:
     """gpu-mig-profile-capable-size.
 
-    A MIG ``gpuInstanceProfile`` only on MIG-capable sizes (A100, H100, H200), and only a known profile."""
+    A MIG ``gpuInstanceProfile`` only on MIG-capable sizes (A100, H100, H200), and only a known profile, compared as
+    AKS compares it (case-insensitively: ``mig2g`` is ``MIG2g``)."""
     if not profile:
         return None
     cat = _cat(catalog)
-    if profile not in MIG_PROFILES:
+    if canonical_mig_profile(profile) is None:
         return SizeFinding(
             name,
             f"gpuInstanceProfile {profile!r} is not an AKS MIG profile; allowed: {', '.join(MIG_PROFILES)}.",

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from gpu_catalog import MIG_PROFILES
+from gpu_catalog import MIG_PROFILES, canonical_mig_profile
 from gpu_catalog.access import load_access_facts
 from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN, default_gpu_operator_version
 from gpu_catalog.problems import show
@@ -229,9 +229,9 @@ class GpuPoolConfig(StrictModel):
     @field_validator("migProfile")
     @classmethod
     def _mig_profile(cls, v: str | None) -> str | None:
-        if v is not None and v not in MIG_PROFILES:
+        if v is not None and canonical_mig_profile(v) is None:
             raise ValueError(f"{show(v)} is not an AKS MIG profile. Allowed: {', '.join(MIG_PROFILES)}")
-        return v
+        return None if v is None else canonical_mig_profile(v)  # AKS reads enum strings case-insensitively
 
     @property
     def autoscaling(self) -> bool:

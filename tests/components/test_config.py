@@ -303,3 +303,13 @@ def test_stack_shapes() -> None:
     assert {"Standard_NC24ads_A100_v4", "Standard_ND96isr_H100_v5"} <= sizes
     assert any(p.migProfile for p in prod.gpuPools)
     assert prod.gpuOperator.enabled and prod.cluster.costAnalysis and prod.protect
+
+
+def test_mig_profile_is_read_as_aks_reads_it() -> None:
+    # AKS compares enum strings case-insensitively (Azure/azure-rest-api-specs#20955): mig2g is accepted, and the
+    # stack config carries AKS's own spelling from then on (what the pool sends, the MIG labels, the contract).
+    cfg = validate_stack_config(
+        mutate(**{"gpuPools.0.vmSize": "Standard_NC24ads_A100_v4", "gpuPools.0.migProfile": "mig2g"}),
+        stack_file="stacks/Pulumi.dev.yaml",
+    )
+    assert cfg.gpuPools[0].migProfile == "MIG2g"

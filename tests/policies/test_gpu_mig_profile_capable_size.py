@@ -57,3 +57,23 @@ def test_unknown_size_with_profile_is_named() -> None:
     assert outcome.violations == []
     assert outcome.preview_unknown is not None
     assert outcome.preview_unknown.startswith("vmSize can't be known during preview")
+
+
+def test_profile_compared_as_aks_compares_it() -> None:
+    # AKS compares enum strings case-insensitively (Azure/azure-rest-api-specs#20955): mig2g is MIG2g, on both sides
+    # of the rule — accepted on an A100, refused on a T4 like MIG2g.
+    assert run_policy(POLICY, AGENT_POOL, with_(MIG_POOL, gpuInstanceProfile="mig2g")).violations == []
+    outcome = run_policy(POLICY, AGENT_POOL, with_(MIG_POOL, gpuInstanceProfile="mig2g", vmSize="Standard_NC4as_T4_v3"))
+    assert len(outcome.violations) == 1
+    assert outcome.violations[0].startswith("gpuInstanceProfile: gpuInstanceProfile mig2g needs a MIG-capable GPU")
+
+
+def test_virtual_machines_pool_sizes_are_checked() -> None:
+    vms = {"scale": {"manual": [{"size": "Standard_NC24ads_A100_v4"}, {"size": "Standard_NC4as_T4_v3"}]}}
+    outcome = run_policy(
+        POLICY, AGENT_POOL, with_(MIG_POOL, vmSize=None, type="VirtualMachines", virtualMachinesProfile=vms)
+    )
+    assert len(outcome.violations) == 1
+    assert outcome.violations[0].startswith(
+        "gpuInstanceProfile: gpuInstanceProfile MIG3g needs a MIG-capable GPU, and Standard_NC4as_T4_v3"
+    )

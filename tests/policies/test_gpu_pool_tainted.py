@@ -53,3 +53,17 @@ def test_unknown_taints_named() -> None:
     assert outcome.violations == []
     assert outcome.preview_unknown is not None
     assert outcome.preview_unknown.startswith("nodeTaints can't be known during preview")
+
+
+def test_virtual_machines_pool_with_a_gpu_size_is_a_gpu_pool() -> None:
+    vms = {
+        "scale": {"manual": [{"size": "Standard_D2_v3", "count": 1.0}, {"size": "Standard_NC4as_T4_v3", "count": 1.0}]}
+    }
+    pool = with_(GPU_POOL, vmSize=None, type="VirtualMachines", virtualMachinesProfile=vms, nodeTaints=None)
+    outcome = run_policy(POLICY, AGENT_POOL, pool)
+    assert len(outcome.violations) == 1
+    assert outcome.violations[0].startswith(
+        "nodeTaints: GPU node pool 'gpua100' (Standard_D2_v3, Standard_NC4as_T4_v3): no NoSchedule taint"
+    )
+    cpu_only = {"scale": {"manual": [{"size": "Standard_D2_v3", "count": 1.0}]}}
+    assert run_policy(POLICY, AGENT_POOL, with_(pool, virtualMachinesProfile=cpu_only)).violations == []

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+import rules.aks
 from policies.gpu_windows_pool import POLICY
 from tests.policies._helpers import (
     AGENT_POOL,
@@ -59,10 +62,24 @@ def test_exactly_1_29_passes() -> None:
     assert run_policy(POLICY, AGENT_POOL, with_(WIN_POOL, orchestratorVersion="1.29")).violations == []
 
 
-def test_missing_version_on_agent_pool_fails_closed() -> None:
-    outcome = run_policy(POLICY, AGENT_POOL, with_(WIN_POOL, orchestratorVersion=None))
-    assert len(outcome.violations) == 1
-    assert outcome.violations[0].startswith(f"orchestratorVersion: {LABEL}: not set, so the Kubernetes version")
+def test_unset_or_empty_version_is_the_control_planes_and_passes() -> None:
+    # ARM reads an absent or empty orchestratorVersion (Microsoft's examples write "") as "the control plane's
+    # version", which AKS only creates at a version it supports today: all of them are >= 1.29 (2026-11-30).
+    for version in (None, ""):
+        outcome = run_policy(POLICY, AGENT_POOL, with_(WIN_POOL, orchestratorVersion=version))
+        assert outcome.violations == [], version
+    profile = {"name": "wgpu", "osType": "Windows", "vmSize": "Standard_NC4as_T4_v3", "orchestratorVersion": ""}
+    cluster = with_(CLUSTER, kubernetesVersion="", agentPoolProfiles=[SYSTEM_PROFILE, profile])
+    assert run_policy(POLICY, MANAGED_CLUSTER, cluster).violations == []
+
+
+def test_unset_version_is_refused_while_aks_still_creates_an_older_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rules.aks, "supported_minors", lambda today, lts: ["1.28", "1.29", "1.30"])
+    outcome = run_policy(POLICY, AGENT_POOL, with_(WIN_POOL, orchestratorVersion=""))
+    assert outcome.violations == [
+        f"orchestratorVersion: {LABEL}: not set, so the pool runs the control plane's version, and AKS still creates "
+        "1.28 (older than the minimum 1.29 for Windows GPU node pools). Set it to 1.29 or later."
+    ]
 
 
 def test_long_name_rejected() -> None:

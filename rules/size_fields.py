@@ -1,0 +1,164 @@
+"""Where a resource names an Azure VM size: the table in ``gpu_catalog/facts/vm_size_fields.json``, read once.
+
+One entry per resource type token (azure-native, the classic Terraform-bridged ``azure`` provider, Databricks,
+KAITO): its *family* (``aks``, ``vm``, ``ml``, ``batch``, …: policy config scopes rules by family), the paths of its
+size fields as the engine sends them (camelCase wire names; ``[]`` = every entry of a list), an optional condition
+(``when``: the field counts only when another field has one of the listed values, compared as ARM compares enum
+strings, case-insensitively) and how the cost estimate counts the resource's nodes. A new resource type is one more
+entry in the data file; the policies, the cost estimate and ``RULES.md`` all read this table. No Pulumi imports.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Final
+
+SIZE_FIELDS_PATH: Final = Path(__file__).resolve().parents[1] / "gpu_catalog" / "facts" / "vm_size_fields.json"
+
+
+@dataclass(frozen=True, slots=True)
+class SizePath:
+    """One size field of a resource type: its path (``virtualMachinesProfile.scale.manual[].size``) and the
+    conditions under which it names a VM size (``{"properties.computeType": ("AmlCompute", ...)}``)."""
+
+    path: str
+    when: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    sdk: str = ""
+    """The SDK input type and property the path ends in (the evidence, e.g. ``ManualScaleProfileArgs.size``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SizeResource:
+    """A resource type that names VM sizes."""
+
+    type: str
+    pattern: re.Pattern[str]
+    family: str
+    resource: str
+    """What it is, in words (``virtual machine``)."""
+    sizes: tuple[SizePath, ...]
+    source: str
+    nodes: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    """How the cost estimate counts nodes (see ``preflight/cost.py``); empty when it prices the type itself."""
+
+
+def _pattern(token: str, match: str | None) -> re.Pattern[str]:
+    """The type token as a regex; azure-native tokens also match their explicit API-version modules
+    (``azure-native:compute/v20240701:VirtualMachine``)."""
+    if match:
+        return re.compile(match)
+    if token.startswith("azure-native:"):
+        _, module, name = token.split(":")
+        return re.compile(rf"^azure-native:{re.escape(module)}(?:/v[0-9a-z]+)?:{re.escape(name)}$")
+    return re.compile(rf"^{re.escape(token)}$")
+
+
+@dataclass(frozen=True)
+class SizeTable:
+    resources: tuple[SizeResource, ...]
+    families: Mapping[str, str]
+    sources: Mapping[str, Mapping[str, str]]
+
+    def for_type(self, resource_type: str) -> SizeResource | None:
+        for entry in self.resources:
+            if entry.pattern.match(resource_type):
+                return entry
+        return None
+
+    def in_family(self, family: str) -> list[SizeResource]:
+        return [r for r in self.resources if r.family == family]
+
+
+def load_size_table(path: Path = SIZE_FIELDS_PATH) -> SizeTable:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    families: dict[str, str] = dict(doc["families"])
+    sources: dict[str, dict[str, str]] = dict(doc["sources"])
+    resources: list[SizeResource] = []
+    for raw in doc["resources"]:
+        if raw["family"] not in families:
+            raise ValueError(f"{path.name}: {raw['type']}: unknown family {raw['family']!r}")
+        if raw["source"] not in sources:
+            raise ValueError(f"{path.name}: {raw['type']}: unknown source {raw['source']!r}")
+        sizes = tuple(
+            SizePath(
+                s["path"],
+                tuple((k, tuple(v)) for k, v in (s.get("when") or {}).items()),
+                s.get("sdk", ""),
+            )
+            for s in raw["sizes"]
+        )
+        resources.append(
+            SizeResource(
+                type=raw["type"],
+                pattern=_pattern(raw["type"], raw.get("match")),
+                family=raw["family"],
+                resource=raw["resource"],
+                sizes=sizes,
+                source=raw["source"],
+                nodes=raw.get("nodes") or {},
+            )
+        )
+    return SizeTable(tuple(resources), families, sources)
+
+
+@cache
+def size_table() -> SizeTable:
+    """The table (read once)."""
+    return load_size_table()
+
+
+FAMILIES: Final = tuple(size_table().families)
+"""Every family name, in the data file's order (the allowed values of the policies' ``families`` config)."""
+
+
+def join_path(*parts: str | int) -> str:
+    """``agentPoolProfiles[1].vmSize`` style paths, as messages name fields."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part:
+            out += f".{part}" if out else part
+    return out
+
+
+def find_values(obj: Any, path: str, is_unknown: Callable[[Any], bool]) -> Iterator[tuple[str, Any]]:
+    """Every value at ``path`` in ``obj`` with its concrete path (``manual[1].size``); absent fields yield nothing.
+
+    A value that is unknown (during a preview) on the way down is yielded at the path where it is unknown, so the
+    caller can name it (``agentPoolProfiles`` when the whole list is computed).
+    """
+    steps = [(tok[:-2], True) if tok.endswith("[]") else (tok, False) for tok in path.split(".")]
+
+    def walk(value: Any, i: int, prefix: str) -> Iterator[tuple[str, Any]]:
+        if is_unknown(value) or i == len(steps):
+            if value is not None:
+                yield prefix, value
+            return
+        if not isinstance(value, Mapping):
+            return
+        key, many = steps[i]
+        here = join_path(prefix, key)
+        child = value.get(key)
+        if child is None:
+            return
+        if is_unknown(child):
+            yield here, child
+            return
+        if not many:
+            yield from walk(child, i + 1, here)
+        elif isinstance(child, list):
+            for j, entry in enumerate(child):
+                yield from walk(entry, i + 1, join_path(here, j))
+
+    yield from walk(obj, 0, "")
+
+
+def condition_holds(value: Any, allowed: tuple[str, ...]) -> bool:
+    """A ``when`` condition, compared as ARM compares enum strings (case-insensitively)."""
+    return isinstance(value, str) and value.lower() in {a.lower() for a in allowed}
