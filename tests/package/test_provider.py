@@ -21,7 +21,7 @@ from gpu_catalog import MIG_PROFILES
 from rules.aks import DEFAULT_GPU_TAINT, LINUX_OS_SKUS, WINDOWS_OS_SKUS
 from rules.databricks import DEDICATED_MODES
 
-from .harness import Engine, Plugin, construct_request, engine, provider, state_dict
+from .harness import REPO_ROOT, Engine, Plugin, construct_request, engine, provider, state_dict
 
 pytestmark = pytest.mark.slow
 
@@ -366,3 +366,57 @@ def test_every_component_constructs_the_projects_component(running: tuple[Engine
         assert t4["vmSize"] == "Standard_NC4as_T4_v3"
         assert t4["scheduling"]["nodeSelector"] == {"azure-gpu-platform/pool": "t4"}
         assert t4["scheduling"]["resourceName"] == "nvidia.com/gpu"
+
+
+EXAMPLE = REPO_ROOT / "examples" / "gpu-pool-on-existing-cluster" / "Pulumi.yaml"
+EXAMPLE_CONFIG = {"resourceGroupName": "rg-vision", "clusterName": "aks-vision"}
+
+
+def _interpolate(value: Any) -> Any:
+    """The example's values with its config filled in, as Pulumi YAML evaluates ``${key}``."""
+    if isinstance(value, str) and value.startswith("${") and value.endswith("}"):
+        return EXAMPLE_CONFIG[value[2:-1]]
+    if isinstance(value, dict):
+        return {k: _interpolate(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_interpolate(v) for v in value]
+    return value
+
+
+def test_the_yaml_example_uses_the_package_as_its_schema_says(
+    running: tuple[Engine, Plugin], schema: dict[str, Any]
+) -> None:
+    """The example program's resource, inputs and outputs exist in the schema, and Construct accepts its inputs."""
+    import yaml
+
+    program = yaml.safe_load(EXAMPLE.read_text())
+    assert program["runtime"] == "yaml"
+    assert (EXAMPLE.parent / program["packages"][PACKAGE_NAME]).resolve() == REPO_ROOT / "component_package"
+    assert set(program["config"]) == set(EXAMPLE_CONFIG)
+    (name, resource), *others = program["resources"].items()
+    assert others == []
+    component = resource["type"].rsplit(":", 1)[-1]
+    spec = schema["resources"][resource["type"]]
+    props = resource["properties"]
+    assert set(spec["requiredInputs"]) <= set(props) <= set(spec["inputProperties"])
+    pool_type = _type(schema, "GpuPool")
+    assert set(pool_type["required"]) <= set(props["pool"]) <= set(pool_type["properties"])
+    for output in program["outputs"].values():  # ${a100Pool.scheduling.nodeSelector}
+        path = output[2:-1].split(".")
+        assert path[0] == name
+        assert path[1] in spec["properties"]
+        if len(path) > 2:
+            assert path[2] in _type(schema, "PoolScheduling")["properties"]
+
+    eng, plugin = running
+    response = plugin.stub.Construct(construct_request(eng, resource["type"], "example", _interpolate(props)))
+    assert response.urn == f"urn:pulumi:dev::consumer::{TOKEN}:{component}::example"
+    state = state_dict(response)
+    assert state["scheduling"]["nodeSelector"] == {"azure-gpu-platform/pool": "a100"}
+    agent_pool = next(
+        r
+        for r in eng.monitor.monitor.recorded
+        if r.type == "azure-native:containerservice:AgentPool" and r.name == "example"
+    )
+    assert agent_pool.inputs["resourceName"] == "aks-vision"
+    assert agent_pool.inputs["nodeLabels"]["team"] == "vision"
