@@ -43,6 +43,7 @@ from components.config.models import ClusterAccessConfig, ClusterConfig, GpuPool
 from components.contract import Toleration as ContractToleration
 from components.validation import InvalidArgsError
 from gpu_catalog import MIG_PROFILES
+from rules import Finding
 from rules.aks import LINUX_OS_SKUS, WINDOWS_OS_SKUS
 from rules.databricks import CLASSIC_PREVIEW, DEDICATED_MODES
 
@@ -699,6 +700,19 @@ class KaitoWorkspaceArgs(TypedDict):
     """The smallest GPU size allowed; default `Standard_NC6s_v3`."""
 
 
+def _check_token_config(args: kaito.KaitoWorkspaceArgs) -> None:
+    """The secret config value the model-access Secret is made of is set (the component reads it; read it here
+    first so that a missing value is refused before anything is registered)."""
+    key = args.model_access_token_config
+    if args.model_access_secret is None or key is None:
+        return
+    try:
+        kaito.read_token_config(key)
+    except kaito.ModelAccessError as error:
+        finding = Finding("model_access_token_config", str(error))
+        raise ArgsRefusedError(InvalidArgsError(kaito.COMPONENT, args.workspace_name, [finding])) from error
+
+
 class KaitoWorkspace(pulumi.ComponentResource):
     """A KAITO model workspace (`kaito.sh/v1beta1` Workspace) and, for presets downloaded at run time, its model-access
     Secret. Deleting it leaves the GPU nodes KAITO provisioned behind (see the project's KAITO docs)."""
@@ -730,6 +744,7 @@ class KaitoWorkspace(pulumi.ComponentResource):
             "gpu_floor",
         )
         ws_args = _checked(lambda: kaito.KaitoWorkspaceArgs(**kwargs))
+        _check_token_config(ws_args)
         super().__init__(f"{PACKAGE_NAME}:index:KaitoWorkspace", name, None, opts)
         provider = _kubernetes_provider(name, args["kubeconfig"], self)
         ws = kaito.KaitoWorkspace(name, ws_args, opts=pulumi.ResourceOptions(parent=self), provider=provider)

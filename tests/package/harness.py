@@ -179,9 +179,16 @@ def provider(engine_address: str, cwd: Path) -> Iterator[Plugin]:
 
 
 def construct_request(
-    eng: Engine, type_: str, name: str, inputs: Mapping[str, Any], *, dry_run: bool = False
+    eng: Engine,
+    type_: str,
+    name: str,
+    inputs: Mapping[str, Any],
+    *,
+    dry_run: bool = False,
+    secret_config: Mapping[str, str] | None = None,
 ) -> provider_pb2.ConstructRequest:
-    """A ``Construct`` as the engine sends it for a component the consumer's stack declares (numbers as doubles)."""
+    """A ``Construct`` as the engine sends it for a component the consumer's stack declares (numbers as doubles);
+    ``secret_config``: the stack's secret config values (decrypted, as the engine sends them)."""
     struct = struct_pb2.Struct()
     struct.update(dict(inputs))
     return provider_pb2.ConstructRequest(
@@ -195,6 +202,8 @@ def construct_request(
         name=name,
         parent=STACK_URN,
         inputs=struct,
+        config=dict(secret_config or {}),
+        configSecretKeys=sorted(secret_config or {}),
     )
 
 

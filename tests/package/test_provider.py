@@ -420,3 +420,53 @@ def test_the_yaml_example_uses_the_package_as_its_schema_says(
     )
     assert agent_pool.inputs["resourceName"] == "aks-vision"
     assert agent_pool.inputs["nodeLabels"]["team"] == "vision"
+
+
+LLAMA = {
+    "kubeconfig": "apiVersion: v1",
+    "workspaceName": "llama",
+    "preset": "llama-3.1-8b-instruct",
+    "instanceType": "Standard_NC24ads_A100_v4",
+    "matchLabels": {"apps": "llama"},
+    "kubernetesVersion": "1.35",
+    "addonEnabled": True,
+    "modelAccessSecret": "hf-token",
+    "modelAccessTokenConfig": "kaito:hfToken",
+}
+
+
+def test_a_missing_model_access_token_is_refused_before_anything_is_registered(
+    running: tuple[Engine, Plugin],
+) -> None:
+    eng, plugin = running
+    before = len(eng.monitor.monitor.recorded)
+    with pytest.raises(grpc.RpcError) as caught:
+        plugin.stub.Construct(construct_request(eng, f"{TOKEN}:KaitoWorkspace", "llama", LLAMA))
+    assert len(eng.monitor.monitor.recorded) == before
+    error = caught.value
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
+    assert "the secret config value kaito:hfToken is not set" in error.details()  # type: ignore[attr-defined]
+
+
+def test_a_model_access_token_from_the_stacks_secret_config_becomes_the_secret(
+    running: tuple[Engine, Plugin],
+) -> None:
+    eng, plugin = running
+    request = construct_request(
+        eng, f"{TOKEN}:KaitoWorkspace", "llama2", LLAMA, secret_config={"kaito:hfToken": "hf_example"}
+    )
+    response = plugin.stub.Construct(request)
+    types = {r.type for r in eng.monitor.monitor.recorded if r.name.startswith("llama2")}
+    assert {
+        "kubernetes:core/v1:Secret",
+        "kubernetes:kaito.sh/v1beta1:Workspace",
+        "pulumi:providers:kubernetes",
+    } <= types
+    assert state_dict(response)["endpoint"] == "http://llama.default.svc.cluster.local/v1/chat/completions"
+
+
+def test_the_plugin_reports_the_package_version(running: tuple[Engine, Plugin]) -> None:
+    from google.protobuf import empty_pb2
+
+    _, plugin = running
+    assert plugin.stub.GetPluginInfo(empty_pb2.Empty()).version == VERSION
