@@ -370,8 +370,13 @@ class ArgsRefusedError(Exception):
 
 
 def _plain(value: Any) -> Any:
+    """An input as the typed Args take it: enum members as their values, and integers as ``int``. Numbers arrive as
+    doubles; the SDK's input mapping (3.272) converts an ``integer`` property and then overwrites the conversion with
+    the double, and every number of this schema is an integer."""
     if isinstance(value, Enum):
         return value.value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -826,7 +831,7 @@ class DatabricksGpuCluster(pulumi.ComponentResource):
         )
         autoscale = args.get("autoscale")
         if autoscale is not None:
-            kwargs["autoscale"] = databricks.DatabricksAutoscale(autoscale["min_workers"], autoscale["max_workers"])
+            kwargs["autoscale"] = databricks.DatabricksAutoscale(**_present(autoscale, "min_workers", "max_workers"))
         cluster_args = _checked(lambda: databricks.DatabricksGpuClusterArgs(**kwargs))
         super().__init__(f"{PACKAGE_NAME}:index:DatabricksGpuCluster", name, None, opts)
         import pulumi_databricks  # only a Databricks cluster pays for the package's import

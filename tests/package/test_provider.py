@@ -265,6 +265,15 @@ def test_a_windows_pool_name_of_seven_characters_fails_construct_with_the_rules_
     assert "'gpuwin1' has 7 characters: AKS limits Windows node pool names to 6" in expected.findings[0].message
 
 
+def test_numbers_reach_the_rules_as_integers(running: tuple[Engine, Plugin]) -> None:
+    eng, plugin = running
+    pool = {"name": "bounds", "vmSize": "Standard_NC24ads_A100_v4", "minCount": 3, "maxCount": 2}
+    error, found = _refusal(plugin, eng, "bounds", pool)
+    expected = _python_refusal(name="bounds", vm_size="Standard_NC24ads_A100_v4", min_count=3, max_count=2)
+    assert error.details() == str(expected)  # type: ignore[attr-defined]
+    assert found == [("pool.minCount", "minCount 3 is greater than maxCount 2.")]
+
+
 def test_an_enum_value_outside_the_schema_is_refused_before_the_component_runs(
     running: tuple[Engine, Plugin],
 ) -> None:
