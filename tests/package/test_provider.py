@@ -4,6 +4,7 @@ them (``tests/package/harness.py`` starts the process the way the Python languag
 from __future__ import annotations
 
 import json
+import re
 import typing
 from collections.abc import Iterator
 from pathlib import Path
@@ -57,6 +58,9 @@ def _enum_values(schema: dict[str, Any], name: str) -> set[str]:
 
 def test_the_schema_names_the_package_its_version_and_its_components(schema: dict[str, Any]) -> None:
     assert (schema["name"], schema["namespace"], schema["version"]) == (PACKAGE_NAME, NAMESPACE, VERSION)
+    # The package metaschema (pulumi/pulumi pkg/codegen/schema/pulumi.json): a name pattern and a semver version.
+    assert re.fullmatch(r"[a-zA-Z][-a-zA-Z0-9_]*", schema["name"])
+    assert re.fullmatch(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)", schema["version"])
     assert set(schema["resources"]) == {f"{TOKEN}:{c}" for c in COMPONENTS}
     assert all(r["isComponent"] for r in schema["resources"].values())
 
