@@ -1,0 +1,892 @@
+"""The Pulumi component package ``azure-gpu-platform``: this project's components for every Pulumi language.
+
+Other teams add the package with ``pulumi package add`` and get a generated SDK (TypeScript, Go, C#, Java, Python) or
+use it from Pulumi YAML (``docs/component-package.md``). The Pulumi CLI starts this directory's ``__main__.py`` as a
+provider plugin; :func:`serve` hosts the components below with the Python SDK's component provider
+(``pulumi.provider.experimental``), which infers the package schema from the annotations in this module: the Args
+``TypedDict`` of each component's ``__init__`` (the inputs; docstrings become descriptions), the ``pulumi.Output``
+class attributes (the outputs) and the ``Enum`` types.
+
+Every class here is a thin, schema-facing layer over the project's components (``components/``): it maps its Args to
+the component's own typed Args (:class:`~components.gpu_node_pool.GpuPoolSpec`,
+:class:`~components.aks_cluster.AksGpuClusterArgs`, :class:`~components.gpu_operator.GpuOperatorArgs`,
+:class:`~components.kaito.KaitoWorkspaceArgs`, :class:`~components.databricks.DatabricksGpuClusterArgs`) and
+constructs that component as its child. The Args check themselves with the rules (``rules/``), so a value the rules
+refuse fails at construction with the rules' message, as it does from Python; :class:`GpuPackageProvider` returns it
+to the engine as an input-properties error naming the property (``pool.vmSize``), not as a stack trace.
+
+Enum values are taken from the constants and types the rules and components use (OS SKUs, MIG profiles, sharing
+modes, data security modes, ...), never written again here.
+
+This module must not use ``from __future__ import annotations``: the schema is inferred from the annotation objects.
+``pulumi_databricks`` is imported only when a ``DatabricksGpuCluster`` is constructed.
+"""
+
+import re
+import sys
+import typing
+from collections.abc import Iterable, Mapping
+from enum import Enum, StrEnum
+from typing import Any, NotRequired, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi.errors import InputPropertiesError, InputPropertyErrorDetails
+from pulumi.provider import main as provider_main
+from pulumi.provider.experimental.component import ComponentProvider
+from pulumi.provider.experimental.util import camel_case
+from pulumi.provider.provider import ConstructResult
+from pulumi.provider.server import ComponentInitError
+
+from components import aks_cluster, databricks, gpu_node_pool, gpu_operator, kaito
+from components.config.models import ClusterAccessConfig, ClusterConfig, GpuPoolConfig
+from components.contract import Toleration as ContractToleration
+from components.validation import InvalidArgsError
+from gpu_catalog import MIG_PROFILES
+from rules import Finding
+from rules.aks import LINUX_OS_SKUS, WINDOWS_OS_SKUS
+from rules.databricks import CLASSIC_PREVIEW, DEDICATED_MODES
+
+PACKAGE_NAME = "azure-gpu-platform"
+"""The package name: the first part of every type token (``azure-gpu-platform:index:GpuNodePool``) and the name of the
+generated SDKs. The project's own component tokens (``azure-gpu-platform:components:*``) use the same package name."""
+NAMESPACE = "azure-gpu-platform"
+"""The publisher namespace the generated SDKs are named under."""
+VERSION = "0.1.0"
+"""The package version (the schema's ``version``). Raise it, and tag the repository ``v<version>``, for a release."""
+
+
+# ---------------------------------------------------------------------------------------------------------- enums
+
+
+def _member_name(value: str) -> str:
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", value)
+    return re.sub(r"[^A-Za-z0-9]+", "_", spaced).strip("_").upper()
+
+
+def _literal_values(annotation: Any) -> tuple[str, ...]:
+    """The strings of a ``Literal[...]`` annotation (inside ``Optional`` or a union with ``None``)."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return tuple(str(v) for v in typing.get_args(annotation))
+    return tuple(v for arg in typing.get_args(annotation) if arg is not type(None) for v in _literal_values(arg))
+
+
+def _model_field(model: Any, name: str) -> tuple[str, ...]:
+    return _literal_values(model.model_fields[name].annotation)
+
+
+def _dataclass_field(cls: type, name: str) -> tuple[str, ...]:
+    return _literal_values(typing.get_type_hints(cls)[name])
+
+
+def _enum(name: str, values: Iterable[str], doc: str) -> Any:
+    """A string enum of the schema: one member per value (``timeSlicing`` → ``TIME_SLICING``)."""
+    members = [(_member_name(v), v) for v in values]
+    enum = StrEnum(name, members, module=__name__)
+    enum.__doc__ = doc
+    return enum
+
+
+if typing.TYPE_CHECKING:  # the type checker sees string enums; the schema's members are built below
+
+    class OsType(StrEnum): ...
+
+    class OsSku(StrEnum): ...
+
+    class DriverMode(StrEnum): ...
+
+    class MigProfile(StrEnum): ...
+
+    class SharingMode(StrEnum): ...
+
+    class MigStrategy(StrEnum): ...
+
+    class SkuTier(StrEnum): ...
+
+    class SupportPlan(StrEnum): ...
+
+    class AutoUpgradeChannel(StrEnum): ...
+
+    class NodeOsUpgradeChannel(StrEnum): ...
+
+    class PrincipalType(StrEnum): ...
+
+    class DataSecurityMode(StrEnum): ...
+
+    class ComputeKind(StrEnum): ...
+
+else:
+    OsType = _enum(
+        "OsType", _dataclass_field(gpu_node_pool.GpuPoolSpec, "os"), "The operating system of a GPU pool's nodes."
+    )
+    OsSku = _enum(
+        "OsSku", (*LINUX_OS_SKUS, *WINDOWS_OS_SKUS), "The node OS image (Linux SKUs on Linux, Windows on Windows)."
+    )
+    DriverMode = _enum(
+        "DriverMode",
+        _model_field(GpuPoolConfig, "driver"),
+        "Who installs the NVIDIA driver: `aks` (AKS, `gpuProfile.driver: Install`) or `operator` (the GPU "
+        "operator; AKS skips its driver, `gpuProfile.driver: None`).",
+    )
+    MigProfile = _enum("MigProfile", MIG_PROFILES, "AKS GPU instance profile (MIG) of A100/H100/H200 sizes.")
+    SharingMode = _enum(
+        "SharingMode",
+        _dataclass_field(gpu_node_pool.GpuSharing, "mode"),
+        "How the GPU operator's device plugin shares a GPU: time-slicing or MPS.",
+    )
+    MigStrategy = _enum(
+        "MigStrategy",
+        _literal_values(gpu_node_pool.MigStrategy),
+        "How MIG slices are advertised: `single` as `nvidia.com/gpu`, `mixed` as `nvidia.com/mig-<profile>`.",
+    )
+    SkuTier = _enum("SkuTier", _model_field(ClusterConfig, "skuTier"), "The AKS pricing tier.")
+    SupportPlan = _enum("SupportPlan", _model_field(ClusterConfig, "supportPlan"), "The AKS Kubernetes support plan.")
+    AutoUpgradeChannel = _enum(
+        "AutoUpgradeChannel", _model_field(ClusterConfig, "autoUpgradeChannel"), "The cluster's auto-upgrade channel."
+    )
+    NodeOsUpgradeChannel = _enum(
+        "NodeOsUpgradeChannel", _model_field(ClusterConfig, "nodeOsUpgradeChannel"), "The nodes' OS upgrade channel."
+    )
+    PrincipalType = _enum(
+        "PrincipalType",
+        _model_field(ClusterAccessConfig, "deployerPrincipalType"),
+        "The kind of identity that runs `pulumi up`.",
+    )
+    DataSecurityMode = _enum(
+        "DataSecurityMode",
+        DEDICATED_MODES,
+        "Dedicated access: `SINGLE_USER` (a user) or `DATA_SECURITY_MODE_DEDICATED` (a group, with `kind`).",
+    )
+    ComputeKind = _enum("ComputeKind", (CLASSIC_PREVIEW,), "The request shape of group-dedicated compute.")
+
+
+# ---------------------------------------------------------------------------------------------------- input types
+
+
+class Sharing(TypedDict):
+    """GPU sharing on a pool, rendered by the GPU operator's device plugin."""
+
+    mode: SharingMode
+    """Time-slicing or MPS (not both)."""
+    replicas: int
+    """Workloads per physical GPU."""
+    rename_by_default: NotRequired[bool]
+    """Advertise the shared GPUs as `nvidia.com/gpu.shared`."""
+
+
+class PoolGpuOperator(TypedDict):
+    """The NVIDIA GPU operator running on the pool's cluster, as the pool sees it."""
+
+    installs_driver: bool
+    """The operator installs driver and toolkit (`driver.enabled`): true when some pool it manages skips the AKS
+    driver."""
+    version: NotRequired[str]
+    """Chart version; default: the release the project pins (`gpu_catalog/facts/gpu_operator.json`)."""
+    mig_strategy: NotRequired[MigStrategy]
+    """How MIG slices are advertised; default `single`."""
+
+
+class GpuPool(TypedDict):
+    """One AKS GPU node pool. Checked at construction with the project's rules (size, name, MIG, sharing, driver,
+    autoscaling, taints, labels)."""
+
+    name: str
+    """Logical pool name: lowercase letters and digits, starting with a letter; at most 12 characters on Linux, 6 on
+    Windows. The `azure-gpu-platform/pool` node label and the child resource's name."""
+    vm_size: str
+    """The GPU VM size (e.g. `Standard_NC24ads_A100_v4`): a current, AKS-supported size at or above the GPU floor."""
+    azure_name: NotRequired[str]
+    """The agent pool's name in Azure; default: `name`. Give a new name when changing a create-time field (size, OS,
+    MIG profile, driver, taints, zones, spot, max pods) so the new pool is created before the old one is deleted."""
+    os: NotRequired[OsType]
+    """Default `Linux`."""
+    os_sku: NotRequired[OsSku]
+    """Default: AKS's default for the OS."""
+    count: NotRequired[int]
+    """Nodes of a fixed-size pool; the initial node count of an autoscaling one. Default 1."""
+    min_count: NotRequired[int]
+    """Autoscaling lower bound (at least 1 when the GPU operator manages the pool: Azure/AKS #2832)."""
+    max_count: NotRequired[int]
+    """Setting it turns the cluster autoscaler on."""
+    driver: NotRequired[DriverMode]
+    """Who installs the NVIDIA driver; default `aks`. `operator` needs `gpuOperator` with `installsDriver`."""
+    mig_profile: NotRequired[MigProfile]
+    """MIG partitioning (A100/H100/H200 sizes)."""
+    sharing: NotRequired[Sharing]
+    """Time-slicing or MPS through the GPU operator."""
+    taints: NotRequired[list[str]]
+    """Node taints; default `nvidia.com/gpu=present:NoSchedule`."""
+    labels: NotRequired[dict[str, str]]
+    """Node labels of your own (the pool, GPU model, device-plugin and MIG labels are added)."""
+    zones: NotRequired[list[str]]
+    """Availability zones."""
+    spot: NotRequired[bool]
+    """Spot VMs (evicted with delete)."""
+    max_pods: NotRequired[int]
+    """Maximum pods per node."""
+    orchestrator_version: NotRequired[str]
+    """The nodes' Kubernetes version; default: the control plane's."""
+    tags: NotRequired[dict[str, str]]
+    """Azure tags (`gpu-pool: <name>` is added)."""
+    gpu_operator: NotRequired[PoolGpuOperator]
+    """The NVIDIA GPU operator on the cluster, when one runs: it manages every Linux GPU pool."""
+    gpu_floor: NotRequired[str]
+    """The smallest GPU size allowed (policy `gpu-size-minimum`); default `Standard_NC6s_v3`."""
+
+
+class SystemPool(TypedDict):
+    """The cluster's inline System-mode pool (never a GPU size)."""
+
+    vm_size: NotRequired[str]
+    """Default `Standard_D4ds_v5`."""
+    count: NotRequired[int]
+    """At least 2 nodes; default 2."""
+    zones: NotRequired[list[str]]
+    """Availability zones."""
+    os_sku: NotRequired[OsSku]
+    """Default `AzureLinux`."""
+    only_critical_addons: NotRequired[bool]
+    """Taint the pool `CriticalAddonsOnly=true:NoSchedule`."""
+
+
+class ClusterAccess(TypedDict):
+    """Who gets AKS RBAC Cluster Admin on the Kubernetes API (local accounts are always disabled)."""
+
+    grant_deployer: NotRequired[bool]
+    """Grant the identity running `pulumi up`; default true."""
+    deployer_principal_type: NotRequired[PrincipalType]
+    """Default: ARM looks it up."""
+    propagation_wait_seconds: NotRequired[int]
+    """How long Kubernetes resources wait after the role assignments (0: not at all); default 300."""
+
+
+class Toleration(TypedDict):
+    """A Kubernetes toleration."""
+
+    key: str
+    """The taint key."""
+    operator: str
+    """`Equal` or `Exists`."""
+    effect: str
+    """`NoSchedule`, `PreferNoSchedule` or `NoExecute`."""
+    value: NotRequired[str]
+    """The taint value (with `Equal`)."""
+
+
+class SharedPool(TypedDict):
+    """A pool whose GPUs the operator's device plugin shares."""
+
+    resource_name: str
+    """What the device plugin advertises before sharing (`nvidia.com/gpu`, `nvidia.com/mig-3g.40gb`)."""
+    sharing: Sharing
+    """The pool's sharing."""
+
+
+class DatabricksAutoscale(TypedDict):
+    """Autoscaling bounds of a Databricks cluster's workers."""
+
+    min_workers: int
+    """Lower bound."""
+    max_workers: int
+    """Upper bound."""
+
+
+# --------------------------------------------------------------------------------------------------- output types
+
+
+class SchedulingToleration(TypedDict):
+    """A toleration a pod needs to land on the pool."""
+
+    key: str
+    """The taint key."""
+    operator: str
+    """`Equal` or `Exists`."""
+    effect: str
+    """The taint effect."""
+    value: str | None
+    """The taint value (with `Equal`)."""
+
+
+class PoolScheduling(TypedDict):
+    """How a workload lands on a pool: put these in the pod spec (the output contract's `scheduling`)."""
+
+    node_selector: dict[str, str]
+    """The pod's node selector."""
+    tolerations: list[SchedulingToleration]
+    """The pod's tolerations."""
+    resource_name: str
+    """Extended resource to request: `nvidia.com/gpu`, `nvidia.com/gpu.shared` or `nvidia.com/mig-<g>g.<m>gb`."""
+    sharing: str
+    """`none`, `timeSlicing` or `mps`."""
+    replicas: int
+    """Time-slicing/MPS replicas per physical GPU (1 without sharing)."""
+    mps_active_thread_percentage: int | None
+    """For MPS pools: the `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` each workload gets."""
+    allocatable_per_node: int
+    """How many `resourceName` units one node advertises."""
+
+
+class GpuPoolInfo(TypedDict):
+    """A GPU pool's output-contract entry."""
+
+    azure_name: str
+    """The agent pool's name in Azure."""
+    vm_size: str
+    """The VM size."""
+    gpu_model: str
+    """The GPU model."""
+    gpus_per_node: int
+    """Whole GPUs per node."""
+    os: str
+    """`Linux` or `Windows`."""
+    driver: str
+    """Who installs the NVIDIA driver: `aks` or `operator`."""
+    mig_profile: str | None
+    """The MIG profile."""
+    spot: bool
+    """Spot VMs."""
+    min_count: int | None
+    """Autoscaling lower bound."""
+    max_count: int | None
+    """Autoscaling upper bound."""
+    count: int | None
+    """Nodes of a fixed-size pool."""
+    scheduling: PoolScheduling
+    """How a workload lands on the pool."""
+
+
+# ----------------------------------------------------------------------------------------------- Args → typed Args
+
+
+class ArgsRefusedError(Exception):
+    """A component's Args break a guard rail: the rules' message, and each finding on its schema property path."""
+
+    def __init__(self, error: InvalidArgsError, prefix: str = "") -> None:
+        super().__init__(str(error))
+        self.message = str(error)
+        self.errors: list[InputPropertyErrorDetails] = [
+            {"property_path": f"{prefix}{camel_case(f.field)}", "reason": f.message} for f in error.findings
+        ]
+
+
+def _plain(value: Any) -> Any:
+    """An input as the typed Args take it: enum members as their values, and integers as ``int``. Numbers arrive as
+    doubles; the SDK's input mapping (3.272) converts an ``integer`` property and then overwrites the conversion with
+    the double, and every number of this schema is an integer."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _present(args: Mapping[str, Any], *keys: str) -> dict[str, Any]:
+    """The keys that are set, enum members as their values: the typed Args' defaults apply to the others."""
+    return {k: _plain(args[k]) for k in keys if args.get(k) is not None}
+
+
+def pool_spec(pool: GpuPool) -> gpu_node_pool.GpuPoolSpec:
+    """A package pool as the component's :class:`~components.gpu_node_pool.GpuPoolSpec` (raises
+    :class:`InvalidArgsError` with the rules' messages)."""
+    kwargs = _present(
+        pool,
+        "name",
+        "vm_size",
+        "azure_name",
+        "os",
+        "os_sku",
+        "count",
+        "min_count",
+        "max_count",
+        "mig_profile",
+        "spot",
+        "max_pods",
+        "orchestrator_version",
+        "gpu_floor",
+    )
+    driver = pool.get("driver")
+    if driver is not None:
+        kwargs["driver_skipped"] = _plain(driver) == "operator"  # the GPU operator installs the driver
+    sharing = pool.get("sharing")
+    if sharing is not None:
+        kwargs["sharing"] = gpu_node_pool.GpuSharing(**_present(sharing, "mode", "replicas", "rename_by_default"))
+    for key in ("taints", "zones"):
+        value = pool.get(key)
+        if value is not None:
+            kwargs[key] = tuple(value)
+    for key in ("labels", "tags"):
+        value = pool.get(key)
+        if value is not None:
+            kwargs[key] = dict(value)
+    operator = pool.get("gpu_operator")
+    if operator is not None:
+        kwargs["gpu_operator"] = gpu_node_pool.PoolGpuOperator(
+            **_present(operator, "version", "installs_driver", "mig_strategy")
+        )
+    return gpu_node_pool.GpuPoolSpec(**kwargs)
+
+
+def _checked(build: typing.Callable[[], Any], prefix: str = "") -> Any:
+    try:
+        return build()
+    except InvalidArgsError as error:
+        raise ArgsRefusedError(error, prefix) from error
+
+
+# ---------------------------------------------------------------------------------------------------- components
+
+
+class GpuNodePoolArgs(TypedDict):
+    """A GPU pool and the existing AKS cluster it joins."""
+
+    resource_group_name: pulumi.Input[str]
+    """The cluster's resource group."""
+    cluster_name: pulumi.Input[str]
+    """The AKS cluster's name."""
+    pool: GpuPool
+    """The pool."""
+
+
+class GpuNodePool(pulumi.ComponentResource):
+    """One AKS GPU node pool (a User-mode `AgentPool`) on an existing cluster, guard-railed by the project's rules: the
+    GPU size (known, current, AKS-supported, not NVv4, at or above the GPU floor), the pool name, MIG, sharing, driver
+    mode, autoscaling and taints. Outputs the pool's scheduling data (node selector, tolerations, resource name)."""
+
+    azure_name: pulumi.Output[str]
+    """The agent pool's name in Azure."""
+    agent_pool_id: pulumi.Output[str]
+    """The agent pool's Azure resource ID."""
+    vm_size: pulumi.Output[str]
+    """The VM size, as the catalog spells it."""
+    gpu_model: pulumi.Output[str]
+    """The GPU model."""
+    gpus_per_node: pulumi.Output[int]
+    """Whole GPUs per node."""
+    driver: pulumi.Output[str]
+    """Who installs the NVIDIA driver: `aks` or `operator`."""
+    scheduling: pulumi.Output[PoolScheduling]
+    """How a workload lands on the pool: node selector, tolerations, the resource to request."""
+
+    def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        spec = _checked(lambda: pool_spec(args["pool"]), "pool.")
+        super().__init__(f"{PACKAGE_NAME}:index:GpuNodePool", name, None, opts)
+        pool = gpu_node_pool.GpuNodePool(
+            name,
+            gpu_node_pool.GpuNodePoolArgs(
+                pool=spec, resource_group_name=args["resource_group_name"], cluster_name=args["cluster_name"]
+            ),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        contract = pool.contract
+        self.azure_name = pulumi.Output.from_input(pool.azure_name)
+        self.agent_pool_id = pool.agent_pool.id
+        self.vm_size = pulumi.Output.from_input(contract.vm_size)
+        self.gpu_model = pulumi.Output.from_input(contract.gpu_model)
+        self.gpus_per_node = pulumi.Output.from_input(contract.gpus_per_node)
+        self.driver = pulumi.Output.from_input(contract.driver)
+        sched = contract.scheduling
+        scheduling: PoolScheduling = {
+            "node_selector": dict(sched.node_selector),
+            "tolerations": [typing.cast(SchedulingToleration, t.to_dict()) for t in sched.tolerations],
+            "resource_name": sched.resource_name,
+            "sharing": sched.sharing,
+            "replicas": sched.replicas,
+            "mps_active_thread_percentage": sched.mps_active_thread_percentage,
+            "allocatable_per_node": sched.allocatable_per_node,
+        }
+        self.scheduling = pulumi.Output.from_input(scheduling)
+        self.register_outputs({"azureName": self.azure_name, "agentPoolId": self.agent_pool_id})
+
+
+class AksGpuClusterArgs(TypedDict):
+    """An AKS cluster with secure defaults and its GPU pools."""
+
+    cluster_name: str
+    """The AKS cluster's name (also its DNS prefix)."""
+    resource_group_name: str
+    """The resource group (created unless `createResourceGroup` is false)."""
+    location: str
+    """The Azure region."""
+    kubernetes_version: str
+    """A version AKS creates today (`1.36` or `1.36.2`), checked against the release calendar."""
+    create_resource_group: NotRequired[bool]
+    """False: the resource group exists already. Default true."""
+    sku_tier: NotRequired[SkuTier]
+    """Default `Standard`."""
+    support_plan: NotRequired[SupportPlan]
+    """Default `KubernetesOfficial`; `AKSLongTermSupport` needs tier `Premium`."""
+    system_pool: NotRequired[SystemPool]
+    """The inline System pool."""
+    access: NotRequired[ClusterAccess]
+    """Who gets Cluster Admin on the Kubernetes API."""
+    admin_group_object_ids: NotRequired[list[str]]
+    """Entra ID groups granted Cluster Admin through Azure RBAC."""
+    auto_upgrade_channel: NotRequired[AutoUpgradeChannel]
+    """Default `stable`."""
+    node_os_upgrade_channel: NotRequired[NodeOsUpgradeChannel]
+    """Default `NodeImage`."""
+    oidc_issuer: NotRequired[bool]
+    """The OIDC issuer (workload identity, KAITO); default true."""
+    workload_identity: NotRequired[bool]
+    """Default true."""
+    cost_analysis: NotRequired[bool]
+    """The cost analysis add-on (needs tier Standard or Premium)."""
+    kaito_addon: NotRequired[bool]
+    """The KAITO (AI toolchain operator) add-on (needs the OIDC issuer)."""
+    protect: NotRequired[bool]
+    """Protect the cluster and a resource group it creates from deletion."""
+    tags: NotRequired[dict[str, str]]
+    """Azure tags."""
+    gpu_pools: NotRequired[list[GpuPool]]
+    """GPU pools, created one after another in this order (AKS refuses concurrent agent-pool operations)."""
+
+
+class AksGpuCluster(pulumi.ComponentResource):
+    """An AKS cluster with secure defaults (Entra ID + Azure RBAC, local accounts disabled, OIDC issuer, workload
+    identity, no node public IPs) and its guard-railed GPU pools, chained one after another."""
+
+    cluster_name: pulumi.Output[str]
+    """The AKS cluster's name."""
+    cluster_id: pulumi.Output[str]
+    """The cluster's Azure resource ID."""
+    resource_group_name: pulumi.Output[str]
+    """The cluster's resource group."""
+    oidc_issuer_url: pulumi.Output[str | None]
+    """The OIDC issuer URL (for workload identity federated credentials)."""
+    kubeconfig: pulumi.Output[str]
+    """Secret: the user kubeconfig (exec plugin `kubelogin`; local accounts are disabled)."""
+    gpu_pools: pulumi.Output[dict[str, GpuPoolInfo]]
+    """Each GPU pool's output-contract entry, with its scheduling data, by pool name."""
+
+    def __init__(self, name: str, args: AksGpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        specs = [_checked(lambda p=p: pool_spec(p), f"gpuPools[{i}].") for i, p in enumerate(args.get("gpu_pools", []))]
+        cluster_args = _checked(lambda: aks_cluster.AksGpuClusterArgs(**_cluster_kwargs(args, specs)))
+        super().__init__(f"{PACKAGE_NAME}:index:AksGpuCluster", name, None, opts)
+        cluster = aks_cluster.AksGpuCluster(name, cluster_args, opts=pulumi.ResourceOptions(parent=self))
+        self.cluster_name = cluster.cluster_name
+        self.cluster_id = cluster.cluster_id
+        self.resource_group_name = cluster.resource_group_name
+        self.oidc_issuer_url = cluster.oidc_issuer_url
+        self.kubeconfig = cluster.kubeconfig
+        # Values of a map are passed on as they are (not renamed): the contract's own camelCase form is the schema's.
+        pools: dict[str, Any] = {p.pool.name: p.contract.to_dict() for p in cluster.pools}
+        self.gpu_pools = pulumi.Output.from_input(typing.cast(dict[str, GpuPoolInfo], pools))
+        self.register_outputs({"clusterName": self.cluster_name, "clusterId": self.cluster_id})
+
+
+def _cluster_kwargs(args: AksGpuClusterArgs, specs: list[gpu_node_pool.GpuPoolSpec]) -> dict[str, Any]:
+    kwargs = _present(
+        args,
+        "cluster_name",
+        "resource_group_name",
+        "location",
+        "kubernetes_version",
+        "create_resource_group",
+        "sku_tier",
+        "support_plan",
+        "auto_upgrade_channel",
+        "node_os_upgrade_channel",
+        "oidc_issuer",
+        "workload_identity",
+        "cost_analysis",
+        "kaito_addon",
+        "protect",
+        "tags",
+    )
+    system = args.get("system_pool")
+    if system is not None:
+        sp = _present(system, "vm_size", "count", "os_sku", "only_critical_addons")
+        zones = system.get("zones")
+        if zones is not None:
+            sp["zones"] = tuple(zones)
+        kwargs["system_pool"] = aks_cluster.SystemPoolSpec(**sp)
+    access = args.get("access")
+    if access is not None:
+        kwargs["access"] = aks_cluster.ClusterAccess(
+            **_present(access, "grant_deployer", "deployer_principal_type", "propagation_wait_seconds")
+        )
+    groups = args.get("admin_group_object_ids")
+    if groups is not None:
+        kwargs["admin_group_object_ids"] = tuple(groups)
+    kwargs["gpu_pools"] = tuple(specs)
+    return kwargs
+
+
+def _kubernetes_provider(name: str, kubeconfig: pulumi.Input[str], parent: pulumi.Resource) -> k8s.Provider:
+    """A Kubernetes provider for the cluster the kubeconfig reaches (AKS user kubeconfigs need `kubelogin`)."""
+    return k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig, opts=pulumi.ResourceOptions(parent=parent))
+
+
+class GpuOperatorArgs(TypedDict):
+    """The NVIDIA GPU operator release and the values derived from the pools it manages."""
+
+    kubeconfig: pulumi.Input[str]
+    """A kubeconfig for the cluster (e.g. `AksGpuCluster.kubeconfig`)."""
+    version: NotRequired[str]
+    """Chart version; default: the release the project pins (`gpu_catalog/facts/gpu_operator.json`)."""
+    namespace: NotRequired[str]
+    """Default `gpu-operator`."""
+    mig_strategy: NotRequired[MigStrategy]
+    """Default `single`."""
+    dcgm_exporter: NotRequired[bool]
+    """The DCGM metrics exporter; default true."""
+    installs_driver: NotRequired[bool]
+    """`driver.enabled` and `toolkit.enabled`: false when the pools keep the AKS driver. Default true."""
+    mig_manager: NotRequired[bool]
+    """The MIG manager partitions the pools whose driver the operator installs; default false."""
+    shared_pools: NotRequired[dict[str, SharedPool]]
+    """Pool name → its device-plugin sharing config (selected by the pool's `nvidia.com/device-plugin.config`)."""
+    tolerations: NotRequired[list[Toleration]]
+    """The managed pools' tolerations (a pool's `scheduling.tolerations`)."""
+
+
+class GpuOperator(pulumi.ComponentResource):
+    """The NVIDIA GPU operator Helm release (chart `gpu-operator` from NVIDIA's NGC repository, pinned version) with
+    per-pool time-slicing/MPS configs and daemonset tolerations for the GPU pools' taints."""
+
+    version: pulumi.Output[str]
+    """The chart version."""
+    namespace: pulumi.Output[str]
+    """The release's namespace."""
+
+    def __init__(self, name: str, args: GpuOperatorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        kwargs = _present(
+            args, "version", "namespace", "mig_strategy", "dcgm_exporter", "installs_driver", "mig_manager"
+        )
+        shared = {
+            pool: gpu_node_pool.SharedPool(
+                resource_name=sp["resource_name"],
+                sharing=gpu_node_pool.GpuSharing(**_present(sp["sharing"], "mode", "replicas", "rename_by_default")),
+            )
+            for pool, sp in (args.get("shared_pools") or {}).items()
+        }
+        tolerations = tuple(ContractToleration.from_dict(_plain(t)) for t in args.get("tolerations") or [])
+        operator_args = gpu_operator.GpuOperatorArgs(**kwargs, shared_pools=shared, tolerations=tolerations)
+        super().__init__(f"{PACKAGE_NAME}:index:GpuOperator", name, None, opts)
+        provider = _kubernetes_provider(name, args["kubeconfig"], self)
+        operator = gpu_operator.GpuOperator(
+            name, operator_args, opts=pulumi.ResourceOptions(parent=self), provider=provider
+        )
+        self.version = pulumi.Output.from_input(operator.version)
+        self.namespace = pulumi.Output.from_input(operator.namespace)
+        self.register_outputs({"version": self.version, "namespace": self.namespace})
+
+
+class KaitoWorkspaceArgs(TypedDict):
+    """One model KAITO serves, on a cluster whose KAITO add-on is on."""
+
+    kubeconfig: pulumi.Input[str]
+    """A kubeconfig for the cluster (e.g. `AksGpuCluster.kubeconfig`)."""
+    workspace_name: str
+    """The Workspace's name, which KAITO gives the model's Service (a DNS label)."""
+    preset: str
+    """KAITO preset (`inference.preset.name`), e.g. `phi-4-mini-instruct`; checked against the add-on's preset table."""
+    instance_type: str
+    """GPU size of the nodes KAITO provisions: a size KAITO supports that holds the model."""
+    match_labels: dict[str, str]
+    """Labels of the nodes KAITO provisions and selects."""
+    kubernetes_version: str
+    """The cluster's Kubernetes version: it decides the KAITO add-on version AKS runs."""
+    addon_enabled: bool
+    """The cluster's KAITO add-on is on (the Workspace CRD exists only with it)."""
+    count: NotRequired[int]
+    """How many nodes KAITO provisions; default: the Workspace CRD's."""
+    namespace: NotRequired[str]
+    """Default `default`."""
+    model_access_secret: NotRequired[str]
+    """The Secret (key `HF_TOKEN`) a preset downloaded at run time reads its Hugging Face token from."""
+    model_access_token_config: NotRequired[str]
+    """Full config key (`kaito:hfToken`) of the secret value the Secret is created from."""
+    gpu_floor: NotRequired[str]
+    """The smallest GPU size allowed; default `Standard_NC6s_v3`."""
+
+
+def _check_token_config(args: kaito.KaitoWorkspaceArgs) -> None:
+    """The secret config value the model-access Secret is made of is set (the component reads it; read it here
+    first so that a missing value is refused before anything is registered)."""
+    key = args.model_access_token_config
+    if args.model_access_secret is None or key is None:
+        return
+    try:
+        kaito.read_token_config(key)
+    except kaito.ModelAccessError as error:
+        finding = Finding("model_access_token_config", str(error))
+        raise ArgsRefusedError(InvalidArgsError(kaito.COMPONENT, args.workspace_name, [finding])) from error
+
+
+class KaitoWorkspace(pulumi.ComponentResource):
+    """A KAITO model workspace (`kaito.sh/v1beta1` Workspace) and, for presets downloaded at run time, its model-access
+    Secret. Deleting it leaves the GPU nodes KAITO provisioned behind (see the project's KAITO docs)."""
+
+    workspace_name: pulumi.Output[str]
+    """The Workspace's name."""
+    namespace: pulumi.Output[str]
+    """The Workspace's namespace."""
+    service_host: pulumi.Output[str]
+    """In-cluster DNS name of the model's Service."""
+    port: pulumi.Output[int]
+    """The Service's port."""
+    endpoint: pulumi.Output[str]
+    """OpenAI-compatible chat endpoint inside the cluster."""
+
+    def __init__(self, name: str, args: KaitoWorkspaceArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        kwargs = _present(
+            args,
+            "workspace_name",
+            "preset",
+            "instance_type",
+            "match_labels",
+            "kubernetes_version",
+            "addon_enabled",
+            "count",
+            "namespace",
+            "model_access_secret",
+            "model_access_token_config",
+            "gpu_floor",
+        )
+        ws_args = _checked(lambda: kaito.KaitoWorkspaceArgs(**kwargs))
+        _check_token_config(ws_args)
+        super().__init__(f"{PACKAGE_NAME}:index:KaitoWorkspace", name, None, opts)
+        provider = _kubernetes_provider(name, args["kubeconfig"], self)
+        ws = kaito.KaitoWorkspace(name, ws_args, opts=pulumi.ResourceOptions(parent=self), provider=provider)
+        self.workspace_name = pulumi.Output.from_input(ws.contract.workspace)
+        self.namespace = pulumi.Output.from_input(ws.contract.namespace)
+        self.service_host = pulumi.Output.from_input(ws.contract.service)
+        self.port = pulumi.Output.from_input(ws.contract.port)
+        self.endpoint = pulumi.Output.from_input(ws.contract.endpoint)
+        self.register_outputs({"endpoint": self.endpoint})
+
+
+class DatabricksGpuClusterArgs(TypedDict):
+    """One Databricks GPU cluster in an existing Azure Databricks workspace."""
+
+    workspace_url: pulumi.Input[str]
+    """The workspace, `https://adb-<workspace-id>.<n>.azuredatabricks.net`; the Databricks provider authenticates
+    as the Databricks SDK does (Azure CLI, managed identity, `ARM_*`/`DATABRICKS_*` variables)."""
+    cluster_name: str
+    """The cluster's name."""
+    node_type_id: str
+    """A GPU node type Azure Databricks offers (e.g. `Standard_NC24ads_A100_v4`)."""
+    single_user_name: str
+    """The principal of the dedicated-access cluster: a user's e-mail, or a group's name with `kind`."""
+    spark_version: NotRequired[str]
+    """A GPU ML runtime key (default `17.3.x-gpu-ml-scala2.13`); with `kind`, the DBR release."""
+    driver_node_type_id: NotRequired[str]
+    """Default: the workers' node type."""
+    kind: NotRequired[ComputeKind]
+    """`CLASSIC_PREVIEW`: the request shape of group-dedicated compute."""
+    use_ml_runtime: NotRequired[bool]
+    """With `kind`: Databricks picks the GPU ML runtime."""
+    data_security_mode: NotRequired[DataSecurityMode]
+    """Default `SINGLE_USER`."""
+    single_node: NotRequired[bool]
+    """Driver-only compute (no workers, no GPU scheduling)."""
+    num_workers: NotRequired[int]
+    """Fixed worker count."""
+    autoscale: NotRequired[DatabricksAutoscale]
+    """Autoscaling bounds."""
+    autotermination_minutes: NotRequired[int]
+    """Minutes of inactivity before the cluster terminates."""
+    spark_conf: NotRequired[dict[str, str]]
+    """GPU scheduling (`spark.task.resource.gpu.amount`) or the single-node profile."""
+    custom_image: NotRequired[str]
+    """A Databricks Container Services image (needs a standard runtime)."""
+    tags: NotRequired[dict[str, str]]
+    """Custom tags."""
+    gpu_floor: NotRequired[str]
+    """The smallest GPU size allowed; default `Standard_NC6s_v3`."""
+
+
+class DatabricksGpuCluster(pulumi.ComponentResource):
+    """A Databricks GPU cluster: GPU ML runtime, GPU node types from the project's catalog, dedicated access with its
+    principal, Photon off, autotermination."""
+
+    cluster_id: pulumi.Output[str]
+    """The cluster's ID."""
+    url: pulumi.Output[str]
+    """The cluster's URL."""
+
+    def __init__(self, name: str, args: DatabricksGpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        kwargs = _present(
+            args,
+            "cluster_name",
+            "node_type_id",
+            "single_user_name",
+            "spark_version",
+            "driver_node_type_id",
+            "kind",
+            "use_ml_runtime",
+            "data_security_mode",
+            "single_node",
+            "num_workers",
+            "autotermination_minutes",
+            "spark_conf",
+            "custom_image",
+            "tags",
+            "gpu_floor",
+        )
+        autoscale = args.get("autoscale")
+        if autoscale is not None:
+            kwargs["autoscale"] = databricks.DatabricksAutoscale(**_present(autoscale, "min_workers", "max_workers"))
+        cluster_args = _checked(lambda: databricks.DatabricksGpuClusterArgs(**kwargs))
+        super().__init__(f"{PACKAGE_NAME}:index:DatabricksGpuCluster", name, None, opts)
+        import pulumi_databricks  # only a Databricks cluster pays for the package's import
+
+        provider = pulumi_databricks.Provider(
+            f"{name}-provider", host=args["workspace_url"], opts=pulumi.ResourceOptions(parent=self)
+        )
+        cluster = databricks.DatabricksGpuCluster(
+            name, cluster_args, opts=pulumi.ResourceOptions(parent=self), provider=provider
+        )
+        self.cluster_id = cluster.cluster_id
+        self.url = cluster.url
+        self.register_outputs({"clusterId": self.cluster_id})
+
+
+COMPONENTS: list[type[pulumi.ComponentResource]] = [
+    AksGpuCluster,
+    GpuNodePool,
+    GpuOperator,
+    KaitoWorkspace,
+    DatabricksGpuCluster,
+]
+"""The components the package hosts (the schema's resources)."""
+
+
+# ------------------------------------------------------------------------------------------------------ provider
+
+
+class GpuPackageProvider(ComponentProvider):
+    """The SDK's component provider, with one change: Args the rules refuse come back to the engine as an
+    input-properties error (``InvalidArgument``: the rules' message, and each finding on its property path) instead
+    of a generic error carrying a Python stack trace."""
+
+    def construct(
+        self,
+        name: str,
+        resource_type: str,
+        inputs: pulumi.Inputs,
+        options: pulumi.ResourceOptions | None = None,
+    ) -> ConstructResult:
+        try:
+            return super().construct(name, resource_type, inputs, options)
+        except ComponentInitError as error:
+            if isinstance(error.inner, ArgsRefusedError):
+                raise InputPropertiesError(error.inner.message, error.inner.errors) from error.inner
+            raise
+
+
+def provider() -> GpuPackageProvider:
+    """The provider: the schema is inferred here, from this module's annotations."""
+    return GpuPackageProvider(COMPONENTS, PACKAGE_NAME, NAMESPACE, VERSION)
+
+
+def serve(args: list[str] | None = None) -> None:
+    """Serve the provider over gRPC: the first stdout line is the port (what
+    ``pulumi.provider.experimental.component_provider_host`` does, with :class:`GpuPackageProvider`). ``args``: the
+    engine address and the engine's flags."""
+    provider_main(provider(), sys.argv[1:] if args is None else args)
