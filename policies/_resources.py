@@ -37,7 +37,7 @@ from rules.resource_types import (
     is_karpenter_node_pool,
     is_managed_cluster,
 )
-from rules.size_fields import condition_holds, find_values, size_table
+from rules.size_fields import condition_holds, find_values, join_path, size_table
 from rules.sizes import SizeFinding as Finding
 
 _SENTINELS: Final = frozenset(
@@ -111,17 +111,6 @@ def get(obj: Any, *path: str | int) -> Any:
         if obj is None:
             return None
     return obj
-
-
-def join_path(*parts: str | int) -> str:
-    """``agentPoolProfiles[1].vmSize`` style paths, as the messages name fields."""
-    out = ""
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part:
-            out += f".{part}" if out else part
-    return out
 
 
 def as_bool(value: Any) -> bool | None:

@@ -16,15 +16,13 @@ from __future__ import annotations
 import copy
 import json
 import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from component_package.gpu_package import provider
+from tests.components.test_databricks_lazy_import import run_python
 
 SNAPSHOT = Path(__file__).with_name("snapshots") / "schema.json"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -131,12 +129,5 @@ def test_the_schema_does_not_import_pulumi_databricks() -> None:
         provider()
         assert "pulumi_databricks" not in sys.modules, "pulumi_databricks was imported"
     """
-    proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = run_python(code)
     assert proc.returncode == 0, proc.stderr
