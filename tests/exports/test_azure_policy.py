@@ -50,11 +50,11 @@ def casings(size: str) -> list[str]:
 
 def pack_accepts(size: str) -> bool:
     """No violation from the pack's size policies (gpu-size-*) on a GPU AgentPool of this size."""
-    for policy in ALL_POLICIES:
-        if isinstance(policy, ResourceValidationPolicy) and policy.name.startswith("gpu-size-"):
-            if run_policy(policy, AGENT_POOL, with_(GPU_POOL, vmSize=size)).violations:
-                return False
-    return True
+    size_policies = [
+        p for p in ALL_POLICIES if isinstance(p, ResourceValidationPolicy) and p.name.startswith("gpu-size-")
+    ]
+    assert len(size_policies) == 5
+    return not any(run_policy(p, AGENT_POOL, with_(GPU_POOL, vmSize=size)).violations for p in size_policies)
 
 
 REFUSED = sorted(refused_sizes())
@@ -164,9 +164,10 @@ def test_the_rule_shape() -> None:
 
 def test_aliases_are_the_recorded_facts() -> None:
     facts = json.loads((Path(__file__).parents[2] / "conformance/facts/azure_policy.json").read_text())
-    recorded = facts["sources"]["policy-aliases-managedclusters"]["facts"] + facts["sources"][
-        "policy-aliases-agentpools"
-    ]["facts"]
+    recorded = (
+        facts["sources"]["policy-aliases-managedclusters"]["facts"]
+        + facts["sources"]["policy-aliases-agentpools"]["facts"]
+    )
     for alias in (AGENT_POOL_VM_SIZE, PROFILES, PROFILE_VM_SIZE):
         assert alias in recorded
 
