@@ -20,7 +20,9 @@ from . import azure_policy, databricks_policy
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m exports", description="Write a generated guard-rail policy as JSON.")
+    parser = argparse.ArgumentParser(
+        prog="python -m exports", description="Write a generated guard-rail policy as JSON."
+    )
     parser.add_argument("kind", choices=("azure-policy", "databricks-policy"))
     parser.add_argument("--floor", default=DEFAULT_FLOOR, help=f"the GPU floor (default {DEFAULT_FLOOR})")
     parser.add_argument(
