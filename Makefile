@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 STACK ?= dev
 
-.PHONY: setup test lint typecheck unit rules preflight bench clean
+.PHONY: setup test lint typecheck unit rules preflight bench clean export-policies
 
 # (Re)install only when .venv is missing or a requirements file changed since the last install.
 # Nothing is cached outside .venv: pip runs without its download cache; ruff and pytest keep theirs in .venv.
@@ -40,6 +40,15 @@ bench: setup
 FORMAT ?= text
 preflight: setup
 	$(PY) -m preflight --stack $(STACK) --format $(FORMAT)
+
+# Guard rails for teams that manage policies elsewhere (docs/guardrail-layers.md): the Azure Policy definition and the
+# Databricks cluster policy, generated from the catalog and the rules. `make export-policies FLOOR=<size> POLICY_OUT=DIR`.
+FLOOR ?= Standard_NC6s_v3
+POLICY_OUT ?= build/policies
+export-policies: setup
+	mkdir -p $(POLICY_OUT)
+	$(PY) -m exports azure-policy --floor $(FLOOR) --out $(POLICY_OUT)/aks-gpu-vm-sizes.json
+	$(PY) -m exports databricks-policy --floor $(FLOOR) --out $(POLICY_OUT)/databricks-gpu-cluster-policy.json
 
 clean:
 	rm -rf $(VENV)

@@ -29,7 +29,9 @@ output                what
 ``kaitoWorkspaces``   ``{<workspace>: {workspace, namespace, preset, instanceType, count, service, port, endpoint}}``:
                       the in-cluster Service KAITO serves each model on (OpenAI-compatible ``endpoint``)
 ``databricks``        ``{workspaceUrl, clusters: {<name>: {clusterId, nodeTypeId, driverNodeTypeId, gpusPerWorker,``
-                      ``workload, tasksPerGpu, sparkVersion}}}``, or ``null`` without Databricks
+                      ``workload, tasksPerGpu, sparkVersion}}, clusterPolicyId}``, or ``null`` without Databricks;
+                      ``clusterPolicyId``: the GPU cluster policy (``databricks.clusterPolicy``) other teams' clusters
+                      can use, ``null`` without one (added in version 1: additive)
 ===================== ===========================================================================================
 
 No Pulumi provider imports here: only ``pulumi`` itself.
@@ -300,13 +302,20 @@ class DatabricksClusterContract:
 class DatabricksContract:
     workspace_url: str
     clusters: dict[str, DatabricksClusterContract] = field(default_factory=dict)
+    cluster_policy_id: str | None = None
+    """The GPU cluster policy's id (``policy_id`` of a cluster), ``None`` when the stack has none (or predates it)."""
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DatabricksContract:
         clusters = {
             str(n): DatabricksClusterContract.from_dict(str(n), c) for n, c in (data.get("clusters") or {}).items()
         }
-        return cls(workspace_url=str(data["workspaceUrl"]), clusters=clusters)
+        policy = data.get("clusterPolicyId")
+        return cls(
+            workspace_url=str(data["workspaceUrl"]),
+            clusters=clusters,
+            cluster_policy_id=str(policy) if policy is not None else None,
+        )
 
 
 @dataclass(frozen=True, slots=True)

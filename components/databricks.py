@@ -20,11 +20,13 @@ stay in ``components/databricks_config.py``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pulumi
 
+from exports import databricks_policy
 from rules import Finding, findings
 from rules.databricks import (
     EXAMPLE_GPU_ML_RUNTIME,
@@ -46,8 +48,10 @@ from .validation import InvalidArgsError, refuse_findings
 
 WORKSPACE_TYPE = "azure-gpu-platform:components:DatabricksWorkspace"
 CLUSTER_TYPE = "azure-gpu-platform:components:DatabricksGpuCluster"
+POLICY_TYPE = "azure-gpu-platform:components:DatabricksGpuClusterPolicy"
 WORKSPACE_COMPONENT = "DatabricksWorkspace"
 CLUSTER_COMPONENT = "DatabricksGpuCluster"
+POLICY_COMPONENT = "DatabricksGpuClusterPolicy"
 
 WORKSPACE_SKU = "premium"
 """Premium: dedicated (single-user) access mode and Unity Catalog need it."""
@@ -277,6 +281,7 @@ class DatabricksGpuCluster(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         provider: pulumi.ProviderResource,
+        policy_id: pulumi.Input[str] | None = None,
     ) -> None:
         super().__init__(CLUSTER_TYPE, name, None, opts)
         import pulumi_databricks as databricks
@@ -311,6 +316,7 @@ class DatabricksGpuCluster(pulumi.ComponentResource):
             spark_conf=dict(args.spark_conf) or None,
             custom_tags=custom_tags or None,
             docker_image=databricks.ClusterDockerImageArgs(url=args.custom_image) if args.custom_image else None,
+            policy_id=policy_id,
             opts=pulumi.ResourceOptions(parent=self, provider=provider),
         )
         self.cluster_id = cluster.id
@@ -318,12 +324,69 @@ class DatabricksGpuCluster(pulumi.ComponentResource):
         self.register_outputs({"clusterId": self.cluster_id})
 
 
+@dataclass(frozen=True)
+class DatabricksClusterPolicyArgs:
+    """A cluster policy generated from the Databricks rules (:mod:`exports.databricks_policy`)."""
+
+    policy_name: str
+    gpu_floor: str = DEFAULT_FLOOR
+    cost_tags: tuple[str, ...] = databricks_policy.DEFAULT_COST_TAGS
+
+    def __post_init__(self) -> None:
+        problems: list[Finding] = []
+        if not self.policy_name.strip():
+            problems.append(Finding("policy_name", "the cluster policy needs a name"))
+        try:
+            databricks_policy.cluster_policy_definition(floor=self.gpu_floor, cost_tags=self.cost_tags)
+        except ValueError as exc:
+            problems.append(Finding("gpu_floor" if "floor" in str(exc) else "cost_tags", str(exc)))
+        if problems:
+            raise InvalidArgsError(POLICY_COMPONENT, self.policy_name, problems)
+
+    @property
+    def definition(self) -> str:
+        """The policy definition as the API takes it: a JSON document (keys sorted, so it diffs only on change)."""
+        doc = databricks_policy.cluster_policy_definition(floor=self.gpu_floor, cost_tags=self.cost_tags)
+        return json.dumps(doc, sort_keys=True)
+
+
+class DatabricksGpuClusterPolicy(pulumi.ComponentResource):
+    """A Databricks cluster policy for GPU clusters (module :mod:`exports.databricks_policy` says what it limits).
+
+    Output: ``policy_id`` (clusters reference it with ``policy_id``; users need CAN_USE on it to pick it).
+    """
+
+    policy_id: pulumi.Output[str]
+
+    def __init__(
+        self,
+        name: str,
+        args: DatabricksClusterPolicyArgs,
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        provider: pulumi.ProviderResource,
+    ) -> None:
+        super().__init__(POLICY_TYPE, name, None, opts)
+        import pulumi_databricks as databricks
+
+        policy = databricks.ClusterPolicy(
+            name,
+            name=args.policy_name,
+            definition=args.definition,
+            description=databricks_policy.description(args.gpu_floor),
+            opts=pulumi.ResourceOptions(parent=self, provider=provider),
+        )
+        self.policy_id = policy.id
+        self.register_outputs({"policyId": self.policy_id})
+
+
 @dataclass
 class DatabricksDeployment:
-    """What :func:`build_databricks` created: the workspace component and the clusters by name."""
+    """What :func:`build_databricks` created: the workspace component, the clusters by name and the cluster policy."""
 
     workspace: DatabricksWorkspace
     clusters: dict[str, DatabricksGpuCluster] = field(default_factory=dict)
+    cluster_policy: DatabricksGpuClusterPolicy | None = None
 
     @property
     def url(self) -> pulumi.Output[str]:
@@ -338,17 +401,42 @@ def build_databricks(
     clusters: Sequence[DatabricksGpuClusterArgs] = (),
     *,
     prefix: str = "databricks",
+    cluster_policy: DatabricksClusterPolicyArgs | None = None,
     opts: pulumi.ResourceOptions | None = None,
 ) -> DatabricksDeployment:
-    """The workspace, its provider and the clusters in it (``<prefix>-<cluster slug>``). Imports
+    """The workspace, its provider, the cluster policy (``<prefix>-gpu-policy``, when ``cluster_policy`` is given) and
+    the clusters in it (``<prefix>-<cluster slug>``; those the policy governs reference it). Imports
     ``pulumi_databricks``."""
+    if cluster_policy is not None:
+        for cluster in clusters:
+            missing = [t for t in cluster_policy.cost_tags if t not in cluster.tags]
+            if missing and databricks_policy.governs(cluster.facts):
+                raise InvalidArgsError(
+                    CLUSTER_COMPONENT,
+                    cluster.cluster_name,
+                    [
+                        Finding(
+                            "tags",
+                            f"the cluster policy {cluster_policy.policy_name!r} requires the cost tag(s) "
+                            f"{', '.join(missing)}: add them to the cluster's tags",
+                        )
+                    ],
+                )
     component = DatabricksWorkspace(prefix, workspace, opts=opts)
     deployment = DatabricksDeployment(component)
+    after_workspace = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[component]))
+    if cluster_policy is not None:
+        deployment.cluster_policy = DatabricksGpuClusterPolicy(
+            f"{prefix}-gpu-policy", cluster_policy, provider=component.provider, opts=after_workspace
+        )
     for cluster in clusters:
+        policy = deployment.cluster_policy
+        governed = policy is not None and databricks_policy.governs(cluster.facts)
         deployment.clusters[cluster.cluster_name] = DatabricksGpuCluster(
             f"{prefix}-{cluster_slug(cluster.cluster_name)}",
             cluster,
             provider=component.provider,
-            opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[component])),
+            policy_id=policy.policy_id if governed and policy is not None else None,
+            opts=after_workspace,
         )
     return deployment

@@ -20,9 +20,12 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from exports.databricks_policy import DEFAULT_COST_TAGS
 from gpu_catalog import GpuSize, default_catalog
 from rules import Finding, NotApplicable, findings
 from rules.databricks import (
+    AUTOTERMINATION_MAX,
+    AUTOTERMINATION_MIN,
     CLASSIC_PREVIEW,
     DEDICATED,
     EXAMPLE_GPU_ML_RUNTIME,
@@ -60,8 +63,6 @@ _CLUSTER_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$")
 _USER_NAME_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
 _GROUP_NAME_RE = re.compile(r"^\S(?:[^@\t\n\r]{0,254}\S)?$")
 
-AUTOTERMINATION_MIN = 10
-AUTOTERMINATION_MAX = 43200
 DEFAULT_AUTOTERMINATION_MINUTES = 60
 
 _KEYS = {"runtimeEngine": "photon"}
@@ -71,6 +72,7 @@ __all__ = [
     "MAX_TASKS_PER_GPU",
     "DatabricksAutoscaleConfig",
     "DatabricksClusterConfig",
+    "DatabricksClusterPolicyConfig",
     "DatabricksConfig",
     "DatabricksWorkspaceConfig",
     "cluster_facts",
@@ -364,11 +366,41 @@ class DatabricksClusterConfig(StrictModel):
         return {PROFILE_KEY: SINGLE_NODE_PROFILE, "spark.master": "local[*, 4]"}
 
 
+class DatabricksClusterPolicyConfig(StrictModel):
+    """``databricks.clusterPolicy``: a cluster policy generated from the Databricks rules
+    (``exports/databricks_policy.py``), referenced by the stack's GPU clusters and exported in the output contract for
+    other teams' clusters. ``costTags``: tags every cluster under the policy must carry (the stack's clusters get
+    ``cluster.tags``, ``environment`` and their own ``tags``)."""
+
+    enabled: bool = False
+    name: str | None = None
+    """The policy's name in the workspace (unique there); default ``gpu-clusters-<environment>``."""
+    costTags: list[str] = Field(default_factory=lambda: list(DEFAULT_COST_TAGS))
+
+    @field_validator("costTags")
+    @classmethod
+    def _cost_tags(cls, v: list[str]) -> list[str]:
+        blank = [t for t in v if not t.strip()]
+        if blank:
+            raise ValueError("costTags must be tag names, not empty strings")
+        if len(set(v)) != len(v):
+            raise ValueError(f"costTags lists a tag twice: {v}")
+        return v
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str | None) -> str | None:
+        if v is not None and not v.strip():
+            raise ValueError("name must not be empty (leave it out for gpu-clusters-<environment>)")
+        return v
+
+
 class DatabricksConfig(StrictModel):
     """The ``databricks`` key of a stack file: a workspace and the GPU clusters in it."""
 
     workspace: DatabricksWorkspaceConfig
     clusters: list[DatabricksClusterConfig] = Field(default_factory=list)
+    clusterPolicy: DatabricksClusterPolicyConfig = DatabricksClusterPolicyConfig()
 
     @field_validator("clusters")
     @classmethod
@@ -459,4 +491,35 @@ def databricks_stack_problems(databricks: DatabricksConfig | None, *, floor: str
         found = gpu_node_types(cluster.facts, size_rules=True, floor=floor)
         keys = ["nodeTypeId"] if cluster.driverNodeTypeId is None else ["nodeTypeId", "driverNodeTypeId"]
         problems += [(f"databricks.clusters[{i}].{key}", message) for key in keys for message in _findings(found, key)]
+    return problems
+
+
+def cluster_policy_problems(
+    databricks: DatabricksConfig | None, *, inherited_tags: set[str], floor: str
+) -> list[tuple[str, str]]:
+    """``databricks.clusterPolicy`` against the stack: the policy can be generated for the GPU floor, and every cluster
+    it governs carries each cost tag (its own ``tags`` or ``inherited_tags``, the tags every cluster gets)."""
+    from exports.databricks_policy import cluster_policy_definition, governs
+
+    if databricks is None or not databricks.clusterPolicy.enabled:
+        return []
+    policy = databricks.clusterPolicy
+    problems: list[tuple[str, str]] = []
+    try:
+        cluster_policy_definition(floor=floor, cost_tags=policy.costTags)
+    except ValueError as exc:
+        problems.append(("databricks.clusterPolicy", str(exc)))
+    for i, cluster in enumerate(databricks.clusters):
+        if not governs(cluster.facts):
+            continue
+        missing = [t for t in policy.costTags if t not in inherited_tags and t not in cluster.tags]
+        if missing:
+            problems.append(
+                (
+                    f"databricks.clusters[{i}].tags",
+                    f"the cluster policy (databricks.clusterPolicy) requires the cost tag(s) {', '.join(missing)}, "
+                    f"which cluster {cluster.name!r} does not carry: add them to its tags or to cluster.tags "
+                    f"(every cluster gets those), or change databricks.clusterPolicy.costTags",
+                )
+            )
     return problems

@@ -18,7 +18,10 @@ Resource tree (URNs are pinned by the snapshot tests in ``tests/components/snaps
     KaitoWorkspace "kaito-<name>" → kaito.sh/v1beta1 Workspace "kaito-<name>"  (per kaito.workspaces entry)
       (+ v1 Secret "kaito-<name>-model-access" before it, for presets downloaded at run time)
     DatabricksWorkspace "databricks" → databricks Workspace "databricks-workspace" (unless url), Provider
+    DatabricksGpuClusterPolicy "databricks-gpu-policy" → databricks ClusterPolicy  (databricks.clusterPolicy.enabled)
     DatabricksGpuCluster "databricks-<cluster>" → databricks Cluster            (per databricks.clusters entry)
+    AksGpuSizePolicy "azure-policy" → PolicyDefinition "azure-policy-definition",
+      PolicyAssignment "azure-policy-assignment"                               (azurePolicy.enabled)
 
 ``pulumi_databricks`` is imported only when the stack has a ``databricks`` section.
 """
@@ -32,6 +35,7 @@ import pulumi
 
 from . import wiring
 from .aks_cluster import AksGpuCluster
+from .azure_policy import AksGpuSizePolicy
 from .config import StackConfig
 from .contract import CONTRACT_VERSION
 from .gpu_operator import GpuOperator
@@ -41,10 +45,11 @@ from .nap_pool import NapGpuPool
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from .databricks import DatabricksDeployment, DatabricksGpuClusterArgs
+    from .databricks import DatabricksClusterPolicyArgs, DatabricksDeployment, DatabricksGpuClusterArgs
 
 CLUSTER_COMPONENT = "aks"
 OPERATOR_COMPONENT = "gpu-operator"
+AZURE_POLICY_COMPONENT = "azure-policy"
 
 
 @dataclass
@@ -57,6 +62,7 @@ class Platform:
     kaito_workspaces: list[KaitoWorkspace] = field(default_factory=list)
     databricks: DatabricksDeployment | None = None
     nap_pools: list[NapGpuPool] = field(default_factory=list)
+    azure_policy: AksGpuSizePolicy | None = None
 
 
 def build_platform(cfg: StackConfig) -> Platform:
@@ -66,6 +72,8 @@ def build_platform(cfg: StackConfig) -> Platform:
     cluster_args = wiring.aks_cluster_args(cfg, operator, tags)
     kaito_args = [wiring.kaito_workspace_args(cfg, ws) for ws in cfg.kaito.workspaces]
     nap_args = [wiring.nap_pool_args(cfg, pool, operator, tags) for pool in cfg.gpuNodePools]
+    policy_args = wiring.azure_policy_args(cfg) if cfg.azurePolicy.enabled else None
+    databricks_policy = wiring.databricks_cluster_policy_args(cfg)
     databricks_clusters = (
         [wiring.databricks_cluster_args(cfg, c, tags) for c in cfg.databricks.clusters] if cfg.databricks else []
     )
@@ -97,7 +105,15 @@ def build_platform(cfg: StackConfig) -> Platform:
         )
         for args in kaito_args
     ]
-    databricks = _build_databricks(cfg, cluster, tags, databricks_clusters) if cfg.databricks is not None else None
+    databricks = (
+        _build_databricks(cfg, cluster, tags, databricks_clusters, databricks_policy)
+        if cfg.databricks is not None
+        else None
+    )
+    azure_policy = None
+    if policy_args is not None:
+        rg_id = _resource_group_id(cfg, cluster)[0] if policy_args.scope == "resourceGroup" else None
+        azure_policy = AksGpuSizePolicy(AZURE_POLICY_COMPONENT, policy_args, resource_group_id=rg_id)
     return Platform(
         cfg=cfg,
         cluster=cluster,
@@ -105,28 +121,36 @@ def build_platform(cfg: StackConfig) -> Platform:
         kaito_workspaces=kaito,
         databricks=databricks,
         nap_pools=nap_pools,
+        azure_policy=azure_policy,
     )
 
 
+def _resource_group_id(cfg: StackConfig, cluster: AksGpuCluster) -> tuple[pulumi.Output[str], list[pulumi.Resource]]:
+    """The cluster's resource group id, and the resource to depend on when the stack creates the group."""
+    if cluster.resource_group is not None:
+        return cluster.resource_group.id, [cluster.resource_group]
+    from pulumi_azure_native import resources
+
+    return resources.get_resource_group_output(resource_group_name=cfg.resource_group_name).id, []
+
+
 def _build_databricks(
-    cfg: StackConfig, cluster: AksGpuCluster, tags: Mapping[str, str], clusters: Sequence[DatabricksGpuClusterArgs]
+    cfg: StackConfig,
+    cluster: AksGpuCluster,
+    tags: Mapping[str, str],
+    clusters: Sequence[DatabricksGpuClusterArgs],
+    cluster_policy: DatabricksClusterPolicyArgs | None,
 ) -> DatabricksDeployment:
     """The Databricks workspace and GPU clusters, in the cluster's resource group (imports ``pulumi_databricks``)."""
     from .databricks import build_databricks
 
     if cfg.databricks is None:  # pragma: no cover - the caller checks
         raise ValueError("no databricks section")
-    if cluster.resource_group is not None:
-        rg_id: pulumi.Output[str] = cluster.resource_group.id
-        deps: list[pulumi.Resource] = [cluster.resource_group]
-    else:
-        from pulumi_azure_native import resources
-
-        rg_id = resources.get_resource_group_output(resource_group_name=cfg.resource_group_name).id
-        deps = []
+    rg_id, deps = _resource_group_id(cfg, cluster)
     return build_databricks(
         wiring.databricks_workspace_args(cfg, cfg.databricks.workspace, tags, rg_id),
         clusters,
+        cluster_policy=cluster_policy,
         opts=pulumi.ResourceOptions(depends_on=deps) if deps else None,
     )
 
@@ -147,7 +171,12 @@ def _databricks_contract(platform: Platform) -> dict[str, Any] | None:
             "tasksPerGpu": c.tasksPerGpu,
             "sparkVersion": c.sparkVersion,
         }
-    return {"workspaceUrl": deployment.url, "clusters": clusters}
+    policy = deployment.cluster_policy
+    return {
+        "workspaceUrl": deployment.url,
+        "clusters": clusters,
+        "clusterPolicyId": policy.policy_id if policy is not None else None,
+    }
 
 
 def contract_outputs(platform: Platform) -> dict[str, Any]:

@@ -19,9 +19,15 @@ import pulumi
 from rules.karpenter import resolve_sizes
 
 from .aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
+from .azure_policy import AksGpuSizePolicyArgs
 from .config import GpuOperatorConfig, GpuPoolConfig, StackConfig, azure_pool_name
 from .config.nap import GpuNodePoolConfig, nap_driver
-from .databricks import DatabricksAutoscale, DatabricksGpuClusterArgs, DatabricksWorkspaceArgs
+from .databricks import (
+    DatabricksAutoscale,
+    DatabricksClusterPolicyArgs,
+    DatabricksGpuClusterArgs,
+    DatabricksWorkspaceArgs,
+)
 from .databricks_config import DatabricksClusterConfig, DatabricksWorkspaceConfig
 from .gpu_node_pool import GpuNodePool, GpuPoolSpec, GpuSharing, PoolGpuOperator
 from .gpu_operator import GpuOperatorArgs
@@ -240,4 +246,29 @@ def databricks_cluster_args(
         custom_image=cluster.customImage,
         tags={**tags, **cluster.tags},
         gpu_floor=cfg.gpu_floor,
+    )
+
+
+def azure_policy_args(cfg: StackConfig) -> AksGpuSizePolicyArgs:
+    """``azurePolicy``: the size rules with the stack's GPU floor, assigned to the cluster's resource group or the
+    subscription. Azure names carry the environment: definitions of several stacks share a subscription."""
+    ap = cfg.azurePolicy
+    return AksGpuSizePolicyArgs(
+        definition_name=f"agp-aks-gpu-vm-sizes-{cfg.environment}",
+        assignment_name=f"agp-aks-gpu-vm-sizes-{cfg.environment}",
+        scope=ap.scope,
+        effect=ap.effect,
+        floor=cfg.gpu_floor,
+    )
+
+
+def databricks_cluster_policy_args(cfg: StackConfig) -> DatabricksClusterPolicyArgs | None:
+    """``databricks.clusterPolicy`` (``None`` unless enabled), with the stack's GPU floor."""
+    if cfg.databricks is None or not cfg.databricks.clusterPolicy.enabled:
+        return None
+    policy = cfg.databricks.clusterPolicy
+    return DatabricksClusterPolicyArgs(
+        policy_name=policy.name or f"gpu-clusters-{cfg.environment}",
+        gpu_floor=cfg.gpu_floor,
+        cost_tags=tuple(policy.costTags),
     )

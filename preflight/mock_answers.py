@@ -86,6 +86,8 @@ _AZURE_NAME_KEYS: dict[str, str] = {
     "azure-native:managedidentity:UserAssignedIdentity": "resourceName",
     "azure-native:network:VirtualNetwork": "virtualNetworkName",
     "azure-native:network:Subnet": "subnetName",
+    "azure-native:authorization:PolicyDefinition": "policyDefinitionName",
+    "azure-native:authorization:PolicyAssignment": "policyAssignmentName",
 }
 
 
@@ -105,6 +107,10 @@ def azure_outputs(
         rid = f"{sub}/resourceGroups/{az_name}"
     elif values.resource_id is not None:
         rid = values.resource_id.format(type=typ, name=name)
+    elif typ == "azure-native:authorization:PolicyDefinition":  # a subscription-level resource
+        rid = f"{sub}/providers/Microsoft.Authorization/policyDefinitions/{az_name}"
+    elif typ == "azure-native:authorization:PolicyAssignment" and isinstance(inputs.get("scope"), str):
+        rid = f"{inputs['scope']}/providers/Microsoft.Authorization/policyAssignments/{az_name}"
     else:
         collection = f"{kind[:1].lower()}{kind[1:]}s"
         rid = f"{sub}/resourceGroups/{rg}/providers/Microsoft.{module.capitalize()}/{collection}/{az_name}"

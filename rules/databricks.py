@@ -57,6 +57,10 @@ EXAMPLE_GPU_ML_RUNTIME_18: Final = "18.x-gpu-ml-scala2.13"
 """Databricks Runtime 18 LTS ML (GPU), keyed by its major alone."""
 EXAMPLE_STANDARD_RUNTIME: Final = "17.3.x-scala2.13"
 """A standard (non-ML) runtime: for custom containers, and the DBR release that goes with ``kind``."""
+AUTOTERMINATION_MIN: Final = 10
+"""Databricks' smallest automatic termination (minutes); 0 would mean never."""
+AUTOTERMINATION_MAX: Final = 43200
+"""Databricks' largest automatic termination (30 days, in minutes)."""
 MIN_GROUP_RUNTIME: Final = (15, 4)
 """Group-dedicated compute needs Databricks Runtime 15.4 or above."""
 _MIN_GROUP_RELEASE: Final = f"{MIN_GROUP_RUNTIME[0]}.{MIN_GROUP_RUNTIME[1]}"
@@ -544,6 +548,8 @@ def tasks_per_gpu(cluster: DatabricksCluster) -> list[Finding]:
 
 
 __all__ = [
+    "AUTOTERMINATION_MAX",
+    "AUTOTERMINATION_MIN",
     "CLASSIC_PREVIEW",
     "DEDICATED",
     "DEDICATED_MODES",

@@ -35,7 +35,7 @@ from rules.budget import budget_shape
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
 from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
-from ..databricks_config import databricks_stack_problems
+from ..databricks_config import cluster_policy_problems, databricks_stack_problems
 from ..kaito_config import kaito_stack_problems
 from ..kube_names import label_value_problem, node_label_key_problem
 from .models import (
@@ -326,5 +326,16 @@ def _databricks_problems(cfg: StackConfig) -> list[Problem]:
     return [Problem(path, message) for path, message in databricks_stack_problems(cfg.databricks, floor=cfg.gpu_floor)]
 
 
-EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [_kaito_problems, _databricks_problems, nap_problems]
+def _cluster_policy_problems(cfg: StackConfig) -> list[Problem]:
+    inherited = {*cfg.cluster.tags, "environment", "managed-by"}  # components.wiring.platform_tags
+    found = cluster_policy_problems(cfg.databricks, inherited_tags=inherited, floor=_usable_floor(cfg))
+    return [Problem(path, message) for path, message in found]
+
+
+EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [
+    _kaito_problems,
+    _databricks_problems,
+    _cluster_policy_problems,
+    nap_problems,
+]
 """Further cross-field checks registered by other config sections (e.g. KAITO, Databricks)."""

@@ -16,6 +16,7 @@ from rules.aks import (
 )
 from rules.sizes import DEFAULT_FLOOR
 
+from ..azure_policy_config import AzurePolicyConfig
 from ..config_base import StrictModel
 from ..databricks_config import DatabricksConfig
 from ..kaito_config import KaitoConfig, kaito_addon_enabled
@@ -301,6 +302,8 @@ class StackConfig(StrictModel):
     """KAITO model workspaces (``components/kaito_config.py``); ``kaito.enabled`` also turns the add-on on."""
     databricks: DatabricksConfig | None = None
     """Azure Databricks workspace and GPU clusters (``components/databricks_config.py``)."""
+    azurePolicy: AzurePolicyConfig = AzurePolicyConfig()
+    """The size rules as an Azure Policy assignment (``components/azure_policy_config.py``)."""
     budget: Any = None
     """``{monthlyUsd, enforcementLevel}``, checked by :func:`rules.budget.budget_shape` (the preflight's check too)."""
     policy: dict[str, PolicySetting] = Field(default_factory=dict)

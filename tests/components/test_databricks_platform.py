@@ -126,6 +126,7 @@ def test_prod_batch_inference_cluster_shares_each_a10_between_four_tasks():
             "managed-by": "pulumi:azure-gpu-platform",
             "cost-center": "ml-inference",
         },
+        "policyId": "/mock/databricks:index/clusterPolicy:ClusterPolicy/databricks-gpu-policy",  # clusterPolicy
     }
     scoring = parse_contract(run.outputs).databricks.clusters["batch-inference"]  # type: ignore[union-attr]
     assert (scoring.workload, scoring.tasks_per_gpu, scoring.gpus_per_worker) == ("inference", 4, 1)

@@ -257,11 +257,12 @@ def _record(program: Program) -> tuple[Any, list[Any]]:
 
 def _foreign_imports(verbose_log: str, pack_dir: Path) -> list[str]:
     """Paths in ``python -v`` output that are inside the repository but not in its virtualenv."""
-    venv = Path(sys.prefix).resolve()
+    venvs = {Path(sys.prefix), Path(sys.prefix).resolve()}  # .venv may be a symlink to a shared virtualenv
     found = set()
     for path in re.findall(r"(/[^\s'\"]+\.py[c]?)\b", verbose_log):
         resolved = Path(path)
-        if REPO in resolved.parents and venv not in resolved.parents and pack_dir not in resolved.parents:
+        in_venv = any(venv in resolved.parents for venv in venvs)
+        if REPO in resolved.parents and not in_venv and pack_dir not in resolved.parents:
             found.add(path)
     return sorted(found)
 

@@ -247,6 +247,13 @@ def test_every_stack_passes(stack_file: Path) -> None:
     assert not [v for v in doc["violations"] if v["enforcementLevel"] == "mandatory"]
     assert any(r["type"] == "azure-native:containerservice:AgentPool" for r in doc["resources"])
     assert doc["cost"]["byResource"], "every stack has at least one priced GPU pool"
+    if stack == "prod":  # issue 12: the guard rails outside Pulumi, deployed by the stack
+        types = {r["type"] for r in doc["resources"]}
+        assert {
+            "azure-native:authorization:PolicyDefinition",
+            "azure-native:authorization:PolicyAssignment",
+            "databricks:index/clusterPolicy:ClusterPolicy",
+        } <= types
 
 
 def test_invalid_key_in_a_stack_file_exits_2_naming_file_and_key(tmp_path: Path) -> None:

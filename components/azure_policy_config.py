@@ -1,0 +1,22 @@
+"""The ``azurePolicy`` key of a stack file: the size rules as an Azure Policy assignment
+(``components/azure_policy.py``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from .config_base import StrictModel
+
+
+class AzurePolicyConfig(StrictModel):
+    """``azurePolicy``: assign the generated ``aks-gpu-vm-sizes`` policy (``exports/azure_policy.py``).
+
+    ``effect: Audit`` (the default) reports refused pools in the compliance view; ``Deny`` makes ARM refuse them (roll
+    out with Audit first, docs/guardrail-layers.md). ``scope``: the cluster's resource group (default) or the whole
+    subscription. Creating the definition and the assignment needs Resource Policy Contributor (or Owner) on the
+    subscription.
+    """
+
+    enabled: bool = False
+    effect: Literal["Deny", "Audit"] = "Audit"
+    scope: Literal["resourceGroup", "subscription"] = "resourceGroup"

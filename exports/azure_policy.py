@@ -1,0 +1,179 @@
+"""Azure Policy definition ``aks-gpu-vm-sizes``: AKS agent pools only on GPU sizes the size rules accept.
+
+The size rules are :func:`rules.sizes.check_gpu_size` (policies ``gpu-size-no-nvv4``, ``gpu-size-known``,
+``gpu-size-not-retired``, ``gpu-size-minimum``, ``gpu-size-aks-supported``). The allowed list is every catalog size
+that passes all of them on ``today`` with the configured floor: it is computed by calling the rules, so a catalog
+update (a new size, a retirement date) changes the generated definition. A GPU size is an N-family name
+(``Standard_N*``: every catalog name has that shape, and the rules treat any such name as a GPU size), so an unknown
+N-family name is refused like the rules refuse it, and non-GPU sizes (the system pool) are not this policy's business.
+
+Policy language (MicrosoftDocs/azure-docs ``articles/governance/policy/concepts/definition-structure.md`` and
+``articles/governance/policy/how-to/author-policies-for-arrays.md``; aliases and commits in
+``conformance/facts/azure_policy.json``):
+
+- ``Microsoft.ContainerService/managedClusters/agentPools`` carries one size, alias ``…/agentPools/vmSize``.
+- ``Microsoft.ContainerService/managedClusters`` carries the inline pools; a ``field`` condition on the ``[*]`` alias
+  ``…/agentPoolProfiles[*].vmSize`` is true only when *every* profile satisfies it, so "some profile is refused" is
+  a ``count`` over ``…/agentPoolProfiles[*]`` whose ``where`` is evaluated per profile, ``greater`` than 0.
+- ``like`` and ``notIn`` compare strings case-insensitively (only ``match``/``notMatch`` are case-sensitive), so
+  ``standard_nc6s_v3`` is treated like ``Standard_NC6s_v3``, as the catalog does.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Final, Literal
+
+from gpu_catalog import clock
+from gpu_catalog.catalog import Catalog, default_catalog
+from rules.sizes import DEFAULT_FLOOR, check_gpu_size, floor_size
+
+POLICY_NAME: Final = "aks-gpu-vm-sizes"
+"""The definition's name in metadata and in the project's docs (the Azure resource name adds the environment)."""
+AGENT_POOL_TYPE: Final = "Microsoft.ContainerService/managedClusters/agentPools"
+MANAGED_CLUSTER_TYPE: Final = "Microsoft.ContainerService/managedClusters"
+AGENT_POOL_VM_SIZE: Final = "Microsoft.ContainerService/managedClusters/agentPools/vmSize"
+PROFILES: Final = "Microsoft.ContainerService/managedClusters/agentPoolProfiles[*]"
+PROFILE_VM_SIZE: Final = "Microsoft.ContainerService/managedClusters/agentPoolProfiles[*].vmSize"
+GPU_SIZE_PATTERN: Final = "Standard_N*"
+"""``like`` pattern of an N-family (GPU) size: one wildcard, compared case-insensitively."""
+EFFECTS: Final = ("Deny", "Audit", "Disabled")
+Effect = Literal["Deny", "Audit", "Disabled"]
+ALLOWED_PARAMETER: Final = "allowedGpuSizes"
+EFFECT_PARAMETER: Final = "effect"
+SIZE_RULES: Final = (
+    "gpu-size-no-nvv4",
+    "gpu-size-known",
+    "gpu-size-not-retired",
+    "gpu-size-minimum",
+    "gpu-size-aks-supported",
+)
+"""The policy pack's size policies whose rules decide the allowed list."""
+VERSION: Final = "1.0.0"
+
+
+def allowed_sizes(floor: str = DEFAULT_FLOOR, today: date | None = None, catalog: Catalog | None = None) -> list[str]:
+    """Catalog sizes every size rule accepts for an AKS pool (floor ``floor``, on ``today``), sorted by name."""
+    cat = catalog if catalog is not None else default_catalog()
+    day = today or clock.today()
+    return sorted(
+        s.name for s in cat.sizes() if not check_gpu_size(s.name, floor=floor, today=day, require_aks=True, catalog=cat)
+    )
+
+
+def refused_sizes(
+    floor: str = DEFAULT_FLOOR, today: date | None = None, catalog: Catalog | None = None
+) -> dict[str, list[str]]:
+    """Catalog sizes the rules refuse → the findings' messages (for the export's report and the tests)."""
+    cat = catalog if catalog is not None else default_catalog()
+    day = today or clock.today()
+    out: dict[str, list[str]] = {}
+    for s in sorted(cat.sizes(), key=lambda s: s.name):
+        found = check_gpu_size(s.name, floor=floor, today=day, require_aks=True, catalog=cat)
+        if found:
+            out[s.name] = [f.message for f in found]
+    return out
+
+
+def _refused(field: str) -> dict[str, Any]:
+    """A GPU size that is not in the allowed list (both comparisons are case-insensitive)."""
+    return {
+        "allOf": [
+            {"field": field, "like": GPU_SIZE_PATTERN},
+            {"field": field, "notIn": f"[parameters('{ALLOWED_PARAMETER}')]"},
+        ]
+    }
+
+
+def policy_rule() -> dict[str, Any]:
+    """``if``: an agent pool with a refused size, or a managed cluster with at least one such inline profile."""
+    return {
+        "if": {
+            "anyOf": [
+                {"allOf": [{"field": "type", "equals": AGENT_POOL_TYPE}, _refused(AGENT_POOL_VM_SIZE)]},
+                {
+                    "allOf": [
+                        {"field": "type", "equals": MANAGED_CLUSTER_TYPE},
+                        {"count": {"field": PROFILES, "where": _refused(PROFILE_VM_SIZE)}, "greater": 0},
+                    ]
+                },
+            ]
+        },
+        "then": {"effect": f"[parameters('{EFFECT_PARAMETER}')]"},
+    }
+
+
+def description(floor: str = DEFAULT_FLOOR) -> str:
+    return (
+        "Refuses AKS agent pools (agentPools and a managed cluster's inline agentPoolProfiles) on an N-family GPU VM "
+        f"size that azure-gpu-platform's size rules refuse: NVv4, unknown to the catalog, retired, below the GPU "
+        f"floor {floor}, not supported by AKS ({', '.join(SIZE_RULES)}). The allowed list is generated from "
+        "gpu_catalog/catalog.json by rules/sizes.py; regenerate it after a catalog update. Non-GPU sizes are not "
+        "evaluated."
+    )
+
+
+def non_compliance_message(floor: str = DEFAULT_FLOOR, today: date | None = None) -> str:
+    """What the refusal says: the rules, and the fix."""
+    examples = ", ".join(allowed_sizes(floor, today)[:3])
+    return (
+        f"azure-gpu-platform {POLICY_NAME}: this GPU VM size is refused by the size rules (NVv4, unknown, retired, "
+        f"below the floor {floor}, or not AKS-supported). Use a size from the assignment's {ALLOWED_PARAMETER} "
+        f"parameter (e.g. {examples}); a real new size goes into gpu_catalog/catalog.json, then regenerate the policy."
+    )
+
+
+def policy_definition(
+    *,
+    floor: str = DEFAULT_FLOOR,
+    effect: Effect = "Audit",
+    today: date | None = None,
+    catalog: Catalog | None = None,
+    name: str = POLICY_NAME,
+) -> dict[str, Any]:
+    """The custom policy definition as ARM (and EPAC, Terraform, Bicep) take it: ``{name, properties}``.
+
+    ``effect`` is the parameter's default (an assignment may choose another of :data:`EFFECTS`). Raises
+    ``ValueError`` for an unknown floor or effect.
+    """
+    if effect not in EFFECTS:
+        raise ValueError(f"effect must be one of {', '.join(EFFECTS)}, got {effect!r}")
+    cat = catalog if catalog is not None else default_catalog()
+    floor_size(floor, cat)  # an unknown floor is refused before anything is generated
+    return {
+        "name": name,
+        "properties": {
+            "displayName": "AKS GPU node pools: VM sizes azure-gpu-platform's size rules accept",
+            "policyType": "Custom",
+            "mode": "All",
+            "description": description(floor),
+            "metadata": {
+                "category": "Kubernetes",
+                "version": VERSION,
+                "source": "azure-gpu-platform (exports/azure_policy.py)",
+                "rules": list(SIZE_RULES),
+                "gpuFloor": floor,
+                "catalogAsOf": cat.as_of.isoformat(),
+            },
+            "parameters": {
+                EFFECT_PARAMETER: {
+                    "type": "String",
+                    "metadata": {
+                        "displayName": "Effect",
+                        "description": "Deny refuses the request; Audit reports it (roll out with Audit first).",
+                    },
+                    "allowedValues": list(EFFECTS),
+                    "defaultValue": effect,
+                },
+                ALLOWED_PARAMETER: {
+                    "type": "Array",
+                    "metadata": {
+                        "displayName": "Allowed GPU VM sizes",
+                        "description": "N-family sizes AKS pools may use: generated from the catalog and size rules.",
+                    },
+                    "defaultValue": allowed_sizes(floor, today, cat),
+                },
+            },
+            "policyRule": policy_rule(),
+        },
+    }

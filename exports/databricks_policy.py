@@ -1,0 +1,124 @@
+"""Databricks cluster policy for GPU clusters, generated from the Databricks rules (:mod:`rules.databricks`).
+
+What the policy fixes or limits, and the rule behind each:
+
+- ``node_type_id`` / ``driver_node_type_id``: an ``allowlist`` of the catalog sizes Azure Databricks offers that
+  every size rule accepts with the configured floor (``databricks-gpu-node-types`` with the size rules, as the stack
+  config applies it). A CPU node type is not on it. The driver may be omitted (Databricks then uses the workers'
+  type, which is on the list).
+- ``spark_version``: a ``regex`` that only GPU ML runtime keys match (``databricks-gpu-runtime``: only they ship
+  CUDA); a CPU ML runtime, a standard runtime and a Photon runtime do not match.
+- ``runtime_engine``: ``fixed`` to ``STANDARD`` (``databricks-gpu-no-photon``).
+- ``data_security_mode``: ``fixed`` to ``SINGLE_USER``, and ``single_user_name`` required
+  (``databricks-gpu-dedicated-access``).
+- ``autotermination_minutes``: a ``range`` from 10 to 43200 minutes (Databricks' bounds; 0, never, is outside it).
+- ``custom_tags.<tag>``: each cost tag required (``unlimited``, not optional).
+
+Policy definition syntax (``fixed``/``value``, ``allowlist``/``values``, ``regex``/``pattern``,
+``range``/``minValue``/``maxValue``, ``unlimited``, ``isOptional``, ``defaultValue``, ``hidden``, attribute paths such
+as ``custom_tags.<name>``): Databricks "Compute policy reference"; sources in ``conformance/facts/azure_policy.json``
+(``databricks-policy-reference``, ``tf-databricks-cluster-policy``).
+
+The policy describes the classic GPU request shape the platform creates for a user (``SINGLE_USER`` with a GPU ML
+runtime key). Clusters dedicated to a group (``kind: CLASSIC_PREVIEW``, a DBR release key with ``use_ml_runtime``) or
+running a custom container (a standard runtime) have another shape; :func:`governs` says which clusters it fits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Any, Final
+
+from gpu_catalog import clock
+from gpu_catalog.catalog import Catalog, default_catalog
+from rules.databricks import (
+    AUTOTERMINATION_MAX,
+    AUTOTERMINATION_MIN,
+    EXAMPLE_GPU_ML_RUNTIME,
+    GPU_ML_RUNTIME_RE,
+    SINGLE_USER,
+    STANDARD_ENGINE,
+    DatabricksCluster,
+)
+from rules.sizes import DEFAULT_FLOOR, check_gpu_size, floor_size
+
+DEFAULT_COST_TAGS: Final = ("cost-center",)
+"""Tags every governed cluster must carry (its cost is charged to them)."""
+DEFAULT_AUTOTERMINATION: Final = 60
+TAG_PREFIX: Final = "custom_tags."
+
+
+def allowed_node_types(
+    floor: str = DEFAULT_FLOOR, today: date | None = None, catalog: Catalog | None = None
+) -> list[str]:
+    """Catalog sizes Azure Databricks offers as GPU node types that every size rule accepts, sorted by name."""
+    cat = catalog if catalog is not None else default_catalog()
+    day = today or clock.today()
+    return sorted(
+        s.name
+        for s in cat.sizes()
+        if s.databricks_supported and not check_gpu_size(s.name, floor=floor, today=day, require_aks=False, catalog=cat)
+    )
+
+
+def cluster_policy_definition(
+    *,
+    floor: str = DEFAULT_FLOOR,
+    cost_tags: Sequence[str] = DEFAULT_COST_TAGS,
+    today: date | None = None,
+    catalog: Catalog | None = None,
+) -> dict[str, dict[str, Any]]:
+    """The policy definition (the JSON document ``ClusterPolicy.definition`` takes), keyed by attribute path.
+
+    Raises ``ValueError`` for an unknown floor, a floor no Databricks size meets, or an empty cost tag.
+    """
+    cat = catalog if catalog is not None else default_catalog()
+    floor_size(floor, cat)
+    nodes = allowed_node_types(floor, today, cat)
+    if not nodes:
+        raise ValueError(f"no GPU node type Azure Databricks offers is at or above the floor {floor}")
+    if any(not t.strip() for t in cost_tags):
+        raise ValueError("cost tags must be non-empty tag names")
+    definition: dict[str, dict[str, Any]] = {
+        "node_type_id": {"type": "allowlist", "values": nodes},
+        "driver_node_type_id": {"type": "allowlist", "values": nodes, "isOptional": True},
+        "spark_version": {
+            "type": "regex",
+            "pattern": GPU_ML_RUNTIME_RE.pattern,
+            "defaultValue": EXAMPLE_GPU_ML_RUNTIME,
+        },
+        "runtime_engine": {"type": "fixed", "value": STANDARD_ENGINE, "hidden": True},
+        "data_security_mode": {"type": "fixed", "value": SINGLE_USER},
+        "single_user_name": {"type": "unlimited", "isOptional": False},
+        "autotermination_minutes": {
+            "type": "range",
+            "minValue": AUTOTERMINATION_MIN,
+            "maxValue": AUTOTERMINATION_MAX,
+            "defaultValue": DEFAULT_AUTOTERMINATION,
+        },
+    }
+    for tag in sorted(set(cost_tags)):
+        definition[f"{TAG_PREFIX}{tag}"] = {"type": "unlimited", "isOptional": False}
+    return definition
+
+
+def description(floor: str = DEFAULT_FLOOR) -> str:
+    return (
+        "azure-gpu-platform GPU clusters: GPU node types from the catalog at or above the floor "
+        f"{floor}, GPU ML runtimes only, Photon off, dedicated (single user) access, automatic termination "
+        f"{AUTOTERMINATION_MIN}-{AUTOTERMINATION_MAX} minutes, cost tags required. Generated by "
+        "exports/databricks_policy.py from rules/databricks.py."
+    )
+
+
+def governs(cluster: DatabricksCluster) -> bool:
+    """Whether a cluster request has the shape the policy describes (a GPU ML runtime key, single-user access, no
+    ``kind``, no custom container): the platform attaches the policy to exactly these clusters."""
+    return (
+        cluster.spark_version is not None
+        and GPU_ML_RUNTIME_RE.match(cluster.spark_version) is not None
+        and not cluster.has_kind
+        and not cluster.custom_image
+        and (cluster.data_security_mode or "").upper() == SINGLE_USER
+    )
