@@ -11,7 +11,7 @@ What the policy fixes or limits, and the rule behind each:
 - ``runtime_engine``: ``fixed`` to ``STANDARD`` (``databricks-gpu-no-photon``).
 - ``data_security_mode``: ``fixed`` to ``SINGLE_USER``, and ``single_user_name`` required
   (``databricks-gpu-dedicated-access``).
-- ``autotermination_minutes``: a ``range`` from 10 to 43200 minutes (Databricks' bounds; 0, never, is outside it).
+- ``autotermination_minutes``: a ``range`` from 10 to 10000 minutes (Databricks' bounds; 0, never, is outside it).
 - ``custom_tags.<tag>``: each cost tag required (``unlimited``, not optional).
 
 Policy definition syntax (``fixed``/``value``, ``allowlist``/``values``, ``regex``/``pattern``,

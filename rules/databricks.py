@@ -59,8 +59,9 @@ EXAMPLE_STANDARD_RUNTIME: Final = "17.3.x-scala2.13"
 """A standard (non-ML) runtime: for custom containers, and the DBR release that goes with ``kind``."""
 AUTOTERMINATION_MIN: Final = 10
 """Databricks' smallest automatic termination (minutes); 0 would mean never."""
-AUTOTERMINATION_MAX: Final = 43200
-"""Databricks' largest automatic termination (30 days, in minutes)."""
+AUTOTERMINATION_MAX: Final = 10000
+"""Databricks' largest automatic termination in minutes: "between 10 and 10000"
+(databricks/terraform-provider-databricks ``docs/resources/cluster.md``, the provider pulumi-databricks bridges)."""
 MIN_GROUP_RUNTIME: Final = (15, 4)
 """Group-dedicated compute needs Databricks Runtime 15.4 or above."""
 _MIN_GROUP_RELEASE: Final = f"{MIN_GROUP_RUNTIME[0]}.{MIN_GROUP_RUNTIME[1]}"

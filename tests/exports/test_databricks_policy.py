@@ -69,7 +69,7 @@ def test_a_gpu_cluster_the_rules_accept_is_accepted() -> None:
         ({"single_user_name": None}, "single_user_name"),  # dedicated access without its principal
         ({"autotermination_minutes": 0}, "autotermination_minutes"),  # autotermination off
         ({"autotermination_minutes": 5}, "autotermination_minutes"),
-        ({"autotermination_minutes": 50000}, "autotermination_minutes"),
+        ({"autotermination_minutes": 10001}, "autotermination_minutes"),
         ({"custom_tags": {"team": "ml"}}, "custom_tags.cost-center"),  # the cost tag missing
         ({"custom_tags": None}, "custom_tags.cost-center"),
     ],
@@ -88,7 +88,7 @@ def test_the_definition_uses_only_documented_limitations() -> None:
     assert POLICY["autotermination_minutes"] == {
         "type": "range",
         "minValue": 10,
-        "maxValue": 43200,
+        "maxValue": 10000,
         "defaultValue": 60,
     }
     assert POLICY["spark_version"]["type"] == "regex"
