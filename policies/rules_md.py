@@ -9,8 +9,10 @@ import sys
 
 from pulumi_policy import StackValidationPolicy
 
-from rules.size_fields import size_table
+from rules.resource_types import KARPENTER_NODE_POOL
+from rules.size_fields import join_path, size_table
 
+from ._karpenter import REQUIREMENTS_PATH
 from .pack import ALL_POLICIES, PACK_NAME
 
 
@@ -66,6 +68,11 @@ def _size_fields() -> list[str]:
             when = ", ".join(f"`{path}` ∈ {{{', '.join(values)}}}" for path, values in spec.when) or "—"
             marks = " | ".join("✓" if entry.family in p.size_families else "" for p in rules)
             lines.append(f"| `{entry.type}` | {entry.family} | `{spec.path}` | {_cell(when)} | {marks} |")
+    # Karpenter NodePools are read by policies/_karpenter.py, not the table: every size their requirements admit.
+    marks = " | ".join("✓" if "aks" in p.size_families else "" for p in rules)
+    admits = "every catalog size the requirements admit (`In` values as written; open requirements resolved)"
+    path = join_path(*REQUIREMENTS_PATH)
+    lines.append(f"| `{KARPENTER_NODE_POOL}` | aks | `{path}[]` | {admits} | {marks} |")
     return lines
 
 

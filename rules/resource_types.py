@@ -42,6 +42,8 @@ def is_helm_release(resource_type: str) -> bool:
     return bool(HELM_RELEASE_RE.match(resource_type))
 
 
+KARPENTER_NODE_POOL: Final = "kubernetes:karpenter.sh/v1:NodePool"
+"""The NodePool type token at the version AKS runs (``karpenter.sh/v1``); every served version matches below."""
 KARPENTER_NODE_POOL_RE: Final = re.compile(r"^kubernetes:karpenter\.sh/v[0-9a-z]+:NodePool$")
 """Karpenter NodePools (``karpenter.sh/v1`` on AKS node auto-provisioning), ours or raw."""
 
