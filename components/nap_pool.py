@@ -39,6 +39,7 @@ from rules import Finding
 from rules import aks as rules_aks
 from rules.aks import DEFAULT_GPU_TAINT, driver_install, gpu_sharing, parse_taint, pool_taints
 from rules.karpenter import CAPACITY_TYPE, GPU_LIMIT, SKU_NAME, ZONE, gpu_nodepool_limits, resolve_sizes
+from rules.resource_types import KARPENTER_NODE_POOL
 from rules.sizes import DEFAULT_FLOOR
 
 from .contract import NapGpuPoolContract, Scheduling, Toleration
@@ -48,7 +49,7 @@ from .validation import refuse_findings
 FACTS = load_karpenter_facts()
 TYPE_TOKEN = "azure-gpu-platform:components:NapGpuPool"
 COMPONENT = "NapGpuPool"
-NODE_POOL_TYPE = f"kubernetes:{FACTS.node_pool_api_version}:NodePool"
+NODE_POOL_TYPE = KARPENTER_NODE_POOL
 NODE_CLASS_TYPE = f"kubernetes:{FACTS.node_class_api_version}:{FACTS.node_class_kind}"
 
 _FIELDS = {"limits": "gpu_limit", "driver": "driver_skipped"}

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from gpu_catalog.karpenter import load_karpenter_facts
+
 AGENT_POOL_RE: Final = re.compile(r"^azure-native:containerservice(?:/v[0-9a-z]+)?:AgentPool$")
 MANAGED_CLUSTER_RE: Final = re.compile(r"^azure-native:containerservice(?:/v[0-9a-z]+)?:ManagedCluster$")
 DATABRICKS_CLUSTER: Final = "databricks:index/cluster:Cluster"
@@ -42,8 +44,9 @@ def is_helm_release(resource_type: str) -> bool:
     return bool(HELM_RELEASE_RE.match(resource_type))
 
 
-KARPENTER_NODE_POOL: Final = "kubernetes:karpenter.sh/v1:NodePool"
-"""The NodePool type token at the version AKS runs (``karpenter.sh/v1``); every served version matches below."""
+KARPENTER_NODE_POOL: Final = f"kubernetes:{load_karpenter_facts().node_pool_api_version}:NodePool"
+"""The NodePool type token at the version AKS runs (``gpu_catalog/facts/karpenter.json``); every served version
+matches :data:`KARPENTER_NODE_POOL_RE`."""
 KARPENTER_NODE_POOL_RE: Final = re.compile(r"^kubernetes:karpenter\.sh/v[0-9a-z]+:NodePool$")
 """Karpenter NodePools (``karpenter.sh/v1`` on AKS node auto-provisioning), ours or raw."""
 
