@@ -4,7 +4,6 @@ cost tag, accepts the GPU clusters the rules accept, and follows the catalog."""
 
 from __future__ import annotations
 
-import copy
 import json
 from datetime import date
 from pathlib import Path
@@ -21,6 +20,7 @@ from gpu_catalog.catalog import CATALOG_PATH, default_catalog, load_catalog
 from rules import findings
 from rules.databricks import DatabricksCluster, gpu_node_types
 from tests.exports.databricks_policy_eval import UnsupportedLimitation, violations
+from tests.policies._helpers import with_
 
 POLICY = cluster_policy_definition()
 GOOD: dict[str, Any] = {
@@ -37,13 +37,8 @@ GOOD: dict[str, Any] = {
 
 
 def spec(**changes: Any) -> dict[str, Any]:
-    out = copy.deepcopy(GOOD)
-    for key, value in changes.items():
-        if value is None:
-            out.pop(key, None)
-        else:
-            out[key] = value
-    return out
+    """The compliant cluster spec with one mutation (``None`` removes a key)."""
+    return with_(GOOD, **changes)
 
 
 def test_a_gpu_cluster_the_rules_accept_is_accepted() -> None:
