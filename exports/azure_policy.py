@@ -11,10 +11,16 @@ Policy language (MicrosoftDocs/azure-docs ``articles/governance/policy/concepts/
 ``articles/governance/policy/how-to/author-policies-for-arrays.md``; aliases and commits in
 ``conformance/facts/azure_policy.json``):
 
-- ``Microsoft.ContainerService/managedClusters/agentPools`` carries one size, alias ``…/agentPools/vmSize``.
+- ``Microsoft.ContainerService/managedClusters/agentPools`` carries one size, alias ``…/agentPools/vmSize``; a pool of
+  type ``VirtualMachines`` carries its sizes in ``virtualMachinesProfile.scale.manual[]`` (``{size, count}`` entries in
+  REST API 2025-09-01, the version pulumi-azure-native 3.29 uses) instead, so "some entry is refused" is a ``count``
+  over ``…/agentPools/virtualMachinesProfile.scale.manual[*]`` whose ``where`` is evaluated per entry, ``greater`` than
+  0. ``scale.autoscale`` exists only in preview API versions and is not generated (docs/guardrail-layers.md).
 - ``Microsoft.ContainerService/managedClusters`` carries the inline pools; a ``field`` condition on the ``[*]`` alias
   ``…/agentPoolProfiles[*].vmSize`` is true only when *every* profile satisfies it, so "some profile is refused" is
-  a ``count`` over ``…/agentPoolProfiles[*]`` whose ``where`` is evaluated per profile, ``greater`` than 0.
+  a ``count`` over ``…/agentPoolProfiles[*]`` whose ``where`` is evaluated per profile, ``greater`` than 0. An inline
+  profile's ``virtualMachinesProfile.scale.manual[*].size`` has no alias (the alias list has only the preview-era
+  ``…manual[*].sizes[*]``), so inline ``VirtualMachines`` profiles are not covered: the policy pack checks them.
 - ``like`` and ``notIn`` compare strings case-insensitively (only ``match``/``notMatch`` are case-sensitive), so
   ``standard_nc6s_v3`` is treated like ``Standard_NC6s_v3``, as the catalog does.
 """
@@ -35,6 +41,11 @@ MANAGED_CLUSTER_TYPE: Final = "Microsoft.ContainerService/managedClusters"
 AGENT_POOL_VM_SIZE: Final = "Microsoft.ContainerService/managedClusters/agentPools/vmSize"
 PROFILES: Final = "Microsoft.ContainerService/managedClusters/agentPoolProfiles[*]"
 PROFILE_VM_SIZE: Final = "Microsoft.ContainerService/managedClusters/agentPoolProfiles[*].vmSize"
+AGENT_POOL_MANUAL: Final = (
+    "Microsoft.ContainerService/managedClusters/agentPools/virtualMachinesProfile.scale.manual[*]"
+)
+"""A ``VirtualMachines`` agent pool's fixed-size entries (``{size, count}``)."""
+AGENT_POOL_MANUAL_SIZE: Final = f"{AGENT_POOL_MANUAL}.size"
 GPU_SIZE_PATTERN: Final = "Standard_N*"
 """``like`` pattern of an N-family (GPU) size: one wildcard, compared case-insensitively."""
 EFFECTS: Final = ("Deny", "Audit", "Disabled")
@@ -49,7 +60,8 @@ SIZE_RULES: Final = (
     "gpu-size-aks-supported",
 )
 """The policy pack's size policies whose rules decide the allowed list."""
-VERSION: Final = "1.0.0"
+VERSION: Final = "1.1.0"
+"""1.1.0: a ``VirtualMachines`` agent pool's ``virtualMachinesProfile.scale.manual[*].size`` is checked too."""
 
 
 def allowed_sizes(floor: str = DEFAULT_FLOOR, today: date | None = None, catalog: Catalog | None = None) -> list[str]:
@@ -85,8 +97,14 @@ def _refused(field: str) -> dict[str, Any]:
     }
 
 
+def _any_refused(members: str, size: str) -> dict[str, Any]:
+    """At least one member of the ``[*]`` alias ``members`` whose ``size`` (an alias under it) is refused."""
+    return {"count": {"field": members, "where": _refused(size)}, "greater": 0}
+
+
 def policy_rule() -> dict[str, Any]:
-    """``if``: an agent pool with a refused size, or a managed cluster with at least one such inline profile."""
+    """``if``: an agent pool with a refused size (``vmSize``, or any ``VirtualMachines`` manual-scale entry), or a
+    managed cluster with at least one inline profile whose ``vmSize`` is refused."""
     return {
         "if": {
             "anyOf": [
@@ -94,7 +112,13 @@ def policy_rule() -> dict[str, Any]:
                 {
                     "allOf": [
                         {"field": "type", "equals": MANAGED_CLUSTER_TYPE},
-                        {"count": {"field": PROFILES, "where": _refused(PROFILE_VM_SIZE)}, "greater": 0},
+                        _any_refused(PROFILES, PROFILE_VM_SIZE),
+                    ]
+                },
+                {
+                    "allOf": [
+                        {"field": "type", "equals": AGENT_POOL_TYPE},
+                        _any_refused(AGENT_POOL_MANUAL, AGENT_POOL_MANUAL_SIZE),
                     ]
                 },
             ]
@@ -105,7 +129,8 @@ def policy_rule() -> dict[str, Any]:
 
 def description(floor: str = DEFAULT_FLOOR) -> str:
     return (
-        "Refuses AKS agent pools (agentPools and a managed cluster's inline agentPoolProfiles) on an N-family GPU VM "
+        "Refuses AKS agent pools (agentPools, including a VirtualMachines pool's manual-scale sizes, and a managed "
+        "cluster's inline agentPoolProfiles' vmSize) on an N-family GPU VM "
         f"size that azure-gpu-platform's size rules refuse: NVv4, unknown to the catalog, retired, below the GPU "
         f"floor {floor}, not supported by AKS ({', '.join(SIZE_RULES)}). The allowed list is generated from "
         "gpu_catalog/catalog.json by rules/sizes.py; regenerate it after a catalog update. Non-GPU sizes are not "

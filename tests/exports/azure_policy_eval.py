@@ -8,8 +8,12 @@ Semantics, as documented by Microsoft (MicrosoftDocs/azure-docs; commits in conf
   compares the count with a numeric condition (``greater``, ``equals``...); a missing array makes ``count`` false
   without evaluating ``where``; the effect comes from ``then.effect``, here ``[parameters('effect')]``.
 - ``author-policies-for-arrays.md``: a ``field`` condition on a ``[*]`` alias is true only when *all* selected
-  values meet it; inside ``where``, the counted ``[*]`` alias selects the current member only (as if it were the only
-  member of the array).
+  values meet it; inside ``where``, the counted ``[*]`` alias (and any alias under it, e.g. ``…manual[*].size``)
+  selects the current member only (as if it were the only member of the array).
+- Limits (``definition-structure.md``, "Policy rule limits", enforced when a definition is created): at most 5
+  **field count** expressions per array; a rule over the limit is refused here too. Nested count expressions are
+  allowed by Azure (``author-policies-for-arrays.md``) but not generated, so this evaluator refuses them rather than
+  guess their semantics.
 
 Aliases are mapped to request paths with the alias list recorded in conformance/facts/azure_policy.json; the
 evaluator refuses any alias, condition or expression it does not know, so a change in the generated rule cannot be
@@ -37,12 +41,22 @@ ALIASES: dict[str, tuple[str, tuple[str, ...]]] = {
         "Microsoft.ContainerService/managedClusters",
         ("properties", "agentPoolProfiles[*]", "vmSize"),
     ),
+    "Microsoft.ContainerService/managedClusters/agentPools/virtualMachinesProfile.scale.manual[*]": (
+        "Microsoft.ContainerService/managedClusters/agentPools",
+        ("properties", "virtualMachinesProfile", "scale", "manual[*]"),
+    ),
+    "Microsoft.ContainerService/managedClusters/agentPools/virtualMachinesProfile.scale.manual[*].size": (
+        "Microsoft.ContainerService/managedClusters/agentPools",
+        ("properties", "virtualMachinesProfile", "scale", "manual[*]", "size"),
+    ),
 }
 """Alias → (the resource type it belongs to, its path in the request; ``x[*]`` selects every member of array x)."""
 
 _MISSING = object()
 _PARAM_RE = re.compile(r"^\[parameters\('([^']+)'\)\]$")
 _NUMERIC = {"equals", "notEquals", "greater", "greaterOrEquals", "less", "lessOrEquals"}
+FIELD_COUNTS_PER_ARRAY = 5
+"""definition-structure.md, "Limits enforced during authoring": **Field count** expressions per array."""
 
 
 class UnsupportedPolicy(ValueError):
@@ -182,6 +196,8 @@ def _evaluate(expr: Mapping[str, Any], ctx: _Context) -> bool:
         alias = spec["field"]
         if not alias.endswith("[*]") or alias not in ALIASES or set(spec) - {"field", "where"}:
             raise UnsupportedPolicy(f"unsupported count {spec!r}")
+        if ctx.bound:
+            raise UnsupportedPolicy(f"nested count over {alias!r} is not implemented (not generated)")
         members = ctx.array(alias)
         if members is None:
             return False  # a missing array: the count expression is false
@@ -208,12 +224,38 @@ def _evaluate(expr: Mapping[str, Any], ctx: _Context) -> bool:
     raise UnsupportedPolicy(f"unsupported expression {sorted(keys)}")
 
 
+def _field_counts(expr: Any) -> list[str]:
+    """The arrays of every field count expression in ``expr`` (nested in logical operators or ``where``)."""
+    found: list[str] = []
+    if isinstance(expr, Mapping):
+        spec = expr.get("count")
+        if isinstance(spec, Mapping) and "field" in spec:
+            found.append(str(spec["field"]).lower())
+        for value in expr.values():
+            found += _field_counts(value)
+    elif isinstance(expr, list):
+        for value in expr:
+            found += _field_counts(value)
+    return found
+
+
+def _check_limits(rule_if: Mapping[str, Any]) -> None:
+    """Refuse a rule Azure would refuse at authoring time: more than 5 field count expressions over one array."""
+    arrays = _field_counts(rule_if)
+    for array in set(arrays):
+        if arrays.count(array) > FIELD_COUNTS_PER_ARRAY:
+            raise UnsupportedPolicy(
+                f"{arrays.count(array)} field count expressions over {array!r}: Azure allows {FIELD_COUNTS_PER_ARRAY}"
+            )
+
+
 def evaluate(
     definition: Mapping[str, Any], request: Mapping[str, Any], parameters: Mapping[str, Any] | None = None
 ) -> str | None:
     """The effect the definition (``{name, properties}``) applies to an ARM request body with its ``type``, or
     ``None`` when the rule's ``if`` is false. ``parameters``: assignment values (defaults fill the rest)."""
     props = definition["properties"]
+    _check_limits(props["policyRule"]["if"])
     values = {k: spec["defaultValue"] for k, spec in props.get("parameters", {}).items() if "defaultValue" in spec}
     values.update(parameters or {})
     ctx = _Context(request, values)

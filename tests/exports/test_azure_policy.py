@@ -1,6 +1,7 @@
-"""The generated Azure Policy, evaluated on ARM request bodies (an agent pool; a managed cluster with several inline
-profiles) with tests/exports/azure_policy_eval.py: every size the rules refuse is denied in both shapes and any
-casing, every size the policy pack accepts is allowed, and a catalog or calendar change changes the policy."""
+"""The generated Azure Policy, evaluated on ARM request bodies (an agent pool; a VirtualMachines agent pool with
+several manual-scale sizes; a managed cluster with several inline profiles) with tests/exports/azure_policy_eval.py:
+every size the rules refuse is denied in every shape and any casing, every size the policy pack accepts is allowed,
+and a catalog or calendar change changes the policy."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from pulumi_policy import ResourceValidationPolicy
 
 from exports import azure_policy
 from exports.azure_policy import (
+    AGENT_POOL_MANUAL,
+    AGENT_POOL_MANUAL_SIZE,
     AGENT_POOL_TYPE,
     AGENT_POOL_VM_SIZE,
     MANAGED_CLUSTER_TYPE,
@@ -44,6 +47,21 @@ def managed_cluster(*sizes: str) -> dict[str, Any]:
     return {"type": MANAGED_CLUSTER_TYPE, "name": "aks", "properties": {"agentPoolProfiles": profiles}}
 
 
+def vm_agent_pool(*sizes: str) -> dict[str, Any]:
+    """A ``VirtualMachines`` pool as REST API 2025-09-01 takes it (examples/AgentPoolsCreate_TypeVirtualMachines.json):
+    no ``vmSize``, one ``{size, count}`` entry per size."""
+    manual = [{"size": s, "count": 1} for s in sizes]
+    return {
+        "type": AGENT_POOL_TYPE,
+        "name": "aks/gpuvm",
+        "properties": {
+            "type": "VirtualMachines",
+            "mode": "User",
+            "virtualMachinesProfile": {"scale": {"manual": manual}},
+        },
+    }
+
+
 def casings(size: str) -> list[str]:
     return [size, size.lower(), size.upper()]
 
@@ -55,6 +73,16 @@ def pack_accepts(size: str) -> bool:
     ]
     assert len(size_policies) == 5
     return not any(run_policy(p, AGENT_POOL, with_(GPU_POOL, vmSize=size)).violations for p in size_policies)
+
+
+def pack_accepts_virtual_machines_pool(size: str) -> bool:
+    """The same for a ``VirtualMachines`` AgentPool whose only size is a manual-scale entry."""
+    vms = {"scale": {"manual": [{"size": size, "count": 1.0}]}}
+    pool = with_(GPU_POOL, vmSize=None, type="VirtualMachines", virtualMachinesProfile=vms)
+    size_policies = [
+        p for p in ALL_POLICIES if isinstance(p, ResourceValidationPolicy) and p.name.startswith("gpu-size-")
+    ]
+    return not any(run_policy(p, AGENT_POOL, pool).violations for p in size_policies)
 
 
 REFUSED = sorted(refused_sizes())
@@ -71,6 +99,8 @@ def test_the_allowed_list_is_what_the_policy_pack_accepts() -> None:
     accepted = sorted(s for s in default_catalog() if pack_accepts(s))
     assert accepted == ALLOWED
     assert DEFINITION["properties"]["parameters"]["allowedGpuSizes"]["defaultValue"] == ALLOWED
+    # the pack reads a VirtualMachines pool's manual-scale sizes with the same rules (rules/size_fields.py)
+    assert sorted(s for s in default_catalog() if pack_accepts_virtual_machines_pool(s)) == ALLOWED
 
 
 def test_refused_kinds_are_all_covered() -> None:
@@ -91,10 +121,20 @@ def test_refused_catalog_sizes_are_denied_in_both_shapes_and_any_casing(size: st
         assert evaluate(DEFINITION, managed_cluster(written, ALLOWED_GPU)) == "Deny", written
 
 
+@pytest.mark.parametrize("size", REFUSED)
+def test_refused_catalog_sizes_are_denied_in_a_virtual_machines_pool_in_any_casing(size: str) -> None:
+    """Alone, or as one bad manual-scale entry next to a good one (either order): the count finds it."""
+    for written in casings(size):
+        assert evaluate(DEFINITION, vm_agent_pool(written)) == "Deny", written
+        assert evaluate(DEFINITION, vm_agent_pool(ALLOWED_GPU, written)) == "Deny", written
+        assert evaluate(DEFINITION, vm_agent_pool(written, SYSTEM)) == "Deny", written
+
+
 @pytest.mark.parametrize("size", UNKNOWN)
 def test_unknown_n_family_names_are_denied(size: str) -> None:
     assert evaluate(DEFINITION, agent_pool(size)) == "Deny"
     assert evaluate(DEFINITION, managed_cluster(size)) == "Deny"
+    assert evaluate(DEFINITION, vm_agent_pool(ALLOWED_GPU, size)) == "Deny"
 
 
 @pytest.mark.parametrize("size", ALLOWED)
@@ -102,6 +142,30 @@ def test_accepted_sizes_are_allowed_in_both_shapes_and_any_casing(size: str) -> 
     for written in casings(size):
         assert evaluate(DEFINITION, agent_pool(written)) is None, written
         assert evaluate(DEFINITION, managed_cluster(written, ALLOWED_GPU)) is None, written
+        assert evaluate(DEFINITION, vm_agent_pool(written)) is None, written
+        assert evaluate(DEFINITION, vm_agent_pool(SYSTEM, written, ALLOWED_GPU)) is None, written
+
+
+def test_virtual_machines_pools_without_gpu_sizes_or_entries_are_not_refused() -> None:
+    assert evaluate(DEFINITION, vm_agent_pool(SYSTEM, "Standard_D4ds_v5")) is None
+    assert evaluate(DEFINITION, vm_agent_pool()) is None  # an empty manual list: no entry counts
+    for profile in ({}, {"scale": {}}, {"scale": {"manual": None}}):  # no array: count is false
+        pool = {"type": AGENT_POOL_TYPE, "properties": {"type": "VirtualMachines", "virtualMachinesProfile": profile}}
+        assert evaluate(DEFINITION, pool) is None, profile
+    # a manual entry without a size selects nothing for the size conditions (like on a missing value is false)
+    pool = vm_agent_pool()
+    pool["properties"]["virtualMachinesProfile"]["scale"]["manual"] = [{"count": 2}]
+    assert evaluate(DEFINITION, pool) is None
+
+
+def test_a_pool_with_both_size_fields_is_checked_on_each() -> None:
+    both = vm_agent_pool(ALLOWED_GPU)
+    both["properties"]["vmSize"] = "Standard_NC6"
+    assert evaluate(DEFINITION, both) == "Deny"
+    both["properties"]["vmSize"] = ALLOWED_GPU
+    assert evaluate(DEFINITION, both) is None
+    both["properties"]["virtualMachinesProfile"]["scale"]["manual"].append({"size": "Standard_NV32as_v4", "count": 1})
+    assert evaluate(DEFINITION, both) == "Deny"
 
 
 def test_non_gpu_sizes_and_other_resources_are_not_evaluated() -> None:
@@ -115,8 +179,13 @@ def test_non_gpu_sizes_and_other_resources_are_not_evaluated() -> None:
 def test_property_names_in_any_casing() -> None:
     pool = {"type": AGENT_POOL_TYPE, "properties": {"VMSize": "standard_nc6"}}
     cluster = {"type": MANAGED_CLUSTER_TYPE, "properties": {"AgentPoolProfiles": [{"VMSIZE": "Standard_NC6"}]}}
+    vm_pool = {
+        "type": "microsoft.containerservice/managedclusters/agentpools",
+        "properties": {"VirtualMachinesProfile": {"Scale": {"MANUAL": [{"Size": "standard_NC6", "Count": 1}]}}},
+    }
     assert evaluate(DEFINITION, pool) == "Deny"
     assert evaluate(DEFINITION, cluster) == "Deny"
+    assert evaluate(DEFINITION, vm_pool) == "Deny"
 
 
 def test_effect_and_allowed_list_are_assignment_parameters() -> None:
@@ -125,6 +194,8 @@ def test_effect_and_allowed_list_are_assignment_parameters() -> None:
     assert evaluate(DEFINITION, agent_pool("Standard_NC6"), {"effect": "Audit"}) == "Audit"
     assert evaluate(DEFINITION, agent_pool("Standard_NC6"), {"allowedGpuSizes": ["Standard_NC6"]}) is None
     assert evaluate(DEFINITION, agent_pool(ALLOWED_GPU), {"allowedGpuSizes": ["Standard_NC6"]}) == "Deny"
+    assert evaluate(DEFINITION, vm_agent_pool("Standard_NC6"), {"effect": "Audit"}) == "Audit"
+    assert evaluate(DEFINITION, vm_agent_pool("Standard_NC6"), {"allowedGpuSizes": ["standard_nc6"]}) is None
 
 
 def test_the_rule_shape() -> None:
@@ -158,8 +229,58 @@ def test_the_rule_shape() -> None:
         "field": AGENT_POOL_VM_SIZE,
         "like": "Standard_N*",
     }
+    assert props["policyRule"]["if"]["anyOf"][2] == {
+        "allOf": [
+            {"field": "type", "equals": AGENT_POOL_TYPE},
+            {
+                "count": {
+                    "field": "Microsoft.ContainerService/managedClusters/agentPools/"
+                    "virtualMachinesProfile.scale.manual[*]",
+                    "where": {
+                        "allOf": [
+                            {"field": AGENT_POOL_MANUAL_SIZE, "like": "Standard_N*"},
+                            {"field": AGENT_POOL_MANUAL_SIZE, "notIn": "[parameters('allowedGpuSizes')]"},
+                        ]
+                    },
+                },
+                "greater": 0,
+            },
+        ]
+    }
+    assert len(props["policyRule"]["if"]["anyOf"]) == 3
     assert props["policyRule"]["then"] == {"effect": "[parameters('effect')]"}
+    assert props["metadata"]["version"] == "1.1.0"
     assert "gpu-size-not-retired" in props["description"] and props["metadata"]["gpuFloor"] == "Standard_NC6s_v3"
+
+
+def test_one_refused_size_condition_for_every_size_field() -> None:
+    """The three size conditions are one helper's output with only the field changed (one source)."""
+    rule = DEFINITION["properties"]["policyRule"]["if"]["anyOf"]
+    conditions = {
+        AGENT_POOL_VM_SIZE: rule[0]["allOf"][1],
+        PROFILE_VM_SIZE: rule[1]["allOf"][1]["count"]["where"],
+        AGENT_POOL_MANUAL_SIZE: rule[2]["allOf"][1]["count"]["where"],
+    }
+    texts = {json.dumps(c).replace(field, "<size>") for field, c in conditions.items()}
+    assert len(texts) == 1 and "<size>" in texts.pop()
+
+
+def test_inline_virtual_machines_profiles_and_preview_autoscale_are_the_documented_gap() -> None:
+    """No alias exists for an inline profile's ``virtualMachinesProfile.scale.manual[*].size`` (only the preview-era
+    ``…sizes[*]``), and ``scale.autoscale`` is preview-only: the policy does not see either (docs/guardrail-layers.md
+    says so; the CrossGuard pack checks inline VirtualMachines sizes). This test fails when that changes."""
+    inline = managed_cluster()
+    vms = {"scale": {"manual": [{"size": "Standard_NC6", "count": 1}]}}
+    inline["properties"]["agentPoolProfiles"].append(
+        {"name": "gpuvm", "type": "VirtualMachines", "virtualMachinesProfile": vms}
+    )
+    assert evaluate(DEFINITION, inline) is None
+    autoscale = vm_agent_pool()
+    autoscale["properties"]["virtualMachinesProfile"]["scale"]["autoscale"] = [{"size": "Standard_NC6", "minCount": 0}]
+    assert evaluate(DEFINITION, autoscale) is None
+    docs = (Path(__file__).parents[2] / "docs/guardrail-layers.md").read_text(encoding="utf-8")
+    assert "agentPoolProfiles[*].virtualMachinesProfile.scale.manual[*].size" in docs
+    assert "scale.autoscale" in docs
 
 
 def test_aliases_are_the_recorded_facts() -> None:
@@ -167,9 +288,11 @@ def test_aliases_are_the_recorded_facts() -> None:
     recorded = (
         facts["sources"]["policy-aliases-managedclusters"]["facts"]
         + facts["sources"]["policy-aliases-agentpools"]["facts"]
+        + facts["sources"]["policy-aliases-agentpools-virtualmachines"]["facts"]
     )
-    for alias in (AGENT_POOL_VM_SIZE, PROFILES, PROFILE_VM_SIZE):
+    for alias in (AGENT_POOL_VM_SIZE, PROFILES, PROFILE_VM_SIZE, AGENT_POOL_MANUAL, AGENT_POOL_MANUAL_SIZE):
         assert alias in recorded
+    assert "manual: [{size, count}]" in facts["sources"]["aks-rest-2025-09-01-scale-profile"]["facts"]
 
 
 def test_a_plain_star_field_condition_means_all_members() -> None:
@@ -189,6 +312,20 @@ def test_the_evaluator_refuses_what_it_does_not_implement() -> None:
     rule["properties"]["policyRule"]["if"] = {"field": "Microsoft.Compute/virtualMachines/sku.name", "equals": "x"}
     with pytest.raises(UnsupportedPolicy, match="alias"):
         evaluate(rule, agent_pool("Standard_NC6"))
+
+
+def test_the_evaluator_refuses_nested_counts_and_rules_over_the_count_limit() -> None:
+    rule = copy.deepcopy(DEFINITION)
+    nested = {"count": {"field": PROFILES, "where": {"count": {"field": PROFILES}, "greater": 0}}, "greater": 0}
+    rule["properties"]["policyRule"]["if"] = nested
+    with pytest.raises(UnsupportedPolicy, match="nested count"):
+        evaluate(rule, managed_cluster("Standard_NC6"))
+    six = {"anyOf": [{"count": {"field": AGENT_POOL_MANUAL}, "greater": i} for i in range(6)]}
+    rule["properties"]["policyRule"]["if"] = six
+    with pytest.raises(UnsupportedPolicy, match="Azure allows 5"):
+        evaluate(rule, vm_agent_pool("Standard_NC6"))
+    six["anyOf"].pop()
+    assert evaluate(rule, vm_agent_pool("Standard_NC6")) == "Deny"  # five are allowed
 
 
 def _catalog_with(tmp_path: Path, change: dict[str, Any]) -> Any:
@@ -217,6 +354,7 @@ def test_a_catalog_change_adding_a_retired_size_changes_the_policy(tmp_path: Pat
     assert evaluate(before, agent_pool("Standard_NC24ads_A100_v4")) is None
     assert evaluate(after, agent_pool("Standard_NC24ads_A100_v4")) == "Audit"
     assert evaluate(after, managed_cluster("standard_nc24ads_a100_v4")) == "Audit"
+    assert evaluate(after, vm_agent_pool(SYSTEM, "STANDARD_NC24ADS_A100_V4")) == "Audit"
 
 
 def test_a_new_current_size_is_allowed_once_in_the_catalog(tmp_path: Path) -> None:
