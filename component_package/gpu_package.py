@@ -10,13 +10,15 @@ class attributes (the outputs) and the ``Enum`` types.
 Every class here is a thin, schema-facing layer over the project's components (``components/``): it maps its Args to
 the component's own typed Args (:class:`~components.gpu_node_pool.GpuPoolSpec`,
 :class:`~components.aks_cluster.AksGpuClusterArgs`, :class:`~components.gpu_operator.GpuOperatorArgs`,
-:class:`~components.kaito.KaitoWorkspaceArgs`, :class:`~components.databricks.DatabricksGpuClusterArgs`) and
-constructs that component as its child. The Args check themselves with the rules (``rules/``), so a value the rules
-refuse fails at construction with the rules' message, as it does from Python; :class:`GpuPackageProvider` returns it
-to the engine as an input-properties error naming the property (``pool.vmSize``), not as a stack trace.
+:class:`~components.kaito.KaitoWorkspaceArgs`, :class:`~components.databricks.DatabricksGpuClusterArgs`,
+:class:`~components.nap_pool.NapGpuPoolArgs`) and constructs that component as its child. The Args check themselves
+with the rules (``rules/``), so a value the rules refuse fails at construction with the rules' message, as it does
+from Python; :class:`GpuPackageProvider` returns it to the engine as an input-properties error naming the property
+(``pool.vmSize``), not as a stack trace.
 
 Enum values are taken from the constants and types the rules and components use (OS SKUs, MIG profiles, sharing
-modes, data security modes, ...), never written again here.
+modes, data security modes, the Karpenter facts' capacity types, image families and consolidation policies, ...), never
+written again here.
 
 This module must not use ``from __future__ import annotations``: the schema is inferred from the annotation objects.
 ``pulumi_databricks`` is imported only when a ``DatabricksGpuCluster`` is constructed.
@@ -26,26 +28,33 @@ import re
 import sys
 import typing
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from enum import Enum, StrEnum
 from typing import Any, NotRequired, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pulumi.errors import InputPropertiesError, InputPropertyErrorDetails
+from pulumi.errors import InputPropertiesError, InputPropertyError, InputPropertyErrorDetails
 from pulumi.provider import main as provider_main
+from pulumi.provider.experimental.analyzer import ComponentDefinition, PropertyDefinition, TypeDefinition
 from pulumi.provider.experimental.component import ComponentProvider
 from pulumi.provider.experimental.util import camel_case
 from pulumi.provider.provider import ConstructResult
 from pulumi.provider.server import ComponentInitError
 
-from components import aks_cluster, databricks, gpu_node_pool, gpu_operator, kaito
+from components import aks_cluster, databricks, gpu_node_pool, gpu_operator, kaito, nap_pool
 from components.config.models import ClusterAccessConfig, ClusterConfig, GpuPoolConfig
+from components.config.nap import DisruptionBudgetConfig
+from components.contract import Scheduling
 from components.contract import Toleration as ContractToleration
 from components.validation import InvalidArgsError
 from gpu_catalog import MIG_PROFILES
+from gpu_catalog.lifecycle import default_gpu_operator_version
 from rules import Finding
 from rules.aks import LINUX_OS_SKUS, WINDOWS_OS_SKUS
 from rules.databricks import CLASSIC_PREVIEW, DEDICATED_MODES
+from rules.karpenter import resolve_sizes
+from rules.sizes import DEFAULT_FLOOR
 
 PACKAGE_NAME = "azure-gpu-platform"
 """The package name: the first part of every type token (``azure-gpu-platform:index:GpuNodePool``) and the name of the
@@ -115,6 +124,14 @@ if typing.TYPE_CHECKING:  # the type checker sees string enums; the schema's mem
 
     class ComputeKind(StrEnum): ...
 
+    class CapacityType(StrEnum): ...
+
+    class ImageFamily(StrEnum): ...
+
+    class ConsolidationPolicy(StrEnum): ...
+
+    class BudgetReason(StrEnum): ...
+
 else:
     OsType = _enum(
         "OsType", _dataclass_field(gpu_node_pool.GpuPoolSpec, "os"), "The operating system of a GPU pool's nodes."
@@ -158,6 +175,22 @@ else:
         "Dedicated access: `SINGLE_USER` (a user) or `DATA_SECURITY_MODE_DEDICATED` (a group, with `kind`).",
     )
     ComputeKind = _enum("ComputeKind", (CLASSIC_PREVIEW,), "The request shape of group-dedicated compute.")
+    CapacityType = _enum(
+        "CapacityType",
+        nap_pool.FACTS.capacity_types,
+        "`karpenter.sh/capacity-type` of the nodes NAP creates (NAP prefers spot when both are allowed).",
+    )
+    ImageFamily = _enum("ImageFamily", nap_pool.FACTS.image_families, "The AKSNodeClass `imageFamily` (node OS image).")
+    ConsolidationPolicy = _enum(
+        "ConsolidationPolicy",
+        nap_pool.FACTS.consolidation_policies,
+        "Which nodes Karpenter consolidates: `WhenEmpty` removes only nodes without workload pods.",
+    )
+    BudgetReason = _enum(
+        "BudgetReason",
+        _literal_values(typing.get_args(DisruptionBudgetConfig.model_fields["reasons"].annotation)[0]),
+        "The disruption reason a budget limits.",
+    )
 
 
 # ---------------------------------------------------------------------------------------------------- input types
@@ -361,11 +394,13 @@ class GpuPoolInfo(TypedDict):
 class ArgsRefusedError(Exception):
     """A component's Args break a guard rail: the rules' message, and each finding on its schema property path."""
 
-    def __init__(self, error: InvalidArgsError, prefix: str = "") -> None:
+    def __init__(self, error: InvalidArgsError, prefix: str = "", paths: Mapping[str, str] | None = None) -> None:
         super().__init__(str(error))
         self.message = str(error)
+        paths = paths or {}
         self.errors: list[InputPropertyErrorDetails] = [
-            {"property_path": f"{prefix}{camel_case(f.field)}", "reason": f.message} for f in error.findings
+            {"property_path": f"{prefix}{paths.get(f.field, camel_case(f.field))}", "reason": f.message}
+            for f in error.findings
         ]
 
 
@@ -387,6 +422,13 @@ def _plain(value: Any) -> Any:
 def _present(args: Mapping[str, Any], *keys: str) -> dict[str, Any]:
     """The keys that are set, enum members as their values: the typed Args' defaults apply to the others."""
     return {k: _plain(args[k]) for k in keys if args.get(k) is not None}
+
+
+def _pool_operator(operator: PoolGpuOperator) -> gpu_node_pool.PoolGpuOperator:
+    """The operator as a pool sees it; the chart version defaults to the release the project pins (as documented)."""
+    kwargs = _present(operator, "version", "installs_driver", "mig_strategy")
+    kwargs.setdefault("version", default_gpu_operator_version())
+    return gpu_node_pool.PoolGpuOperator(**kwargs)
 
 
 def pool_spec(pool: GpuPool) -> gpu_node_pool.GpuPoolSpec:
@@ -424,17 +466,15 @@ def pool_spec(pool: GpuPool) -> gpu_node_pool.GpuPoolSpec:
             kwargs[key] = dict(value)
     operator = pool.get("gpu_operator")
     if operator is not None:
-        kwargs["gpu_operator"] = gpu_node_pool.PoolGpuOperator(
-            **_present(operator, "version", "installs_driver", "mig_strategy")
-        )
+        kwargs["gpu_operator"] = _pool_operator(operator)
     return gpu_node_pool.GpuPoolSpec(**kwargs)
 
 
-def _checked(build: typing.Callable[[], Any], prefix: str = "") -> Any:
+def _checked(build: typing.Callable[[], Any], prefix: str = "", paths: Mapping[str, str] | None = None) -> Any:
     try:
         return build()
     except InvalidArgsError as error:
-        raise ArgsRefusedError(error, prefix) from error
+        raise ArgsRefusedError(error, prefix, paths) from error
 
 
 # ---------------------------------------------------------------------------------------------------- components
@@ -488,18 +528,21 @@ class GpuNodePool(pulumi.ComponentResource):
         self.gpu_model = pulumi.Output.from_input(contract.gpu_model)
         self.gpus_per_node = pulumi.Output.from_input(contract.gpus_per_node)
         self.driver = pulumi.Output.from_input(contract.driver)
-        sched = contract.scheduling
-        scheduling: PoolScheduling = {
-            "node_selector": dict(sched.node_selector),
-            "tolerations": [typing.cast(SchedulingToleration, t.to_dict()) for t in sched.tolerations],
-            "resource_name": sched.resource_name,
-            "sharing": sched.sharing,
-            "replicas": sched.replicas,
-            "mps_active_thread_percentage": sched.mps_active_thread_percentage,
-            "allocatable_per_node": sched.allocatable_per_node,
-        }
-        self.scheduling = pulumi.Output.from_input(scheduling)
+        self.scheduling = pulumi.Output.from_input(_scheduling(contract.scheduling))
         self.register_outputs({"azureName": self.azure_name, "agentPoolId": self.agent_pool_id})
+
+
+def _scheduling(sched: Scheduling) -> PoolScheduling:
+    """The output contract's scheduling data as the schema's :class:`PoolScheduling`."""
+    return {
+        "node_selector": dict(sched.node_selector),
+        "tolerations": [typing.cast(SchedulingToleration, t.to_dict()) for t in sched.tolerations],
+        "resource_name": sched.resource_name,
+        "sharing": sched.sharing,
+        "replicas": sched.replicas,
+        "mps_active_thread_percentage": sched.mps_active_thread_percentage,
+        "allocatable_per_node": sched.allocatable_per_node,
+    }
 
 
 class AksGpuClusterArgs(TypedDict):
@@ -847,23 +890,250 @@ class DatabricksGpuCluster(pulumi.ComponentResource):
         self.register_outputs({"clusterId": self.cluster_id})
 
 
+class DisruptionBudget(TypedDict):
+    """A Karpenter disruption budget: how many of the pool's nodes may be disrupted at once."""
+
+    nodes: str
+    """A node count (`1`) or a percentage (`10%`)."""
+    schedule: NotRequired[str]
+    """Cron schedule when the budget applies (with `duration`)."""
+    duration: NotRequired[str]
+    """How long the budget applies after each `schedule` (`8h`, `1h30m`)."""
+    reasons: NotRequired[list[BudgetReason]]
+    """The disruption reasons the budget limits; default: all."""
+
+
+class NapDisruption(TypedDict):
+    """When Karpenter removes the pool's nodes (how the pool scales back to zero)."""
+
+    consolidation_policy: NotRequired[ConsolidationPolicy]
+    """Default `WhenEmpty`: only nodes without workload pods are removed, running inference is never repacked."""
+    consolidate_after: NotRequired[str]
+    """How long a node stays empty before it is removed (`5m`, `1h`, `Never`); default `5m`."""
+    budgets: NotRequired[list[DisruptionBudget]]
+    """Disruption budgets."""
+
+
+class NapGpuPoolArgs(TypedDict):
+    """A Karpenter GPU NodePool on a cluster with node auto-provisioning (NAP) on. Checked at construction with the
+    project's rules (every allowed size, GPU limit, driver mode, sharing, taints, capacity types, image family,
+    consolidation policy)."""
+
+    kubeconfig: pulumi.Input[str]
+    """A kubeconfig for the cluster (e.g. `AksGpuCluster.kubeconfig`); NAP must be on for the cluster."""
+    pool_name: str
+    """The NodePool's and AKSNodeClass's name, and the value of the `azure-gpu-platform/pool` node label."""
+    location: str
+    """The cluster's Azure region (the zone values are `<location>-<zone>`)."""
+    gpu_limit: int
+    """`spec.limits["nvidia.com/gpu"]`: the most GPUs the pool's nodes may hold together (no unbounded GPU spend)."""
+    sizes: NotRequired[list[str]]
+    """GPU sizes Karpenter may choose (`karpenter.azure.com/sku-name`); each must pass the size rules."""
+    series: NotRequired[list[str]]
+    """Size series (`NCads_A100_v4`): every deployable catalog size of the series."""
+    gpu_models: NotRequired[list[str]]
+    """GPU models (`A100`, `T4`): every deployable catalog size with that GPU."""
+    capacity_types: NotRequired[list[CapacityType]]
+    """Default `on-demand`."""
+    zones: NotRequired[list[str]]
+    """Availability zones (`1`, `2`, `3`)."""
+    driver: NotRequired[DriverMode]
+    """Who installs the NVIDIA driver; default `aks` (AKSNodeClass `gpu.mode: Driver`); `operator` (`gpu.mode:
+    None`) needs `gpuOperator` with `installsDriver`."""
+    sharing: NotRequired[Sharing]
+    """Time-slicing or MPS through the GPU operator."""
+    taints: NotRequired[list[str]]
+    """Node taints; default `nvidia.com/gpu=present:NoSchedule`."""
+    labels: NotRequired[dict[str, str]]
+    """Node labels of your own (the pool label, and the device-plugin label of a shared pool, are added)."""
+    image_family: NotRequired[ImageFamily]
+    """Default: AKS's default for the Kubernetes version."""
+    os_disk_size_gb: NotRequired[int]
+    """OS disk size in GB; default: the AKSNodeClass's."""
+    disruption: NotRequired[NapDisruption]
+    """When Karpenter removes nodes; default `WhenEmpty` after `5m`."""
+    expire_after: NotRequired[str]
+    """Replace nodes after this long; default: Karpenter's."""
+    weight: NotRequired[int]
+    """The NodePool's priority among NodePools (1-100)."""
+    tags: NotRequired[dict[str, str]]
+    """Azure tags of the VMs NAP creates (AKSNodeClass `tags`)."""
+    gpu_operator: NotRequired[PoolGpuOperator]
+    """The NVIDIA GPU operator on the cluster, when one runs: it manages the pool's nodes."""
+    gpu_floor: NotRequired[str]
+    """The smallest GPU size allowed (policy `gpu-size-minimum`); default `Standard_NC6s_v3`."""
+
+
+NAP_PATHS = {
+    "driver_skipped": "driver",
+    "name": "poolName",
+    "consolidation_policy": "disruption.consolidationPolicy",
+    "consolidate_after": "disruption.consolidateAfter",
+    "budgets": "disruption.budgets",
+}
+"""A :class:`~components.nap_pool.NapGpuPoolArgs` field → the package property it comes from (other fields: the
+field in camelCase)."""
+
+
+def nap_pool_args(args: NapGpuPoolArgs) -> nap_pool.NapGpuPoolArgs:
+    """A package NodePool as the component's :class:`~components.nap_pool.NapGpuPoolArgs`: ``sizes``, ``series`` and
+    ``gpu_models`` resolved through the catalog as the stack config resolves ``gpuNodePools`` (raises
+    :class:`InvalidArgsError` with the rules' messages)."""
+    kwargs = _present(args, "location", "image_family", "os_disk_size_gb", "expire_after", "weight", "gpu_floor")
+    kwargs["name"] = args["pool_name"]
+    # Unset (an engine that sends no gpuLimit): refused by the rules, with their message, as a 0 is from Python.
+    kwargs["gpu_limit"] = _plain(args.get("gpu_limit")) or 0
+    for key in ("capacity_types", "zones", "taints"):
+        value = args.get(key)
+        if value is not None:
+            kwargs[key] = tuple(_plain(value))
+    for key in ("labels", "tags"):
+        value = args.get(key)
+        if value is not None:
+            kwargs[key] = dict(value)
+    driver = args.get("driver")
+    if driver is not None:
+        kwargs["driver_skipped"] = _plain(driver) == "operator"  # the GPU operator installs the driver
+    sharing = args.get("sharing")
+    if sharing is not None:
+        kwargs["sharing"] = gpu_node_pool.GpuSharing(**_present(sharing, "mode", "replicas", "rename_by_default"))
+    operator = args.get("gpu_operator")
+    if operator is not None:
+        kwargs["gpu_operator"] = _pool_operator(operator)
+    disruption = args.get("disruption")
+    if disruption is not None:
+        kwargs |= _present(disruption, "consolidation_policy", "consolidate_after")
+        kwargs["budgets"] = tuple(
+            _present(b, "nodes", "schedule", "duration", "reasons") for b in disruption.get("budgets") or []
+        )
+    sizes = [str(s) for s in args.get("sizes") or []]
+    floor = str(kwargs.get("gpu_floor", DEFAULT_FLOOR))
+    resolved, found = resolve_sizes(sizes, args.get("series") or [], args.get("gpu_models") or [], floor=floor)
+    selectors = [
+        Finding(f.field.replace("gpuModels", "gpu_models", 1), f.message) for f in found if f.field[:5] != "sizes"
+    ]
+    named = {s.lower() for s in sizes}
+    try:
+        # The sizes as written first: a size the rules refuse is named at its index in `sizes`, as from Python.
+        nap_pool.NapGpuPoolArgs(sizes=(*sizes, *(s for s in resolved if s.lower() not in named)), **kwargs)
+    except InvalidArgsError as error:
+        if not selectors:
+            raise
+        raise InvalidArgsError(nap_pool.COMPONENT, kwargs["name"], [*error.findings, *selectors]) from error
+    if selectors:
+        raise InvalidArgsError(nap_pool.COMPONENT, kwargs["name"], selectors)
+    return nap_pool.NapGpuPoolArgs(sizes=tuple(resolved), **kwargs)  # cheapest first, as from a stack file
+
+
+class NapGpuPool(pulumi.ComponentResource):
+    """GPU nodes from AKS node auto-provisioning: a Karpenter `NodePool` (`karpenter.sh/v1`) and its `AKSNodeClass`
+    (`karpenter.azure.com/v1beta1`) that create GPU nodes from zero, up to a GPU limit, when a pod that selects and
+    tolerates the pool is pending. Every size the NodePool allows passed the project's size rules. Outputs the pool's
+    scheduling data (node selector, tolerations, resource name)."""
+
+    node_pool: pulumi.Output[str]
+    """The NodePool's name (nodes carry `karpenter.sh/nodepool: <nodePool>`)."""
+    sizes: pulumi.Output[list[str]]
+    """The sizes Karpenter may choose (`karpenter.azure.com/sku-name` values), cheapest first."""
+    gpu_models: pulumi.Output[list[str]]
+    """The GPU models of those sizes."""
+    capacity_types: pulumi.Output[list[str]]
+    """`on-demand` and/or `spot`."""
+    driver: pulumi.Output[str]
+    """Who installs the NVIDIA driver: `aks` or `operator`."""
+    gpu_limit: pulumi.Output[int]
+    """The most GPUs the pool's nodes may hold together."""
+    scheduling: pulumi.Output[PoolScheduling]
+    """How a workload lands on the pool: node selector, tolerations, the resource to request (`allocatablePerNode`:
+    what the smallest allowed size advertises)."""
+
+    def __init__(self, name: str, args: NapGpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        pool_args = _checked(lambda: nap_pool_args(args), paths=NAP_PATHS)
+        super().__init__(f"{PACKAGE_NAME}:index:NapGpuPool", name, None, opts)
+        provider = _kubernetes_provider(name, args["kubeconfig"], self)
+        pool = nap_pool.NapGpuPool(name, pool_args, opts=pulumi.ResourceOptions(parent=self), provider=provider)
+        contract = pool.contract
+        self.node_pool = pulumi.Output.from_input(contract.node_pool)
+        self.sizes = pulumi.Output.from_input(list(contract.sizes))
+        self.gpu_models = pulumi.Output.from_input(list(contract.gpu_models))
+        self.capacity_types = pulumi.Output.from_input(list(contract.capacity_types))
+        self.driver = pulumi.Output.from_input(contract.driver)
+        self.gpu_limit = pulumi.Output.from_input(contract.max_gpus)
+        self.scheduling = pulumi.Output.from_input(_scheduling(contract.scheduling))
+        self.register_outputs({"nodePool": self.node_pool, "gpuLimit": self.gpu_limit})
+
+
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AksGpuCluster,
     GpuNodePool,
     GpuOperator,
     KaitoWorkspace,
     DatabricksGpuCluster,
+    NapGpuPool,
 ]
 """The components the package hosts (the schema's resources)."""
+
+RULE_CHECKED_INPUTS: dict[str, tuple[str, ...]] = {"NapGpuPool": ("gpuLimit",)}
+"""Required inputs whose absence the rules refuse themselves: the schema requires them (the SDKs and Pulumi YAML ask
+for them), and an engine that sends none gets the rules' message, as Python does, not a generic "missing input"."""
 
 
 # ------------------------------------------------------------------------------------------------------ provider
 
 
 class GpuPackageProvider(ComponentProvider):
-    """The SDK's component provider, with one change: Args the rules refuse come back to the engine as an
+    """The SDK's component provider, with three changes: Args the rules refuse come back to the engine as an
     input-properties error (``InvalidArgument``: the rules' message, and each finding on its property path) instead
-    of a generic error carrying a Python stack trace."""
+    of a generic error carrying a Python stack trace; a missing input the rules check themselves
+    (:data:`RULE_CHECKED_INPUTS`) reaches the rules; arrays of enums are mapped item by item to the enum."""
+
+    def map_inputs(self, inputs: pulumi.Inputs, component_def: ComponentDefinition) -> pulumi.Inputs:
+        missing = {k for k in RULE_CHECKED_INPUTS.get(component_def.name, ()) if inputs.get(k) is None}
+        if missing:
+            props = {k: replace(p, optional=True) if k in missing else p for k, p in component_def.inputs.items()}
+            component_def = replace(component_def, inputs=props)
+        return super().map_inputs(inputs, component_def)
+
+    def map_input_properties(
+        self,
+        inputs: pulumi.Inputs,
+        properties: dict[str, PropertyDefinition],
+        mapping: dict[str, str],
+        component_name: str,
+        property_path: str,
+    ) -> pulumi.Inputs:
+        """The SDK's mapping, plus arrays of enums (``capacityTypes``): the SDK (3.272) maps each item of an array of
+        a named type as an object, which turns an enum string into ``{}``; here each item becomes the enum member,
+        and a value outside the enum is refused on its path (``capacityTypes[1]``)."""
+        enum_lists = {k: t for k, p in properties.items() if (t := self._enum_items(p)) is not None}
+        rest = {k: p for k, p in properties.items() if k not in enum_lists}
+        out = dict(super().map_input_properties(inputs, rest, mapping, component_name, property_path))
+        for key, enum_def in enum_lists.items():
+            path = f"{property_path}.{key}" if property_path else key
+            value = inputs.get(key) if isinstance(inputs, dict) else None
+            if value is None:
+                if not properties[key].optional:
+                    raise InputPropertyError(path, f"Missing required input '{path}' on '{component_name}'")
+                continue
+            items = value if isinstance(value, list) else [value]
+            members = []
+            for i, item in enumerate(items):
+                try:
+                    members.append(enum_def.python_type(item))
+                except ValueError as error:
+                    allowed = ", ".join(str(v.value) for v in enum_def.enum or [])
+                    raise InputPropertyError(
+                        f"{path}[{i}]", f"Invalid value {item!r} for enum '{enum_def.name}'; allowed: {allowed}"
+                    ) from error
+            out[mapping[key]] = members
+        return out
+
+    def _enum_items(self, prop: PropertyDefinition) -> TypeDefinition | None:
+        """The enum type of an array property's items, if they are one of this package's enums."""
+        if prop.items is None or not prop.items.ref:
+            return None
+        type_def = self.get_type_definition(prop.items)
+        return type_def if type_def is not None and type_def.enum else None
 
     def construct(
         self,

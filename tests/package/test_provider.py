@@ -17,17 +17,20 @@ from pulumi.runtime.proto import errors_pb2, provider_pb2, status_pb2
 from component_package.gpu_package import NAMESPACE, PACKAGE_NAME, VERSION
 from components.contract import SharingMode
 from components.gpu_node_pool import GpuPoolSpec, GpuSharing, MigStrategy
+from components.nap_pool import FACTS as NAP_FACTS
+from components.nap_pool import NapGpuPoolArgs
 from components.validation import InvalidArgsError
 from gpu_catalog import MIG_PROFILES
 from rules.aks import DEFAULT_GPU_TAINT, LINUX_OS_SKUS, WINDOWS_OS_SKUS
 from rules.databricks import DEDICATED_MODES
+from rules.karpenter import resolve_sizes
 
 from .harness import REPO_ROOT, Engine, Plugin, construct_request, engine, provider, state_dict
 
 pytestmark = pytest.mark.slow
 
 TOKEN = f"{PACKAGE_NAME}:index"
-COMPONENTS = ("AksGpuCluster", "GpuNodePool", "GpuOperator", "KaitoWorkspace", "DatabricksGpuCluster")
+COMPONENTS = ("AksGpuCluster", "GpuNodePool", "GpuOperator", "KaitoWorkspace", "DatabricksGpuCluster", "NapGpuPool")
 
 
 @pytest.fixture(scope="module")
@@ -147,6 +150,7 @@ def test_the_other_components_require_what_their_args_require(schema: dict[str, 
             "workspaceName",
         ],
         "DatabricksGpuCluster": ["clusterName", "nodeTypeId", "singleUserName", "workspaceUrl"],
+        "NapGpuPool": ["gpuLimit", "kubeconfig", "location", "poolName"],
     }
 
 
@@ -221,10 +225,17 @@ def test_construct_registers_the_pool_and_its_agent_pool_with_the_engines_inputs
 
 
 def _refusal(plugin: Plugin, eng: Engine, name: str, pool: dict[str, Any]) -> tuple[grpc.RpcError, list[Any]]:
-    before = len(eng.monitor.monitor.recorded)
     inputs = {"resourceGroupName": "rg-team", "clusterName": "aks-team", "pool": pool}
+    return _refused(plugin, eng, "GpuNodePool", name, inputs)
+
+
+def _refused(
+    plugin: Plugin, eng: Engine, component: str, name: str, inputs: dict[str, Any]
+) -> tuple[grpc.RpcError, list[Any]]:
+    """Construct fails: the error, and its input-property errors (path, reason); nothing was registered."""
+    before = len(eng.monitor.monitor.recorded)
     with pytest.raises(grpc.RpcError) as caught:
-        plugin.stub.Construct(construct_request(eng, f"{TOKEN}:GpuNodePool", name, inputs))
+        plugin.stub.Construct(construct_request(eng, f"{TOKEN}:{component}", name, inputs))
     assert len(eng.monitor.monitor.recorded) == before  # nothing was registered
     error = caught.value
     details: dict[Any, Any] = dict(error.trailing_metadata() or ())  # type: ignore[attr-defined]
@@ -361,6 +372,17 @@ EVERY_COMPONENT: dict[str, tuple[dict[str, Any], str, set[str]]] = {
         "azure-gpu-platform:components:DatabricksGpuCluster",
         {"clusterId"},
     ),
+    "NapGpuPool": (
+        {
+            "kubeconfig": "apiVersion: v1",
+            "poolName": "t4",
+            "location": "westeurope",
+            "gpuLimit": 4,
+            "series": ["NCas_T4_v3"],
+        },
+        "azure-gpu-platform:components:NapGpuPool",
+        {"nodePool", "sizes", "gpuModels", "capacityTypes", "driver", "gpuLimit", "scheduling"},
+    ),
 }
 
 
@@ -483,3 +505,238 @@ def test_the_plugin_reports_the_package_version(running: tuple[Engine, Plugin]) 
 
     _, plugin = running
     assert plugin.stub.GetPluginInfo(empty_pb2.Empty()).version == VERSION
+
+
+# ------------------------------------------------------------------------------------------------------- NapGpuPool
+
+NAP_POOL = {
+    "kubeconfig": "apiVersion: v1",
+    "poolName": "a100",
+    "location": "westeurope",
+    "gpuLimit": 8,
+    "sizes": ["Standard_NC48ads_A100_v4", "Standard_NC24ads_A100_v4"],
+    "capacityTypes": ["spot", "on-demand"],
+    "zones": ["1", "2"],
+    "driver": "operator",
+    "sharing": {"mode": "timeSlicing", "replicas": 2},
+    "labels": {"team": "vision"},
+    "imageFamily": "Ubuntu2404",
+    "disruption": {"consolidateAfter": "10m", "budgets": [{"nodes": "1", "reasons": ["Empty"]}]},
+    "tags": {"cost-center": "ml"},
+    "gpuOperator": {"installsDriver": True},
+}
+
+
+def test_nap_gpu_pool_inputs_take_their_enums_from_the_facts(schema: dict[str, Any]) -> None:
+    nap = schema["resources"][f"{TOKEN}:NapGpuPool"]
+    assert nap["description"].startswith("GPU nodes from AKS node auto-provisioning")
+    inputs = nap["inputProperties"]
+    assert inputs["kubeconfig"] == {
+        "description": (
+            "A kubeconfig for the cluster (e.g. `AksGpuCluster.kubeconfig`); NAP must be on for the cluster."
+        ),
+        "type": "string",
+    }
+    assert inputs["gpuLimit"]["type"] == "integer"
+    assert inputs["capacityTypes"]["items"]["$ref"] == f"#/types/{TOKEN}:CapacityType"
+    assert inputs["imageFamily"]["$ref"] == f"#/types/{TOKEN}:ImageFamily"
+    assert inputs["driver"]["$ref"] == f"#/types/{TOKEN}:DriverMode"
+    assert inputs["sharing"]["$ref"] == f"#/types/{TOKEN}:Sharing"
+    assert inputs["disruption"]["$ref"] == f"#/types/{TOKEN}:NapDisruption"
+    assert {"sizes", "series", "gpuModels", "zones", "taints", "labels", "expireAfter", "weight"} <= set(inputs)
+    assert _enum_values(schema, "CapacityType") == set(NAP_FACTS.capacity_types)
+    assert _enum_values(schema, "ImageFamily") == set(NAP_FACTS.image_families)
+    assert _enum_values(schema, "ConsolidationPolicy") == set(NAP_FACTS.consolidation_policies)
+    assert _enum_values(schema, "BudgetReason") == {"Underutilized", "Empty", "Drifted"}
+    disruption = _type(schema, "NapDisruption")["properties"]
+    assert disruption["consolidationPolicy"]["$ref"] == f"#/types/{TOKEN}:ConsolidationPolicy"
+    assert _type(schema, "DisruptionBudget")["required"] == ["nodes"]
+    outputs = nap["properties"]
+    assert outputs["scheduling"]["$ref"] == f"#/types/{TOKEN}:PoolScheduling"
+    assert outputs["sizes"]["items"]["type"] == "string"
+    assert outputs["gpuLimit"]["type"] == "integer"
+
+
+def test_construct_registers_the_aks_node_class_and_node_pool_with_the_engines_inputs(
+    running: tuple[Engine, Plugin],
+) -> None:
+    eng, plugin = running
+    response = plugin.stub.Construct(construct_request(eng, f"{TOKEN}:NapGpuPool", "nap", NAP_POOL))
+    wrapper = f"urn:pulumi:dev::consumer::{TOKEN}:NapGpuPool::nap"
+    inner_type = f"{TOKEN}:NapGpuPool$azure-gpu-platform:components:NapGpuPool"
+    assert response.urn == wrapper
+    recorded = {r.urn: r for r in eng.monitor.monitor.recorded if r.name.startswith("nap")}
+    inner = f"urn:pulumi:dev::consumer::{inner_type}::nap"
+    node_class_urn = (
+        f"urn:pulumi:dev::consumer::{inner_type}$kubernetes:karpenter.azure.com/v1beta1:AKSNodeClass::nap-nodeclass"
+    )
+    node_pool_urn = f"urn:pulumi:dev::consumer::{inner_type}$kubernetes:karpenter.sh/v1:NodePool::nap-nodepool"
+    k8s_urn = f"urn:pulumi:dev::consumer::{TOKEN}:NapGpuPool$pulumi:providers:kubernetes::nap-k8s"
+    assert set(recorded) == {wrapper, inner, node_class_urn, node_pool_urn, k8s_urn}
+    assert recorded[inner].parent == wrapper
+    assert recorded[k8s_urn].inputs["kubeconfig"] == "apiVersion: v1"
+    node_class, node_pool = recorded[node_class_urn], recorded[node_pool_urn]
+    assert node_class.parent == node_pool.parent == inner
+    assert node_class.inputs == {
+        "apiVersion": "karpenter.azure.com/v1beta1",
+        "kind": "AKSNodeClass",
+        "metadata": {"name": "a100", "labels": {"app.kubernetes.io/managed-by": "pulumi"}},
+        "spec": {"gpu": {"mode": "None"}, "imageFamily": "Ubuntu2404", "tags": {"cost-center": "ml"}},
+    }
+    assert node_pool.inputs == {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": "a100", "labels": {"app.kubernetes.io/managed-by": "pulumi"}},
+        "spec": {
+            "template": {
+                "metadata": {
+                    "labels": {
+                        "team": "vision",
+                        "azure-gpu-platform/pool": "a100",
+                        "nvidia.com/device-plugin.config": "a100",
+                    }
+                },
+                "spec": {
+                    "nodeClassRef": {"group": "karpenter.azure.com", "kind": "AKSNodeClass", "name": "a100"},
+                    "requirements": [
+                        {
+                            "key": "karpenter.azure.com/sku-name",
+                            "operator": "In",
+                            "values": ["Standard_NC24ads_A100_v4", "Standard_NC48ads_A100_v4"],  # cheapest first
+                        },
+                        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]},
+                        {
+                            "key": "topology.kubernetes.io/zone",
+                            "operator": "In",
+                            "values": ["westeurope-1", "westeurope-2"],
+                        },
+                    ],
+                    "taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule", "value": "present"}],
+                },
+            },
+            "limits": {"nvidia.com/gpu": "8"},
+            "disruption": {
+                "consolidationPolicy": "WhenEmpty",
+                "consolidateAfter": "10m",
+                "budgets": [{"nodes": "1", "reasons": ["Empty"]}],
+            },
+        },
+    }
+
+    state = state_dict(response)
+    assert state["nodePool"] == "a100"
+    assert state["sizes"] == ["Standard_NC24ads_A100_v4", "Standard_NC48ads_A100_v4"]
+    assert state["capacityTypes"] == ["spot", "on-demand"]
+    assert state["driver"] == "operator"
+    assert state["gpuLimit"] == 8
+    assert state["scheduling"] == {
+        "nodeSelector": {"azure-gpu-platform/pool": "a100"},
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}],
+        "resourceName": "nvidia.com/gpu",
+        "sharing": "timeSlicing",
+        "replicas": 2,
+        "allocatablePerNode": 2,
+    }
+
+
+def test_gpu_models_and_series_resolve_through_the_catalog_as_from_a_stack_file(
+    running: tuple[Engine, Plugin],
+) -> None:
+    eng, plugin = running
+    inputs = {"kubeconfig": "apiVersion: v1", "poolName": "t4", "location": "westeurope", "gpuLimit": 4}
+    response = plugin.stub.Construct(
+        construct_request(eng, f"{TOKEN}:NapGpuPool", "naptier", {**inputs, "gpuModels": ["T4"]})
+    )
+    expected, found = resolve_sizes([], [], ["T4"])
+    assert found == []
+    assert expected == [
+        "Standard_NC4as_T4_v3",
+        "Standard_NC8as_T4_v3",
+        "Standard_NC16as_T4_v3",
+        "Standard_NC64as_T4_v3",
+    ]
+    assert state_dict(response)["sizes"] == expected
+    node_pool = next(r for r in eng.monitor.monitor.recorded if r.name == "naptier-nodepool")
+    assert node_pool.inputs["spec"]["template"]["spec"]["requirements"][0]["values"] == expected
+    assert node_pool.inputs["spec"]["disruption"] == {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "5m"}
+    node_class = next(r for r in eng.monitor.monitor.recorded if r.name == "naptier-nodeclass")
+    assert node_class.inputs["spec"] == {"gpu": {"mode": "Driver"}}
+
+
+def _nap_python_refusal(**kwargs: Any) -> InvalidArgsError:
+    """The same NodePool given to the component from Python."""
+    with pytest.raises(InvalidArgsError) as caught:
+        NapGpuPoolArgs(**{"name": "refused", "location": "westeurope", **kwargs})
+    return caught.value
+
+
+@pytest.mark.parametrize("size", ["Standard_NV32as_v4", "Standard_NC6s_v3"])
+def test_a_nodepool_allowing_a_refused_size_fails_construct_with_the_rules_message(
+    running: tuple[Engine, Plugin], size: str
+) -> None:
+    eng, plugin = running
+    inputs = {
+        "kubeconfig": "apiVersion: v1",
+        "poolName": "refused",
+        "location": "westeurope",
+        "gpuLimit": 4,
+        "sizes": ["Standard_NC4as_T4_v3", size],
+    }
+    error, found = _refused(plugin, eng, "NapGpuPool", f"nap-{size.lower()}", inputs)
+    expected = _nap_python_refusal(sizes=("Standard_NC4as_T4_v3", size), gpu_limit=4)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
+    assert error.details() == str(expected)  # type: ignore[attr-defined]
+    assert found == [("sizes[1]", f.message) for f in expected.findings]
+    assert expected.findings and all(f.field == "sizes[1]" for f in expected.findings)
+    assert "retired by Microsoft" in str(expected)
+    assert "Traceback" not in error.details()  # type: ignore[attr-defined]
+
+
+def test_a_nodepool_without_a_gpu_limit_fails_construct_with_the_rules_message(running: tuple[Engine, Plugin]) -> None:
+    eng, plugin = running
+    inputs = {"kubeconfig": "apiVersion: v1", "poolName": "refused", "location": "westeurope", "gpuModels": ["A100"]}
+    error, found = _refused(plugin, eng, "NapGpuPool", "nap-nolimit", inputs)
+    sizes, _ = resolve_sizes([], [], ["A100"])
+    expected = _nap_python_refusal(sizes=tuple(sizes), gpu_limit=0)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
+    assert error.details() == str(expected)  # type: ignore[attr-defined]
+    assert found == [("gpuLimit", expected.findings[0].message)]
+    assert "sets no spec.limits['nvidia.com/gpu']" in expected.findings[0].message
+
+
+def test_a_series_naming_no_size_is_refused_with_the_rules_message(running: tuple[Engine, Plugin]) -> None:
+    eng, plugin = running
+    inputs = {
+        "kubeconfig": "apiVersion: v1",
+        "poolName": "refused",
+        "location": "westeurope",
+        "gpuLimit": 4,
+        "sizes": ["Standard_NC4as_T4_v3"],
+        "series": ["NCxx_v9"],
+        "driver": "operator",
+    }
+    error, found = _refused(plugin, eng, "NapGpuPool", "nap-series", inputs)
+    _, selector = resolve_sizes(["Standard_NC4as_T4_v3"], ["NCxx_v9"])
+    driver = _nap_python_refusal(sizes=("Standard_NC4as_T4_v3",), gpu_limit=4, driver_skipped=True)
+    assert [path for path, _ in found] == ["driver", "series[0]"]
+    assert found == [("driver", driver.findings[0].message), ("series[0]", selector[0].message)]
+    assert "'NCxx_v9' names no catalog size" in error.details()  # type: ignore[attr-defined]
+
+
+def test_an_array_of_enum_values_reaches_the_component_and_a_value_outside_it_is_refused(
+    running: tuple[Engine, Plugin],
+) -> None:
+    """The SDK maps an array of enums item by item as objects (each value would arrive as ``{}``); the package's
+    provider maps them to the enum and refuses a value outside it on its path."""
+    eng, plugin = running
+    inputs = {
+        "kubeconfig": "apiVersion: v1",
+        "poolName": "refused",
+        "location": "westeurope",
+        "gpuLimit": 4,
+        "sizes": ["Standard_NC4as_T4_v3"],
+        "capacityTypes": ["spot", "reserved"],
+    }
+    error, found = _refused(plugin, eng, "NapGpuPool", "nap-capacity", inputs)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
+    assert found == [("capacityTypes[1]", "Invalid value 'reserved' for enum 'CapacityType'; allowed: on-demand, spot")]
