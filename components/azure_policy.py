@@ -15,7 +15,6 @@ subscription (docs/guardrail-layers.md).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import pulumi
 
@@ -27,8 +26,8 @@ from .validation import InvalidArgsError
 
 POLICY_TYPE = "azure-gpu-platform:components:AksGpuSizePolicy"
 POLICY_COMPONENT = "AksGpuSizePolicy"
-SCOPES = ("resourceGroup", "subscription")
-ENFORCED_EFFECTS = ("Deny", "Audit")
+SCOPES = azure_policy.SCOPES
+ENFORCED_EFFECTS = azure_policy.ENFORCED_EFFECTS
 
 
 @dataclass(frozen=True)
@@ -37,8 +36,8 @@ class AksGpuSizePolicyArgs:
 
     definition_name: str
     assignment_name: str
-    scope: Literal["resourceGroup", "subscription"] = "resourceGroup"
-    effect: Literal["Deny", "Audit"] = "Audit"
+    scope: azure_policy.Scope = "resourceGroup"
+    effect: azure_policy.EnforcedEffect = "Audit"
     floor: str = DEFAULT_FLOOR
     """The GPU floor of the size rules (policy ``gpu-size-minimum``)."""
 
@@ -51,7 +50,8 @@ class AksGpuSizePolicyArgs:
         if self.scope not in SCOPES:
             problems.append(Finding("scope", f"{self.scope!r} is not a scope; allowed: {', '.join(SCOPES)}"))
         if self.effect not in ENFORCED_EFFECTS:
-            problems.append(Finding("effect", f"{self.effect!r} is not an effect; allowed: Deny, Audit"))
+            allowed = ", ".join(ENFORCED_EFFECTS)
+            problems.append(Finding("effect", f"{self.effect!r} is not an effect; allowed: {allowed}"))
         try:
             floor_size(self.floor)
         except ValueError as exc:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from exports.azure_policy import EnforcedEffect, Scope
 
 from .config_base import StrictModel
 
@@ -18,5 +18,5 @@ class AzurePolicyConfig(StrictModel):
     """
 
     enabled: bool = False
-    effect: Literal["Deny", "Audit"] = "Audit"
-    scope: Literal["resourceGroup", "subscription"] = "resourceGroup"
+    effect: EnforcedEffect = "Audit"
+    scope: Scope = "resourceGroup"

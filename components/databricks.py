@@ -23,12 +23,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import pulumi
 
 from exports import databricks_policy
 from rules import Finding, findings
 from rules.databricks import (
+    DEFAULT_AUTOTERMINATION,
     EXAMPLE_GPU_ML_RUNTIME,
     SINGLE_USER,
     STANDARD_ENGINE,
@@ -40,10 +42,11 @@ from rules.databricks import (
     gpu_runtime,
     gpu_settings,
     gpu_task_amount,
+    missing_cost_tags,
 )
 from rules.sizes import DEFAULT_FLOOR
 
-from .databricks_config import DEFAULT_AUTOTERMINATION_MINUTES, cluster_slug
+from .databricks_config import cluster_slug
 from .validation import InvalidArgsError, refuse_findings
 
 WORKSPACE_TYPE = "azure-gpu-platform:components:DatabricksWorkspace"
@@ -212,7 +215,7 @@ class DatabricksGpuClusterArgs:
     """Driver-only compute (no workers, no GPU scheduling)."""
     num_workers: int | None = None
     autoscale: DatabricksAutoscale | None = None
-    autotermination_minutes: int = DEFAULT_AUTOTERMINATION_MINUTES
+    autotermination_minutes: int = DEFAULT_AUTOTERMINATION
     spark_conf: Mapping[str, str] = field(default_factory=dict)
     """GPU scheduling (``spark.task.resource.gpu.amount``) or the single-node profile."""
     custom_image: str | None = None
@@ -336,16 +339,17 @@ class DatabricksClusterPolicyArgs:
         problems: list[Finding] = []
         if not self.policy_name.strip():
             problems.append(Finding("policy_name", "the cluster policy needs a name"))
-        try:
-            databricks_policy.cluster_policy_definition(floor=self.gpu_floor, cost_tags=self.cost_tags)
-        except ValueError as exc:
-            problems.append(Finding("gpu_floor" if "floor" in str(exc) else "cost_tags", str(exc)))
+        if (problem := databricks_policy.floor_problem(self.gpu_floor)) is not None:
+            problems.append(Finding("gpu_floor", problem))
+        if (problem := databricks_policy.cost_tags_problem(self.cost_tags)) is not None:
+            problems.append(Finding("cost_tags", problem))
         if problems:
             raise InvalidArgsError(POLICY_COMPONENT, self.policy_name, problems)
 
-    @property
+    @cached_property
     def definition(self) -> str:
-        """The policy definition as the API takes it: a JSON document (keys sorted, so it diffs only on change)."""
+        """The policy definition as the API takes it: a JSON document (keys sorted, so it diffs only on change).
+        Generated once, on first use."""
         doc = databricks_policy.cluster_policy_definition(floor=self.gpu_floor, cost_tags=self.cost_tags)
         return json.dumps(doc, sort_keys=True)
 
@@ -409,8 +413,8 @@ def build_databricks(
     ``pulumi_databricks``."""
     if cluster_policy is not None:
         for cluster in clusters:
-            missing = [t for t in cluster_policy.cost_tags if t not in cluster.tags]
-            if missing and databricks_policy.governs(cluster.facts):
+            missing = missing_cost_tags(cluster.facts, cluster_policy.cost_tags, cluster.tags)
+            if missing:
                 raise InvalidArgsError(
                     CLUSTER_COMPONENT,
                     cluster.cluster_name,

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from exports.databricks_policy import DEFAULT_COST_TAGS
+from exports.databricks_policy import DEFAULT_COST_TAGS, cost_tags_problem, floor_problem
 from gpu_catalog import GpuSize, default_catalog
 from rules import Finding, NotApplicable, findings
 from rules.databricks import (
@@ -28,6 +28,7 @@ from rules.databricks import (
     AUTOTERMINATION_MIN,
     CLASSIC_PREVIEW,
     DEDICATED,
+    DEFAULT_AUTOTERMINATION,
     EXAMPLE_GPU_ML_RUNTIME,
     EXAMPLE_USER,
     MAX_TASKS_PER_GPU,
@@ -39,11 +40,13 @@ from rules.databricks import (
     STANDARD_ENGINE,
     TASK_GPU_AMOUNT,
     DatabricksCluster,
+    blank_cost_tags,
     dedicated_group,
     gpu_dedicated_access,
     gpu_no_photon,
     gpu_node_types,
     gpu_runtime,
+    missing_cost_tags,
     plain_runtime,
     runtime_key,
     task_gpu_amount,
@@ -63,7 +66,7 @@ _CLUSTER_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$")
 _USER_NAME_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
 _GROUP_NAME_RE = re.compile(r"^\S(?:[^@\t\n\r]{0,254}\S)?$")
 
-DEFAULT_AUTOTERMINATION_MINUTES = 60
+DEFAULT_AUTOTERMINATION_MINUTES = DEFAULT_AUTOTERMINATION
 
 _KEYS = {"runtimeEngine": "photon"}
 """Finding fields (the resource's property names) that a stack file spells differently."""
@@ -380,8 +383,7 @@ class DatabricksClusterPolicyConfig(StrictModel):
     @field_validator("costTags")
     @classmethod
     def _cost_tags(cls, v: list[str]) -> list[str]:
-        blank = [t for t in v if not t.strip()]
-        if blank:
+        if blank_cost_tags(v):
             raise ValueError("costTags must be tag names, not empty strings")
         if len(set(v)) != len(v):
             raise ValueError(f"costTags lists a tag twice: {v}")
@@ -499,20 +501,14 @@ def cluster_policy_problems(
 ) -> list[tuple[str, str]]:
     """``databricks.clusterPolicy`` against the stack: the policy can be generated for the GPU floor, and every cluster
     it governs carries each cost tag (its own ``tags`` or ``inherited_tags``, the tags every cluster gets)."""
-    from exports.databricks_policy import cluster_policy_definition, governs
-
     if databricks is None or not databricks.clusterPolicy.enabled:
         return []
     policy = databricks.clusterPolicy
     problems: list[tuple[str, str]] = []
-    try:
-        cluster_policy_definition(floor=floor, cost_tags=policy.costTags)
-    except ValueError as exc:
-        problems.append(("databricks.clusterPolicy", str(exc)))
+    if (problem := floor_problem(floor) or cost_tags_problem(policy.costTags)) is not None:
+        problems.append(("databricks.clusterPolicy", problem))
     for i, cluster in enumerate(databricks.clusters):
-        if not governs(cluster.facts):
-            continue
-        missing = [t for t in policy.costTags if t not in inherited_tags and t not in cluster.tags]
+        missing = missing_cost_tags(cluster.facts, policy.costTags, inherited_tags, cluster.tags)
         if missing:
             problems.append(
                 (

@@ -30,9 +30,8 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, Final, Literal
 
-from gpu_catalog import clock
-from gpu_catalog.catalog import Catalog, default_catalog
-from rules.sizes import DEFAULT_FLOOR, check_gpu_size, floor_size
+from gpu_catalog.catalog import N_FAMILY_PREFIX, Catalog, default_catalog
+from rules.sizes import DEFAULT_FLOOR, SIZE_RULES, accepted_sizes, floor_size
 
 POLICY_NAME: Final = "aks-gpu-vm-sizes"
 """The definition's name in metadata and in the project's docs (the Azure resource name adds the environment)."""
@@ -46,45 +45,27 @@ AGENT_POOL_MANUAL: Final = (
 )
 """A ``VirtualMachines`` agent pool's fixed-size entries (``{size, count}``)."""
 AGENT_POOL_MANUAL_SIZE: Final = f"{AGENT_POOL_MANUAL}.size"
-GPU_SIZE_PATTERN: Final = "Standard_N*"
-"""``like`` pattern of an N-family (GPU) size: one wildcard, compared case-insensitively."""
+GPU_SIZE_PATTERN: Final = f"{N_FAMILY_PREFIX}*"
+"""``like`` pattern of an N-family (GPU) size (the catalog's notion, :data:`gpu_catalog.catalog.N_FAMILY_PREFIX`):
+one wildcard, compared case-insensitively."""
 EFFECTS: Final = ("Deny", "Audit", "Disabled")
 Effect = Literal["Deny", "Audit", "Disabled"]
+""":data:`EFFECTS` as a type (tests/exports/test_azure_policy.py checks they agree)."""
+ENFORCED_EFFECTS: Final = ("Deny", "Audit")
+"""The effects the platform assigns (``Disabled`` would assign a policy that does nothing)."""
+EnforcedEffect = Literal["Deny", "Audit"]
+SCOPES: Final = ("resourceGroup", "subscription")
+"""Where the platform assigns the policy: the cluster's resource group or the whole subscription."""
+Scope = Literal["resourceGroup", "subscription"]
 ALLOWED_PARAMETER: Final = "allowedGpuSizes"
 EFFECT_PARAMETER: Final = "effect"
-SIZE_RULES: Final = (
-    "gpu-size-no-nvv4",
-    "gpu-size-known",
-    "gpu-size-not-retired",
-    "gpu-size-minimum",
-    "gpu-size-aks-supported",
-)
-"""The policy pack's size policies whose rules decide the allowed list."""
 VERSION: Final = "1.1.0"
 """1.1.0: a ``VirtualMachines`` agent pool's ``virtualMachinesProfile.scale.manual[*].size`` is checked too."""
 
 
 def allowed_sizes(floor: str = DEFAULT_FLOOR, today: date | None = None, catalog: Catalog | None = None) -> list[str]:
     """Catalog sizes every size rule accepts for an AKS pool (floor ``floor``, on ``today``), sorted by name."""
-    cat = catalog if catalog is not None else default_catalog()
-    day = today or clock.today()
-    return sorted(
-        s.name for s in cat.sizes() if not check_gpu_size(s.name, floor=floor, today=day, require_aks=True, catalog=cat)
-    )
-
-
-def refused_sizes(
-    floor: str = DEFAULT_FLOOR, today: date | None = None, catalog: Catalog | None = None
-) -> dict[str, list[str]]:
-    """Catalog sizes the rules refuse → the findings' messages (for the export's report and the tests)."""
-    cat = catalog if catalog is not None else default_catalog()
-    day = today or clock.today()
-    out: dict[str, list[str]] = {}
-    for s in sorted(cat.sizes(), key=lambda s: s.name):
-        found = check_gpu_size(s.name, floor=floor, today=day, require_aks=True, catalog=cat)
-        if found:
-            out[s.name] = [f.message for f in found]
-    return out
+    return list(accepted_sizes(floor, today, require_aks=True, catalog=catalog))
 
 
 def _refused(field: str) -> dict[str, Any]:

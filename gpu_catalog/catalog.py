@@ -15,7 +15,7 @@ from datetime import date
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from . import clock
 
@@ -290,7 +290,9 @@ def canonical_mig_profile(profile: str) -> str | None:
 _NVV4_RE = re.compile(r"^standard_nv\d+a(?:h)?s_v4$", re.IGNORECASE)
 
 
-_N_FAMILY_RE = re.compile(r"^standard_n", re.IGNORECASE)
+N_FAMILY_PREFIX: Final = "Standard_N"
+"""What every N-family (GPU) size name starts with, compared case-insensitively."""
+_N_FAMILY_RE = re.compile(f"^{re.escape(N_FAMILY_PREFIX)}", re.IGNORECASE)
 
 
 def is_gpu_size(name: str, catalog: Catalog | None = None) -> bool:

@@ -31,14 +31,15 @@ Facts behind the rules (sources and dates: ``gpu_catalog/facts/databricks.json``
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import date
 from decimal import ROUND_DOWN, Decimal
 from typing import Final
 
-from gpu_catalog import default_catalog, is_gpu_size
+from gpu_catalog import Catalog, GpuSize, default_catalog, is_gpu_size
 from gpu_catalog.problems import show
-from rules.sizes import DEFAULT_FLOOR, check_gpu_size
+from rules.sizes import DEFAULT_FLOOR, accepted_sizes, check_gpu_size
 
 from . import Finding, NotApplicable
 
@@ -62,6 +63,8 @@ AUTOTERMINATION_MIN: Final = 10
 AUTOTERMINATION_MAX: Final = 10000
 """Databricks' largest automatic termination in minutes: "between 10 and 10000"
 (databricks/terraform-provider-databricks ``docs/resources/cluster.md``, the provider pulumi-databricks bridges)."""
+DEFAULT_AUTOTERMINATION: Final = 60
+"""The platform's automatic termination (minutes) when a stack file or a cluster policy does not set one."""
 MIN_GROUP_RUNTIME: Final = (15, 4)
 """Group-dedicated compute needs Databricks Runtime 15.4 or above."""
 _MIN_GROUP_RELEASE: Final = f"{MIN_GROUP_RUNTIME[0]}.{MIN_GROUP_RUNTIME[1]}"
@@ -152,9 +155,24 @@ def is_gpu_node_type(value: str | None) -> bool:
     return value is not None and is_gpu_size(value)
 
 
+def offered_by_databricks(size: GpuSize) -> bool:
+    """Azure Databricks offers the catalog size as a GPU node type (``support.databricks`` in the catalog)."""
+    return size.databricks_supported
+
+
 def databricks_gpu_sizes() -> list[str]:
     """Catalog sizes Azure Databricks offers as GPU node types, current ones only (for messages)."""
-    return sorted(s.name for s in default_catalog().sizes() if s.databricks_supported and not s.is_retired())
+    return sorted(s.name for s in default_catalog().sizes() if offered_by_databricks(s) and not s.is_retired())
+
+
+def accepted_node_types(
+    floor: str = DEFAULT_FLOOR, today: date | None = None, catalog: Catalog | None = None
+) -> list[str]:
+    """Catalog sizes ``databricks-gpu-node-types`` with the size rules accepts (:func:`gpu_node_types` with
+    ``size_rules``): every size rule but AKS support (:func:`rules.sizes.accepted_sizes`), offered by Azure
+    Databricks. Sorted by name. Raises ``ValueError`` for an unknown floor."""
+    cat = catalog if catalog is not None else default_catalog()
+    return [n for n in accepted_sizes(floor, today, require_aks=False, catalog=cat) if offered_by_databricks(cat[n])]
 
 
 def runtime_release(spark_version: str) -> tuple[int, int] | None:
@@ -205,6 +223,35 @@ def _not_gpu(cluster: DatabricksCluster) -> NotApplicable | None:
     return NotApplicable("no GPU node type (nodeTypeId, driverNodeTypeId): not a GPU cluster")
 
 
+# -- the cluster policy's shape and cost tags --------------------------------------------------------------------------
+
+
+def policy_governs(cluster: DatabricksCluster) -> bool:
+    """Whether a cluster request has the shape the generated cluster policy describes (a GPU ML runtime key,
+    single-user access, no ``kind``, no custom container): the platform attaches the policy to exactly these
+    clusters (``exports/databricks_policy.py``)."""
+    return (
+        cluster.spark_version is not None
+        and GPU_ML_RUNTIME_RE.match(cluster.spark_version) is not None
+        and not cluster.has_kind
+        and not cluster.custom_image
+        and (cluster.data_security_mode or "").upper() == SINGLE_USER
+    )
+
+
+def blank_cost_tags(tags: Iterable[str]) -> list[str]:
+    """The cost tags that are not tag names (empty or blank)."""
+    return [t for t in tags if not t.strip()]
+
+
+def missing_cost_tags(cluster: DatabricksCluster, cost_tags: Iterable[str], *carried: Collection[str]) -> list[str]:
+    """The cost tags a cluster the policy governs (:func:`policy_governs`) does not carry in any of ``carried``, in
+    ``cost_tags`` order; empty for a cluster the policy does not govern."""
+    if not policy_governs(cluster):
+        return []
+    return [t for t in cost_tags if not any(t in tags for tags in carried)]
+
+
 # -- databricks-gpu-node-types ----------------------------------------------------------------------------------------
 
 
@@ -222,7 +269,7 @@ def _node_type_problem(value: str | None, role: str, *, size_rules: bool, floor:
         if findings:
             return " ".join(f.message for f in findings)
     size = catalog.lookup(value)
-    if size is not None and not size.databricks_supported:
+    if size is not None and not offered_by_databricks(size):
         return (
             f"{size.name} ({size.gpu_model}) is not offered by Azure Databricks as a GPU node type, so the cluster "
             f"cannot be created. Allowed: {allowed}"
@@ -336,7 +383,7 @@ def gpu_runtime(cluster: DatabricksCluster) -> list[Finding] | NotApplicable:
 
 
 def _cheapest_databricks_size() -> str:
-    sizes = [s for s in default_catalog().sizes() if s.databricks_supported and not s.is_retired()]
+    sizes = [s for s in default_catalog().sizes() if offered_by_databricks(s) and not s.is_retired()]
     sizes.sort(key=lambda s: s.price_order)
     return sizes[0].name
 

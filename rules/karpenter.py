@@ -259,7 +259,9 @@ def limit_cost(sizes: Iterable[str], gpu_limit: float, catalog: Catalog | None =
 
 
 def _deployable(size: GpuSize, floor: str, today: date | None, cat: Catalog) -> bool:
-    return size.gpu_vendor == "NVIDIA" and not check_gpu_size(size.name, floor=floor, today=today, catalog=cat)
+    from rules.sizes import accepted_sizes
+
+    return size.gpu_vendor == "NVIDIA" and size.name in accepted_sizes(floor, today, require_aks=True, catalog=cat)
 
 
 def resolve_sizes(

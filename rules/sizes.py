@@ -273,6 +273,17 @@ def check_is_gpu_size(name: str, catalog: Catalog | None = None) -> SizeFinding 
     )
 
 
+SIZE_RULES = (
+    "gpu-size-no-nvv4",
+    "gpu-size-known",
+    "gpu-size-not-retired",
+    "gpu-size-minimum",
+    "gpu-size-aks-supported",
+)
+"""The policy pack's size policies, the rules :func:`check_gpu_size` runs (``gpu-size-aks-supported`` only with
+``require_aks``)."""
+
+
 def check_gpu_size(
     name: str,
     *,
@@ -293,3 +304,33 @@ def check_gpu_size(
         check_aks_supported(name, cat) if require_aks else None,
     ]
     return [f for f in findings if f is not None]
+
+
+_ACCEPTED: dict[tuple[int, str, date, bool], tuple[Catalog, tuple[str, ...]]] = {}
+
+
+def accepted_sizes(
+    floor: str = DEFAULT_FLOOR, today: date | None = None, *, require_aks: bool, catalog: Catalog | None = None
+) -> tuple[str, ...]:
+    """Catalog sizes :func:`check_gpu_size` accepts with the floor ``floor`` on ``today``, sorted by name.
+
+    The one answer to "which catalog sizes do the size rules accept" (the exported Azure Policy's allowed list, the
+    Databricks policy's node types, NAP's deployable sizes). Computed once per catalog, floor, day and
+    ``require_aks``. Raises ``ValueError`` for an unknown floor.
+    """
+    cat = _cat(catalog)
+    day = today or clock.today()
+    key = (id(cat), floor, day, require_aks)
+    cached = _ACCEPTED.get(key)
+    if cached is not None and cached[0] is cat:
+        return cached[1]
+    floor_size(floor, cat)  # an unknown floor is refused even when no size reaches check_minimum
+    accepted = tuple(
+        sorted(
+            s.name
+            for s in cat.sizes()
+            if not check_gpu_size(s.name, floor=floor, today=day, require_aks=require_aks, catalog=cat)
+        )
+    )
+    _ACCEPTED[key] = (cat, accepted)
+    return accepted

@@ -293,3 +293,31 @@ def test_cluster_policy_args_check_themselves() -> None:
         DatabricksClusterPolicyArgs(policy_name="", gpu_floor="Standard_ND128isr_GB300_v6")
     assert [f.field for f in err.value.findings] == ["policy_name", "gpu_floor"]
     assert json.loads(DatabricksClusterPolicyArgs(policy_name="p").definition) == cluster_policy_definition()
+
+
+def test_cluster_policy_args_name_the_field_of_each_problem() -> None:
+    """An unknown floor is refused at gpu_floor (its message does not say "floor"), a blank tag at cost_tags, both at
+    once; the definition is generated once per Args."""
+    with pytest.raises(InvalidArgsError) as err:
+        DatabricksClusterPolicyArgs(policy_name="p", gpu_floor="Standard_NC1", cost_tags=("cost-center", " "))
+    assert [(f.field, f.message.split(";")[0]) for f in err.value.findings] == [
+        ("gpu_floor", "minimumSize 'Standard_NC1' is not a catalog size"),
+        ("cost_tags", "cost tags must be non-empty tag names"),
+    ]
+    with pytest.raises(InvalidArgsError) as err:
+        DatabricksClusterPolicyArgs(policy_name="p", cost_tags=("",))
+    assert [f.field for f in err.value.findings] == ["cost_tags"]
+    args = DatabricksClusterPolicyArgs(policy_name="p", cost_tags=("owner", "cost-center"))
+    assert args.definition is args.definition
+    assert json.loads(args.definition) == cluster_policy_definition(cost_tags=["owner", "cost-center"])
+
+
+def test_default_autotermination_is_the_rules_one() -> None:
+    from components.databricks import DatabricksGpuClusterArgs
+    from components.databricks_config import DatabricksClusterConfig
+    from rules.databricks import DEFAULT_AUTOTERMINATION
+
+    assert DEFAULT_AUTOTERMINATION == 60
+    assert cluster_policy_definition()["autotermination_minutes"]["defaultValue"] == DEFAULT_AUTOTERMINATION
+    assert DatabricksClusterConfig.model_fields["autoterminationMinutes"].default == DEFAULT_AUTOTERMINATION
+    assert DatabricksGpuClusterArgs.__dataclass_fields__["autotermination_minutes"].default == DEFAULT_AUTOTERMINATION

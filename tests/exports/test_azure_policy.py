@@ -25,10 +25,10 @@ from exports.azure_policy import (
     PROFILES,
     allowed_sizes,
     policy_definition,
-    refused_sizes,
 )
 from gpu_catalog.catalog import CATALOG_PATH, default_catalog, is_nvv4, load_catalog
 from policies.pack import ALL_POLICIES
+from rules.sizes import check_gpu_size
 from tests.exports.azure_policy_eval import UnsupportedPolicy, evaluate
 from tests.policies._helpers import AGENT_POOL, GPU_POOL, run_policy, with_
 
@@ -85,7 +85,12 @@ def pack_accepts_virtual_machines_pool(size: str) -> bool:
     return not any(run_policy(p, AGENT_POOL, pool).violations for p in size_policies)
 
 
-REFUSED = sorted(refused_sizes())
+def refused_sizes() -> list[str]:
+    """Catalog sizes the size rules refuse for an AKS pool (default floor, today), asked one by one."""
+    return sorted(s for s in default_catalog() if check_gpu_size(s, require_aks=True))
+
+
+REFUSED = refused_sizes()
 ALLOWED = allowed_sizes()
 ALLOWED_GPU = next(s for s in ALLOWED if s.startswith("Standard_NC"))
 
@@ -392,3 +397,29 @@ def test_non_compliance_message_names_rules_and_fix() -> None:
     message = azure_policy.non_compliance_message()
     assert message.startswith("azure-gpu-platform aks-gpu-vm-sizes: this GPU VM size is refused by the size rules")
     assert "allowedGpuSizes" in message and "gpu_catalog/catalog.json" in message
+
+
+def test_constants_are_defined_once() -> None:
+    """The Literal types say what the tuples say, the components and the stack config use them, the like-pattern is
+    the catalog's N-family notion, and the metadata's rules are the pack's size policies."""
+    from typing import get_args
+
+    from components import azure_policy as component
+    from components.azure_policy_config import AzurePolicyConfig
+    from gpu_catalog.catalog import is_gpu_size
+
+    assert get_args(azure_policy.Effect) == azure_policy.EFFECTS == ("Deny", "Audit", "Disabled")
+    assert get_args(azure_policy.EnforcedEffect) == azure_policy.ENFORCED_EFFECTS == ("Deny", "Audit")
+    assert get_args(azure_policy.Scope) == azure_policy.SCOPES == ("resourceGroup", "subscription")
+    assert component.SCOPES is azure_policy.SCOPES and component.ENFORCED_EFFECTS is azure_policy.ENFORCED_EFFECTS
+    assert get_args(AzurePolicyConfig.model_fields["effect"].annotation) == azure_policy.ENFORCED_EFFECTS
+    assert get_args(AzurePolicyConfig.model_fields["scope"].annotation) == azure_policy.SCOPES
+    assert azure_policy.GPU_SIZE_PATTERN == "Standard_N*"
+    prefix = azure_policy.GPU_SIZE_PATTERN.removesuffix("*")
+    for name in ["Standard_NC6s_v3", "STANDARD_nd96isr_H100_v5", "Standard_N", "Standard_NX1"]:
+        assert name.lower().startswith(prefix.lower()) and is_gpu_size(name)
+    for name in ["Standard_D8ds_v5", "Standard_M", "NC6s_v3", "Basic_N1"]:
+        assert not name.lower().startswith(prefix.lower()) and not is_gpu_size(name)
+    size_policies = {p.name for p in ALL_POLICIES if p.name.startswith("gpu-size-")}
+    assert set(azure_policy.SIZE_RULES) <= size_policies
+    assert DEFINITION["properties"]["metadata"]["rules"] == list(azure_policy.SIZE_RULES)

@@ -310,3 +310,34 @@ def test_task_gpu_amount_is_one_over_n() -> None:
     assert [dbx.task_gpu_amount(n) for n in (2, 3, 4)] == ["0.5", "0.333333", "0.25"]
     with pytest.raises(ValueError, match="from 2 to 1031, got 1"):
         dbx.task_gpu_amount(1)
+
+
+def test_cost_tags_of_a_governed_cluster() -> None:
+    """missing_cost_tags: the policy's cost tags the cluster carries nowhere, in the policy's order; nothing for a
+    cluster the policy does not govern (a group-dedicated cluster, a custom container, a CPU runtime)."""
+    assert dbx.policy_governs(GPU)
+    assert dbx.missing_cost_tags(GPU, ["cost-center", "owner"], {"owner": "x"}) == ["cost-center"]
+    assert dbx.missing_cost_tags(GPU, ["owner", "cost-center"], set(), {}) == ["owner", "cost-center"]
+    assert dbx.missing_cost_tags(GPU, ["cost-center", "owner"], {"cost-center"}, {"owner": "x"}) == []
+    for other in (GROUP, replace(GPU, custom_image="img"), CPU, replace(GPU, data_security_mode="USER_ISOLATION")):
+        assert not dbx.policy_governs(other)
+        assert dbx.missing_cost_tags(other, ["cost-center"], set()) == []
+    assert dbx.blank_cost_tags(["cost-center", "", "  "]) == ["", "  "]
+    assert dbx.blank_cost_tags(["cost-center"]) == []
+
+
+def test_accepted_node_types_are_what_the_node_type_rule_accepts() -> None:
+    """One list for the exported cluster policy: each catalog size is on it exactly when the node-type rule with the
+    size rules accepts it (at two floors)."""
+    from gpu_catalog import default_catalog
+
+    for floor in ("Standard_NC6s_v3", "Standard_NC40ads_H100_v5"):
+        rule = sorted(
+            s.name
+            for s in default_catalog().sizes()
+            if dbx.gpu_node_types(DatabricksCluster(node_type=s.name, declared_gpu=True), size_rules=True, floor=floor)
+            == []
+        )
+        assert dbx.accepted_node_types(floor) == rule
+    assert "Standard_NC24ads_A100_v4" in dbx.accepted_node_types()
+    assert "Standard_NC24ads_A100_v4" not in dbx.accepted_node_types("Standard_NC40ads_H100_v5")
