@@ -9,10 +9,10 @@ import sys
 
 from pulumi_policy import StackValidationPolicy
 
+from rules.karpenter import REQUIREMENTS_PATH
 from rules.resource_types import KARPENTER_NODE_POOL
 from rules.size_fields import join_path, size_family, size_table
 
-from ._karpenter import REQUIREMENTS_PATH
 from .pack import ALL_POLICIES, PACK_NAME
 
 

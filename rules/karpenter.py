@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
@@ -31,6 +31,7 @@ from typing import Any
 from gpu_catalog import Catalog, GpuSize, default_catalog, is_gpu_size
 from gpu_catalog.karpenter import load_karpenter_facts
 from rules import Finding
+from rules.size_fields import join_path
 from rules.sizes import AMD_NEEDS, DEFAULT_FLOOR, check_gpu_size, check_is_gpu_size
 
 FACTS = load_karpenter_facts()
@@ -57,6 +58,49 @@ class Requirement:
     key: str
     operator: str
     values: tuple[str, ...] = ()
+
+
+REQUIREMENTS_PATH = ("spec", "template", "spec", "requirements")
+"""Where a NodePool (as the engine sends it) keeps its requirements."""
+
+
+def read_requirements(props: Any, is_unknown: Callable[[Any], bool]) -> tuple[list[Requirement], list[str]]:
+    """A NodePool's requirements as the engine sends them (``props``: the NodePool's inputs), the one reader of the
+    policies and the cost estimate: the requirements that are known, and the paths of the unknown ones
+    (``is_unknown`` tells a value unknown during a preview; the whole list's path when it, or a field above it, is
+    unknown; ``spec.template.spec.requirements[1]`` when that entry's key, operator or a value is).
+
+    An entry that is not a requirement (not a mapping; key or operator not a string; values not a list) is
+    skipped: it constrains nothing, so the sizes the other requirements admit are all checked (fail closed)."""
+    base = join_path(*REQUIREMENTS_PATH)
+    raw: Any = props
+    for key in REQUIREMENTS_PATH:
+        if is_unknown(raw):
+            return [], [base]
+        raw = raw.get(key) if isinstance(raw, Mapping) else None
+    if is_unknown(raw):
+        return [], [base]
+    out: list[Requirement] = []
+    unknown: list[str] = []
+    for i, entry in enumerate(raw if isinstance(raw, list) else []):
+        if is_unknown(entry):
+            unknown.append(join_path(base, i))
+            continue
+        if not isinstance(entry, Mapping):
+            continue
+        key, op, values = entry.get("key"), entry.get("operator"), entry.get("values")
+        values = [] if values is None else values
+        if is_unknown(key) or is_unknown(op) or is_unknown(values):
+            unknown.append(join_path(base, i))
+            continue
+        if not isinstance(values, list):
+            continue
+        if any(is_unknown(v) for v in values):
+            unknown.append(join_path(base, i))
+            continue
+        if isinstance(key, str) and isinstance(op, str):
+            out.append(Requirement(key, op, tuple(str(v) for v in values)))
+    return out, unknown
 
 
 # ---------------------------------------------------------------------------------------------- size labels

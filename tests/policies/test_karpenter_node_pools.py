@@ -154,6 +154,26 @@ def test_minimum_size_by_family_aks_applies_to_a_raw_node_pool() -> None:
     assert run_policy(gpu_size_minimum.POLICY, NODE_POOL, NODE_POOL_PROPS, config=vm_only).violations == []
 
 
+@pytest.mark.parametrize("written", ["standard_nc6s_v3", "Standard_NC6s_v3"])
+def test_with_an_unknown_requirement_a_named_size_is_admitted_whatever_its_case(written: str) -> None:
+    from policies._karpenter import allowed_sizes
+    from policies._resources import plain
+
+    props = with_requirements(
+        {"key": SKU_NAME, "operator": "In", "values": [written, "Standard_Bogus_v9"]},
+        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": [UNKNOWN]},
+    )
+    sizes, unknown = allowed_sizes(plain(props))
+    assert unknown == ["spec.template.spec.requirements[1]"]
+    assert sizes.admitted == ("Standard_NC6s_v3",)  # catalog spelling; no open-set sizes while one is unknown
+    assert [n.size for n in sizes.named] == [written, "Standard_Bogus_v9"]
+    outcome = run_policy(gpu_size_not_retired.POLICY, NODE_POOL, props)
+    assert [v.split(" (")[0] for v in outcome.violations] == [
+        "spec.template.spec.requirements[0].values[0]: Standard_NC6s_v3"
+    ]
+    assert outcome.preview_unknown is not None
+
+
 @pytest.mark.slow
 def test_the_pack_over_the_analyzer_protocol_fails_a_raw_node_pool_naming_the_sizes() -> None:
     """The pack process, driven the way the engine drives it, on raw NodePools (no component around them)."""
