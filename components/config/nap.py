@@ -132,7 +132,7 @@ def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> 
     """Every cross-field problem of one ``gpuNodePools`` entry."""
     at = f"gpuNodePools[{index}]"
     problems: list[Problem] = []
-    sizes, found = resolve_sizes(pool.sizes, pool.series, pool.gpuModels, floor=_floor(cfg))
+    sizes, found = resolve_sizes(pool.sizes, pool.series, pool.gpuModels, floor=cfg.usable_gpu_floor)
     problems += _at(at, found)
     if not (pool.sizes or pool.series or pool.gpuModels):
         problems.append(Problem(f"{at}.sizes", "name the GPU sizes Karpenter may choose: sizes, series or gpuModels."))
@@ -144,7 +144,7 @@ def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> 
                 "(articles/aks/node-auto-provisioning-node-pools.md); bound this pool with limits.gpus.",
             )
         )
-    operator = _operator(cfg)
+    operator = cfg.gpu_operator_facts
     facts = rules_aks.GpuPool(
         name=pool.name,
         vm_size=sizes[0] if sizes else "",
@@ -185,20 +185,6 @@ def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> 
                 Problem(f"{at}.disruption.budgets[{j}]", "schedule and duration are set together or not at all.")
             )
     return problems
-
-
-def _floor(cfg: StackConfig) -> str:
-    from gpu_catalog import default_catalog
-    from rules.sizes import DEFAULT_FLOOR
-
-    return cfg.gpu_floor if cfg.gpu_floor in default_catalog() else DEFAULT_FLOOR
-
-
-def _operator(cfg: StackConfig) -> rules_aks.GpuOperator | None:
-    if not cfg.gpuOperator.enabled:
-        return None
-    installs = cfg.operator_installs_driver
-    return rules_aks.GpuOperator(driver_enabled=installs, toolkit_enabled=installs)
 
 
 def nap_problems(cfg: StackConfig) -> list[Problem]:
