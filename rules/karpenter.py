@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
+from functools import cache, lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from gpu_catalog import Catalog, GpuSize, default_catalog, is_gpu_size
@@ -127,18 +129,22 @@ def sku_gpu_name(name: str) -> str | None:
     return middle[-1] if middle else None
 
 
-def size_labels(size: GpuSize) -> dict[str, str | None]:
-    """The size labels Karpenter gives a node of ``size`` (``None``: the label is absent or cannot be known)."""
+@cache
+def size_labels(size: GpuSize) -> Mapping[str, str | None]:
+    """The size labels Karpenter gives a node of ``size`` (``None``: the label is absent or cannot be known).
+    Derived once per size (read-only)."""
     count = None if size.is_fractional else str(int(size.gpu_count))
-    return {
-        SKU_NAME: size.name,
-        INSTANCE_TYPE: size.name,
-        SKU_FAMILY: sku_family(size.name),
-        SKU_SERIES: sku_series(size.name),
-        SKU_GPU_NAME: sku_gpu_name(size.name),
-        SKU_GPU_MANUFACTURER: size.gpu_vendor.lower(),
-        SKU_GPU_COUNT: count,
-    }
+    return MappingProxyType(
+        {
+            SKU_NAME: size.name,
+            INSTANCE_TYPE: size.name,
+            SKU_FAMILY: sku_family(size.name),
+            SKU_SERIES: sku_series(size.name),
+            SKU_GPU_NAME: sku_gpu_name(size.name),
+            SKU_GPU_MANUFACTURER: size.gpu_vendor.lower(),
+            SKU_GPU_COUNT: count,
+        }
+    )
 
 
 def _number(text: str) -> float | None:
@@ -214,8 +220,20 @@ class NodePoolSizes:
 
 
 def nodepool_sizes(requirements: Sequence[Requirement], catalog: Catalog | None = None) -> NodePoolSizes:
-    """Every size a NodePool's requirements allow (module docstring)."""
-    cat = catalog if catalog is not None else default_catalog()
+    """Every size a NodePool's requirements allow (module docstring). With the default catalog the answer is
+    memoised per requirements (every size policy, gpu-nodepool-limits and the cost estimate ask for the same pool)."""
+    reqs = tuple(requirements)
+    if catalog is None or catalog is default_catalog():
+        return _default_nodepool_sizes(reqs)
+    return _nodepool_sizes(reqs, catalog)
+
+
+@lru_cache(maxsize=256)
+def _default_nodepool_sizes(requirements: tuple[Requirement, ...]) -> NodePoolSizes:
+    return _nodepool_sizes(requirements, default_catalog())
+
+
+def _nodepool_sizes(requirements: tuple[Requirement, ...], cat: Catalog) -> NodePoolSizes:
     named: list[NamedSize] = []
     name_reqs = [(i, r) for i, r in enumerate(requirements) if r.key in _NAME_KEYS and r.operator == "In"]
     for i, req in name_reqs:

@@ -198,3 +198,17 @@ def test_read_requirements_names_the_whole_list_when_it_is_unknown(props: object
 def test_read_requirements_without_requirements_reads_none() -> None:
     assert read_requirements({"spec": {}}, _is_unknown) == ([], [])
     assert read_requirements({}, _is_unknown) == ([], [])
+
+
+def test_nodepool_sizes_and_size_labels_are_computed_once() -> None:
+    from gpu_catalog import default_catalog
+    from rules.karpenter import size_labels
+
+    reqs = [Requirement(SKU_GPU_NAME, "In", ("T4",))]
+    first = nodepool_sizes(reqs)
+    assert nodepool_sizes(tuple(reqs)) is first
+    assert nodepool_sizes(reqs, default_catalog()) is first
+    assert first.admitted == T4
+    size = default_catalog()["Standard_NC4as_T4_v3"]
+    assert size_labels(size) is size_labels(size)
+    assert size_labels(size)[SKU_SERIES] == "NCasT4_v3"
