@@ -211,4 +211,4 @@ def test_nodepool_sizes_and_size_labels_are_computed_once() -> None:
     assert first.admitted == T4
     size = default_catalog()["Standard_NC4as_T4_v3"]
     assert size_labels(size) is size_labels(size)
-    assert size_labels(size)[SKU_SERIES] == "NCasT4_v3"
+    assert size_labels(size)[SKU_SERIES] == "NCas_T4_v3"
