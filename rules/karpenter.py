@@ -46,8 +46,11 @@ SKU_GPU_MANUFACTURER = FACTS.label("skuGpuManufacturer")
 SKU_GPU_COUNT = FACTS.label("skuGpuCount")
 CAPACITY_TYPE = FACTS.label("capacityType")
 ZONE = FACTS.label("zone")
-GPU_LIMIT = FACTS.gpu_limit_resource
-"""``nvidia.com/gpu``: the resource a GPU NodePool's ``spec.limits`` must bound."""
+GPU_RESOURCE = FACTS.gpu_limit_resource
+"""``nvidia.com/gpu``: the extended resource NVIDIA's device plugin advertises per GPU (a GPU instance type's
+capacity in karpenter-provider-azure); pods request it, agent pools and NodePools advertise it."""
+GPU_LIMIT = GPU_RESOURCE
+"""The resource a GPU NodePool's ``spec.limits`` must bound: :data:`GPU_RESOURCE`."""
 
 _NAME_KEYS = (SKU_NAME, INSTANCE_TYPE)
 _NUMERIC_OPS = {"Gt", "Lt", "Gte", "Lte"}
