@@ -40,6 +40,9 @@ from rules import aks as rules_aks
 from rules.aks import DEFAULT_GPU_TAINT, driver_install, gpu_sharing, parse_taint, pool_taints
 from rules.karpenter import (
     CAPACITY_TYPE,
+    DEFAULT_CAPACITY_TYPES,
+    DEFAULT_CONSOLIDATE_AFTER,
+    DEFAULT_CONSOLIDATION_POLICY,
     GPU_LIMIT,
     GPU_RESOURCE,
     SKU_NAME,
@@ -84,7 +87,7 @@ class NapGpuPoolArgs:
     """``spec.limits["nvidia.com/gpu"]``."""
     location: str
     """The cluster's region (zone values are ``<location>-<zone>``)."""
-    capacity_types: tuple[str, ...] = ("on-demand",)
+    capacity_types: tuple[str, ...] = DEFAULT_CAPACITY_TYPES
     zones: tuple[str, ...] = ()
     driver_skipped: bool = False
     """``gpu.mode: None``: the GPU operator installs the driver."""
@@ -93,8 +96,8 @@ class NapGpuPoolArgs:
     labels: Mapping[str, str] = field(default_factory=dict)
     image_family: str | None = None
     os_disk_size_gb: int | None = None
-    consolidation_policy: str = "WhenEmpty"
-    consolidate_after: str = "5m"
+    consolidation_policy: str = DEFAULT_CONSOLIDATION_POLICY
+    consolidate_after: str = DEFAULT_CONSOLIDATE_AFTER
     budgets: Sequence[Mapping[str, Any]] = ()
     expire_after: str | None = None
     weight: int | None = None

@@ -28,7 +28,7 @@ from datetime import date
 from fractions import Fraction
 from functools import cache, lru_cache
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
 
 from gpu_catalog import Catalog, GpuSize, default_catalog, is_gpu_size
 from gpu_catalog.karpenter import load_karpenter_facts
@@ -51,6 +51,13 @@ GPU_RESOURCE = FACTS.gpu_limit_resource
 capacity in karpenter-provider-azure); pods request it, agent pools and NodePools advertise it."""
 GPU_LIMIT = GPU_RESOURCE
 """The resource a GPU NodePool's ``spec.limits`` must bound: :data:`GPU_RESOURCE`."""
+
+DEFAULT_CAPACITY_TYPES: Final = ("on-demand",)
+"""The platform's NodePool defaults (its choices, within the CRD's enums in ``gpu_catalog/facts/karpenter.json``):
+on-demand nodes only; consolidation ``WhenEmpty`` after ``5m`` (idle GPU nodes go, busy ones are never repacked).
+The stack config and :class:`components.nap_pool.NapGpuPoolArgs` both default to these."""
+DEFAULT_CONSOLIDATION_POLICY: Final = "WhenEmpty"
+DEFAULT_CONSOLIDATE_AFTER: Final = "5m"
 
 _NAME_KEYS = (SKU_NAME, INSTANCE_TYPE)
 _NUMERIC_OPS = {"Gt", "Lt", "Gte", "Lte"}

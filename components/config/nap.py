@@ -22,7 +22,14 @@ from gpu_catalog.problems import Problem, key_path
 from rules import Finding
 from rules import aks as rules_aks
 from rules.aks import DEFAULT_GPU_TAINT, driver_install, gpu_sharing, pool_taints
-from rules.karpenter import AgentPoolFacts, nap_agent_pools, resolve_sizes
+from rules.karpenter import (
+    DEFAULT_CAPACITY_TYPES,
+    DEFAULT_CONSOLIDATE_AFTER,
+    DEFAULT_CONSOLIDATION_POLICY,
+    AgentPoolFacts,
+    nap_agent_pools,
+    resolve_sizes,
+)
 from rules.lifecycle import check_operator_platform
 
 from ..config_base import StrictModel
@@ -38,6 +45,7 @@ ImageFamily = Literal["Ubuntu", "Ubuntu2204", "Ubuntu2404", "AzureLinux"]
 """AKSNodeClass ``imageFamily`` (karpenter-provider-azure v1.14.2 CRD; a test keeps it equal to the facts file)."""
 CapacityType = Literal["on-demand", "spot"]
 ConsolidationPolicy = Literal["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"]
+"""Literal types for the JSON schema; tests/rules/test_karpenter.py keeps all three equal to the facts' enums."""
 Duration = Annotated[str, worded(r"^(([0-9]+(s|m|h))+|Never)$", "must be a duration like '5m', '1h30m' or 'Never'")]
 IMAGE_FAMILY_OS_SKU = {"Ubuntu": "Ubuntu", "Ubuntu2204": "Ubuntu2204", "Ubuntu2404": "Ubuntu"}
 """imageFamily → the os SKU the GPU operator's platform facts know (``Ubuntu`` covers 22.04 and 24.04); AzureLinux
@@ -70,10 +78,10 @@ class DisruptionBudgetConfig(StrictModel):
 class DisruptionConfig(StrictModel):
     """``gpuNodePools[i].disruption``: when Karpenter removes nodes (scale back to zero)."""
 
-    consolidationPolicy: ConsolidationPolicy = "WhenEmpty"
+    consolidationPolicy: ConsolidationPolicy = DEFAULT_CONSOLIDATION_POLICY
     """``WhenEmpty`` (default): only nodes without workload pods are removed, so running inference is never evicted
     to repack it."""
-    consolidateAfter: Duration = "5m"
+    consolidateAfter: Duration = DEFAULT_CONSOLIDATE_AFTER
     budgets: list[DisruptionBudgetConfig] = Field(default_factory=list)
 
 
@@ -94,7 +102,9 @@ class GpuNodePoolConfig(StrictModel):
     """``karpenter.azure.com/sku-series`` values (``NCas_T4_v3``): every deployable catalog size of the series."""
     gpuModels: list[str] = Field(default_factory=list)
     """``karpenter.azure.com/sku-gpu-name`` values (``T4``, ``A100``): every deployable catalog size with that GPU."""
-    capacityTypes: Annotated[list[CapacityType], Field(min_length=1)] = Field(default_factory=lambda: ["on-demand"])
+    capacityTypes: Annotated[list[CapacityType], Field(min_length=1)] = Field(
+        default_factory=lambda: list(DEFAULT_CAPACITY_TYPES)
+    )
     """``karpenter.sh/capacity-type``; NAP prefers spot when both are allowed."""
     zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
     limits: NapLimitsConfig

@@ -212,3 +212,22 @@ def test_nodepool_sizes_and_size_labels_are_computed_once() -> None:
     size = default_catalog()["Standard_NC4as_T4_v3"]
     assert size_labels(size) is size_labels(size)
     assert size_labels(size)[SKU_SERIES] == "NCas_T4_v3"
+
+
+def test_nodepool_defaults_are_defined_once_and_within_the_facts_enums() -> None:
+    from components.config.nap import DisruptionConfig, GpuNodePoolConfig
+    from components.nap_pool import NapGpuPoolArgs
+    from rules.karpenter import DEFAULT_CAPACITY_TYPES, DEFAULT_CONSOLIDATE_AFTER, DEFAULT_CONSOLIDATION_POLICY
+
+    facts = load_karpenter_facts()
+    assert DEFAULT_CAPACITY_TYPES == ("on-demand",)
+    assert (DEFAULT_CONSOLIDATION_POLICY, DEFAULT_CONSOLIDATE_AFTER) == ("WhenEmpty", "5m")
+    assert set(DEFAULT_CAPACITY_TYPES) <= set(facts.capacity_types)
+    assert DEFAULT_CONSOLIDATION_POLICY in facts.consolidation_policies
+    disruption = DisruptionConfig()
+    assert (disruption.consolidationPolicy, disruption.consolidateAfter) == ("WhenEmpty", "5m")
+    pool = GpuNodePoolConfig.model_validate({"name": "infer", "limits": {"gpus": 4}})
+    assert pool.capacityTypes == ["on-demand"]
+    fields = NapGpuPoolArgs.__dataclass_fields__
+    assert fields["capacity_types"].default == ("on-demand",)
+    assert (fields["consolidation_policy"].default, fields["consolidate_after"].default) == ("WhenEmpty", "5m")
