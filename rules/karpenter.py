@@ -346,7 +346,7 @@ def resolve_sizes(
     """The ``sku-name`` values a configured GPU NodePool allows, cheapest first, and what is wrong.
 
     ``sizes`` are taken as written and must each pass every size rule (field ``sizes[i]``). ``series``
-    (``sku-series``, e.g. ``NCasT4_v3``) and ``gpu_models`` (``sku-gpu-name``, e.g. ``A100``) stand for every catalog
+    (``sku-series``, e.g. ``NCas_T4_v3``) and ``gpu_models`` (``sku-gpu-name``, e.g. ``A100``) stand for every catalog
     size of that series or GPU that is deployable today (NVIDIA, current, AKS-supported, at or above the floor); one
     that stands for none is a finding (field ``series[i]`` / ``gpuModels[i]``).
     """
