@@ -31,7 +31,7 @@ Windows pool names: ≤6 (prefix ≤3 + 3 hex characters).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -55,6 +55,7 @@ from rules.aks import (
     pool_taints,
     windows_gpu_pool,
 )
+from rules.karpenter import GPU_RESOURCE
 from rules.lifecycle import check_operator_platform
 from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
@@ -287,13 +288,15 @@ def advertised_resource(pool: GpuPoolSpec, size: GpuSize) -> str:
     strategy: ``nvidia.com/mig-<profile>``)."""
     op = pool.gpu_operator
     if pool.mig_profile is None or op is None or op.mig_strategy == "single":
-        return "nvidia.com/gpu"
+        return GPU_RESOURCE
     return f"nvidia.com/mig-{mig_profile_name(pool, size)}"
 
 
-def pool_tolerations(pool: GpuPoolSpec) -> list[Toleration]:
+def taint_tolerations(taints: Sequence[str]) -> list[Toleration]:
+    """What a pod (and the GPU operator) needs to tolerate these taints (``key=value:effect`` or ``key:effect``);
+    shared by agent pools and NAP NodePools."""
     out: list[Toleration] = []
-    for taint in pool.taints:
+    for taint in taints:
         parsed = parse_taint(taint)
         if parsed is None:
             continue
@@ -302,17 +305,52 @@ def pool_tolerations(pool: GpuPoolSpec) -> list[Toleration]:
             out.append(Toleration(key=key, operator="Equal", value=value, effect=effect))
         else:
             out.append(Toleration(key=key, operator="Exists", effect=effect))
+    return out
+
+
+def pool_tolerations(pool: GpuPoolSpec) -> list[Toleration]:
+    out = taint_tolerations(pool.taints)
     if pool.spot:
         out.append(SPOT_TAINT)
     return out
 
 
+def base_node_labels(
+    labels: Mapping[str, str], name: str, *, operator_managed: bool, sharing: GpuSharing | None
+) -> dict[str, str]:
+    """A pool's own labels plus the pool label (the contract's node selector) and, when the operator shares its GPUs,
+    the device-plugin config label; shared by agent pools and NAP NodePools."""
+    out = dict(labels)
+    out[POOL_LABEL] = name
+    if operator_managed and sharing is not None:
+        out[DEVICE_PLUGIN_CONFIG_LABEL] = name
+    return out
+
+
+@dataclass(frozen=True)
+class SharedScheduling:
+    """What sharing changes in what a pod requests: the resource name, workloads per GPU, MPS's thread share."""
+
+    resource_name: str
+    replicas: int
+    mps_active_thread_percentage: int | None
+    mode: Literal["none", "timeSlicing", "mps"]
+
+
+def shared_scheduling(resource: str, sharing: GpuSharing | None) -> SharedScheduling:
+    """``resource`` (what the device plugin advertises before sharing) as pods request it under ``sharing``:
+    ``<resource>.shared`` when renamed, ``replicas`` workloads per GPU, ``100 // replicas`` % of the threads with
+    MPS."""
+    if sharing is None:
+        return SharedScheduling(resource, 1, None, "none")
+    renamed = f"{resource}.shared" if sharing.rename_by_default else resource
+    mps_pct = 100 // sharing.replicas if sharing.mode == "mps" else None
+    return SharedScheduling(renamed, sharing.replicas, mps_pct, sharing.mode)
+
+
 def pool_node_labels(pool: GpuPoolSpec, size: GpuSize) -> dict[str, str]:
-    labels = dict(pool.labels)
-    labels[POOL_LABEL] = pool.name
+    labels = base_node_labels(pool.labels, pool.name, operator_managed=pool.operator_managed, sharing=pool.sharing)
     labels[GPU_MODEL_LABEL] = _slug(size.gpu_model)
-    if pool.operator_managed and pool.sharing is not None:
-        labels[DEVICE_PLUGIN_CONFIG_LABEL] = pool.name
     if pool.mig_partitioned_by_operator:
         labels[MIG_CONFIG_LABEL] = f"all-{mig_profile_name(pool, size)}"
     return labels
@@ -323,23 +361,15 @@ def pool_scheduling(pool: GpuPoolSpec, size: GpuSize, resource: str) -> Scheduli
     plugin advertises before sharing)."""
     gpus = max(int(size.gpu_count), 1)
     per_gpu = _MIG_SLICES[pool.mig_profile][1] if pool.mig_profile is not None else 1
-    replicas = 1
-    mps_pct: int | None = None
-    sharing = pool.sharing
-    if sharing is not None:
-        replicas = sharing.replicas
-        if sharing.rename_by_default:
-            resource = f"{resource}.shared"
-        if sharing.mode == "mps":
-            mps_pct = 100 // replicas
+    shared = shared_scheduling(resource, pool.sharing)
     return Scheduling(
         node_selector={POOL_LABEL: pool.name},
         tolerations=pool_tolerations(pool),
-        resource_name=resource,
-        sharing=sharing.mode if sharing is not None else "none",
-        replicas=replicas,
-        mps_active_thread_percentage=mps_pct,
-        allocatable_per_node=gpus * per_gpu * replicas,
+        resource_name=shared.resource_name,
+        sharing=shared.mode,
+        replicas=shared.replicas,
+        mps_active_thread_percentage=shared.mps_active_thread_percentage,
+        allocatable_per_node=gpus * per_gpu * shared.replicas,
     )
 
 

@@ -38,12 +38,31 @@ from gpu_catalog.karpenter import load_karpenter_facts
 from rules import Finding
 from rules import aks as rules_aks
 from rules.aks import DEFAULT_GPU_TAINT, driver_install, gpu_sharing, parse_taint, pool_taints
-from rules.karpenter import CAPACITY_TYPE, GPU_LIMIT, SKU_NAME, ZONE, gpu_nodepool_limits, resolve_sizes
+from rules.karpenter import (
+    CAPACITY_TYPE,
+    DEFAULT_CAPACITY_TYPES,
+    DEFAULT_CONSOLIDATE_AFTER,
+    DEFAULT_CONSOLIDATION_POLICY,
+    GPU_LIMIT,
+    GPU_RESOURCE,
+    SKU_NAME,
+    ZONE,
+    gpu_nodepool_limits,
+    resolve_sizes,
+)
 from rules.resource_types import KARPENTER_NODE_POOL
 from rules.sizes import DEFAULT_FLOOR
 
-from .contract import NapGpuPoolContract, Scheduling, Toleration
-from .gpu_node_pool import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL, GpuSharing, PoolGpuOperator, SharedPool
+from .contract import NapGpuPoolContract, Scheduling
+from .gpu_node_pool import (
+    POOL_LABEL,
+    GpuSharing,
+    PoolGpuOperator,
+    SharedPool,
+    base_node_labels,
+    shared_scheduling,
+    taint_tolerations,
+)
 from .validation import refuse_findings
 
 FACTS = load_karpenter_facts()
@@ -68,7 +87,7 @@ class NapGpuPoolArgs:
     """``spec.limits["nvidia.com/gpu"]``."""
     location: str
     """The cluster's region (zone values are ``<location>-<zone>``)."""
-    capacity_types: tuple[str, ...] = ("on-demand",)
+    capacity_types: tuple[str, ...] = DEFAULT_CAPACITY_TYPES
     zones: tuple[str, ...] = ()
     driver_skipped: bool = False
     """``gpu.mode: None``: the GPU operator installs the driver."""
@@ -77,8 +96,8 @@ class NapGpuPoolArgs:
     labels: Mapping[str, str] = field(default_factory=dict)
     image_family: str | None = None
     os_disk_size_gb: int | None = None
-    consolidation_policy: str = "WhenEmpty"
-    consolidate_after: str = "5m"
+    consolidation_policy: str = DEFAULT_CONSOLIDATION_POLICY
+    consolidate_after: str = DEFAULT_CONSOLIDATE_AFTER
     budgets: Sequence[Mapping[str, Any]] = ()
     expire_after: str | None = None
     weight: int | None = None
@@ -144,27 +163,8 @@ def _sizes(args: NapGpuPoolArgs) -> list[GpuSize]:
     return [s for s in (cat.lookup(n) for n in args.sizes) if s is not None]
 
 
-def tolerations(taints: Sequence[str]) -> list[Toleration]:
-    """What a pod (and the GPU operator) needs to tolerate the pool's taints."""
-    out: list[Toleration] = []
-    for taint in taints:
-        parsed = parse_taint(taint)
-        if parsed is None:
-            continue
-        key, value, effect = parsed
-        if value:
-            out.append(Toleration(key=key, operator="Equal", value=value, effect=effect))
-        else:
-            out.append(Toleration(key=key, operator="Exists", effect=effect))
-    return out
-
-
 def node_labels(args: NapGpuPoolArgs) -> dict[str, str]:
-    labels = dict(args.labels)
-    labels[POOL_LABEL] = args.name
-    if args.operator_managed and args.sharing is not None:
-        labels[DEVICE_PLUGIN_CONFIG_LABEL] = args.name
-    return labels
+    return base_node_labels(args.labels, args.name, operator_managed=args.operator_managed, sharing=args.sharing)
 
 
 def node_class_manifest(args: NapGpuPoolArgs) -> dict[str, Any]:
@@ -220,23 +220,15 @@ def scheduling(args: NapGpuPoolArgs) -> Scheduling:
     """Node selector, tolerations and the resource a pod requests to land on the pool. ``allocatable_per_node`` is
     what the smallest allowed size advertises (Karpenter may choose a larger one)."""
     gpus = min((max(int(s.gpu_count), 1) for s in _sizes(args)), default=1)
-    resource = "nvidia.com/gpu"
-    replicas = 1
-    mps_pct: int | None = None
-    if args.sharing is not None:
-        replicas = args.sharing.replicas
-        if args.sharing.rename_by_default:
-            resource = f"{resource}.shared"
-        if args.sharing.mode == "mps":
-            mps_pct = 100 // replicas
+    shared = shared_scheduling(GPU_RESOURCE, args.sharing)
     return Scheduling(
         node_selector={POOL_LABEL: args.name},
-        tolerations=tolerations(args.taints),
-        resource_name=resource,
-        sharing=args.sharing.mode if args.sharing is not None else "none",
-        replicas=replicas,
-        mps_active_thread_percentage=mps_pct,
-        allocatable_per_node=gpus * replicas,
+        tolerations=taint_tolerations(args.taints),
+        resource_name=shared.resource_name,
+        sharing=shared.mode,
+        replicas=shared.replicas,
+        mps_active_thread_percentage=shared.mps_active_thread_percentage,
+        allocatable_per_node=gpus * shared.replicas,
     )
 
 
@@ -276,7 +268,7 @@ class NapGpuPool(pulumi.ComponentResource):
         self.args = args
         self.contract = pool_contract(args)
         self.shared = (
-            SharedPool(resource_name="nvidia.com/gpu", sharing=args.sharing)
+            SharedPool(resource_name=GPU_RESOURCE, sharing=args.sharing)
             if args.sharing is not None and args.operator_managed
             else None
         )

@@ -20,7 +20,7 @@ from rules.karpenter import resolve_sizes
 
 from .aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
 from .azure_policy import AksGpuSizePolicyArgs
-from .config import GpuOperatorConfig, GpuPoolConfig, StackConfig, azure_pool_name
+from .config import GpuOperatorConfig, GpuPoolConfig, SharingConfig, StackConfig, azure_pool_name
 from .config.nap import GpuNodePoolConfig, nap_driver
 from .databricks import (
     DatabricksAutoscale,
@@ -54,14 +54,17 @@ def pool_gpu_operator(cfg: StackConfig) -> PoolGpuOperator | None:
     return PoolGpuOperator(version=op.version, installs_driver=installs, mig_strategy=op.migStrategy)
 
 
+def gpu_sharing(config: SharingConfig | None) -> GpuSharing | None:
+    """A pool's ``sharing`` (``gpuPools[i]``, ``gpuNodePools[i]``) as the components take it (``None``: none)."""
+    if config is None or config.mode == "none":
+        return None
+    return GpuSharing(mode=config.mode, replicas=config.replicas, rename_by_default=config.rename_by_default)
+
+
 def gpu_pool_spec(cfg: StackConfig, pool: GpuPoolConfig, operator: PoolGpuOperator | None) -> GpuPoolSpec:
     """``gpuPools[i]`` resolved: driver mode, OS SKU, counts, Kubernetes version, Azure name and tags."""
     driver = cfg.pool_driver(pool)
-    mode = pool.sharing_mode
-    shared = pool.sharing
-    sharing = None
-    if shared is not None and mode != "none":
-        sharing = GpuSharing(mode=mode, replicas=shared.replicas, rename_by_default=shared.rename_by_default)
+    sharing = gpu_sharing(pool.sharing)
     return GpuPoolSpec(
         name=pool.name,
         vm_size=pool.vmSize,
@@ -129,12 +132,7 @@ def nap_pool_args(
 ) -> NapGpuPoolArgs:
     """``gpuNodePools[i]`` resolved: the sizes through the catalog, the driver mode, sharing, disruption."""
     sizes, _ = resolve_sizes(pool.sizes, pool.series, pool.gpuModels, floor=cfg.gpu_floor)
-    shared = pool.sharing
-    sharing = None
-    if shared is not None and pool.sharing_mode != "none":
-        sharing = GpuSharing(
-            mode=pool.sharing_mode, replicas=shared.replicas, rename_by_default=shared.rename_by_default
-        )
+    sharing = gpu_sharing(pool.sharing)
     disruption = pool.disruption
     return NapGpuPoolArgs(
         name=pool.name,

@@ -9,44 +9,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.karpenter import NodePoolSizes, Requirement, nodepool_sizes
+from rules.karpenter import REQUIREMENTS_PATH, NodePoolSizes, nodepool_sizes, read_requirements
 
-from ._resources import UNKNOWN, SizeField, get, join_path
-
-REQUIREMENTS_PATH = ("spec", "template", "spec", "requirements")
+from ._resources import UNKNOWN, SizeField, join_path
 
 
-def requirements(props: Any) -> tuple[list[Requirement], list[str]]:
-    """The NodePool's requirements that are known, and the paths of the unknown ones."""
-    raw = get(props, *REQUIREMENTS_PATH)
-    base = join_path(*REQUIREMENTS_PATH)
-    if raw is UNKNOWN:
-        return [], [base]
-    out: list[Requirement] = []
-    unknown: list[str] = []
-    for i, entry in enumerate(raw if isinstance(raw, list) else []):
-        path = join_path(base, i)
-        if entry is UNKNOWN:
-            unknown.append(path)
-            continue
-        if not isinstance(entry, dict):
-            continue
-        key, op, values = entry.get("key"), entry.get("operator"), entry.get("values") or []
-        if UNKNOWN in (key, op) or values is UNKNOWN or any(v is UNKNOWN for v in values):
-            unknown.append(path)
-            continue
-        if isinstance(key, str) and isinstance(op, str):
-            out.append(Requirement(key, op, tuple(str(v) for v in values)))
-    return out, unknown
+def _is_unknown(value: Any) -> bool:
+    return value is UNKNOWN
 
 
 def allowed_sizes(props: Any) -> tuple[NodePoolSizes, list[str]]:
     """The sizes the NodePool allows, and the unknown requirement paths (with one unknown, the open set is not
     resolved: a requirement that was not read could narrow it)."""
-    reqs, unknown = requirements(props)
+    reqs, unknown = read_requirements(props, _is_unknown)
     sizes = nodepool_sizes(reqs)
-    if unknown:
-        sizes = NodePoolSizes(sizes.named, tuple(n.size for n in sizes.named if n.size in sizes.admitted))
+    if unknown:  # only the named sizes the known requirements admit (catalog spelling; names compare like the catalog)
+        named = {n.size.lower() for n in sizes.named}
+        sizes = NodePoolSizes(sizes.named, tuple(name for name in sizes.admitted if name.lower() in named))
     return sizes, unknown
 
 

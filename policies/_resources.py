@@ -37,7 +37,7 @@ from rules.resource_types import (
     is_karpenter_node_pool,
     is_managed_cluster,
 )
-from rules.size_fields import condition_holds, find_values, join_path, size_table
+from rules.size_fields import condition_holds, find_values, join_path, size_family, size_table
 from rules.sizes import SizeFinding as Finding
 
 _SENTINELS: Final = frozenset(
@@ -210,14 +210,15 @@ def size_fields(
     """
     if aks_only:
         families = ("aks",)
-    if is_karpenter_node_pool(resource_type):  # NAP creates AKS nodes: the aks family
-        if families is not None and "aks" not in families:
-            return [], []
+    family = size_family(resource_type)
+    if family is None or (families is not None and family not in families):
+        return [], []
+    if is_karpenter_node_pool(resource_type):  # no size field: the sizes its requirements admit
         from ._karpenter import nodepool_size_fields
 
         return nodepool_size_fields(props)
     entry = size_table().for_type(resource_type)
-    if entry is None or (families is not None and entry.family not in families):
+    if entry is None:
         return [], []
     fields: list[SizeField] = []
     unknown: list[str] = []

@@ -7,7 +7,7 @@ from functools import partial
 from pulumi_policy import PolicyConfigSchema, ReportViolation, ResourceValidationArgs, Severity
 
 from gpu_catalog import default_catalog
-from rules.size_fields import FAMILIES, size_table
+from rules.size_fields import FAMILIES, size_family
 from rules.sizes import DEFAULT_FLOOR, check_minimum, floor_size
 
 from ._meta import MANDATORY, GpuResourcePolicy
@@ -46,8 +46,7 @@ def configured_floor(args: ResourceValidationArgs, family: str | None = None) ->
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    entry = size_table().for_type(args.resource_type)
-    floor = configured_floor(args, entry.family if entry is not None else None)
+    floor = configured_floor(args, size_family(args.resource_type))
     review_sizes(
         args.resource_type,
         args.props,

@@ -9,10 +9,10 @@ import sys
 
 from pulumi_policy import StackValidationPolicy
 
+from rules.karpenter import REQUIREMENTS_PATH
 from rules.resource_types import KARPENTER_NODE_POOL
-from rules.size_fields import join_path, size_table
+from rules.size_fields import join_path, size_family, size_table
 
-from ._karpenter import REQUIREMENTS_PATH
 from .pack import ALL_POLICIES, PACK_NAME
 
 
@@ -69,10 +69,11 @@ def _size_fields() -> list[str]:
             marks = " | ".join("✓" if entry.family in p.size_families else "" for p in rules)
             lines.append(f"| `{entry.type}` | {entry.family} | `{spec.path}` | {_cell(when)} | {marks} |")
     # Karpenter NodePools are read by policies/_karpenter.py, not the table: every size their requirements admit.
-    marks = " | ".join("✓" if "aks" in p.size_families else "" for p in rules)
+    family = size_family(KARPENTER_NODE_POOL)
+    marks = " | ".join("✓" if family in p.size_families else "" for p in rules)
     admits = "every catalog size the requirements admit (`In` values as written; open requirements resolved)"
     path = join_path(*REQUIREMENTS_PATH)
-    lines.append(f"| `{KARPENTER_NODE_POOL}` | aks | `{path}[]` | {admits} | {marks} |")
+    lines.append(f"| `{KARPENTER_NODE_POOL}` | {family} | `{path}[]` | {admits} | {marks} |")
     return lines
 
 

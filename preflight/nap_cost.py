@@ -18,31 +18,17 @@ from gpu_catalog import Catalog
 from preflight.cost import CostLine
 from preflight.model import RecordedResource
 from preflight.wire import UNKNOWN
-from rules.karpenter import GPU_LIMIT, Requirement, limit_cost, nodepool_sizes, parse_quantity
+from rules.karpenter import GPU_LIMIT, limit_cost, nodepool_sizes, parse_quantity, read_requirements
 
 
-def _requirements(props: Mapping[str, Any]) -> list[Requirement] | None:
-    spec = props.get("spec")
-    template = spec.get("template") if isinstance(spec, Mapping) else None
-    inner = template.get("spec") if isinstance(template, Mapping) else None
-    raw = inner.get("requirements") if isinstance(inner, Mapping) else None
-    if raw == UNKNOWN:
-        return None
-    out: list[Requirement] = []
-    for entry in raw if isinstance(raw, list) else []:
-        if not isinstance(entry, Mapping):
-            return None
-        values = entry.get("values") or []
-        if UNKNOWN in (entry.get("key"), entry.get("operator")) or not isinstance(values, list) or UNKNOWN in values:
-            return None
-        out.append(Requirement(str(entry.get("key")), str(entry.get("operator")), tuple(str(v) for v in values)))
-    return out
+def _is_unknown(value: Any) -> bool:
+    return isinstance(value, str) and value == UNKNOWN
 
 
 def nodepool_cost_lines(r: RecordedResource, props: Mapping[str, Any], catalog: Catalog) -> list[CostLine]:
     """The cost line of one NodePool (none when it allows no GPU size)."""
-    reqs = _requirements(props)
-    if reqs is None:
+    reqs, unknown = read_requirements(props, _is_unknown)
+    if unknown:
         return [CostLine(r.urn, r.type, "nodepool", UNKNOWN, 0, None, None, "requirements unknown during the preview")]
     sizes = nodepool_sizes(reqs, catalog)
     if not sizes.is_gpu(catalog):

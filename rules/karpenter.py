@@ -22,15 +22,18 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
-from typing import Any
+from functools import cache, lru_cache
+from types import MappingProxyType
+from typing import Any, Final
 
 from gpu_catalog import Catalog, GpuSize, default_catalog, is_gpu_size
 from gpu_catalog.karpenter import load_karpenter_facts
 from rules import Finding
+from rules.size_fields import join_path
 from rules.sizes import AMD_NEEDS, DEFAULT_FLOOR, check_gpu_size, check_is_gpu_size
 
 FACTS = load_karpenter_facts()
@@ -43,8 +46,18 @@ SKU_GPU_MANUFACTURER = FACTS.label("skuGpuManufacturer")
 SKU_GPU_COUNT = FACTS.label("skuGpuCount")
 CAPACITY_TYPE = FACTS.label("capacityType")
 ZONE = FACTS.label("zone")
-GPU_LIMIT = FACTS.gpu_limit_resource
-"""``nvidia.com/gpu``: the resource a GPU NodePool's ``spec.limits`` must bound."""
+GPU_RESOURCE = FACTS.gpu_limit_resource
+"""``nvidia.com/gpu``: the extended resource NVIDIA's device plugin advertises per GPU (a GPU instance type's
+capacity in karpenter-provider-azure); pods request it, agent pools and NodePools advertise it."""
+GPU_LIMIT = GPU_RESOURCE
+"""The resource a GPU NodePool's ``spec.limits`` must bound: :data:`GPU_RESOURCE`."""
+
+DEFAULT_CAPACITY_TYPES: Final = ("on-demand",)
+"""The platform's NodePool defaults (its choices, within the CRD's enums in ``gpu_catalog/facts/karpenter.json``):
+on-demand nodes only; consolidation ``WhenEmpty`` after ``5m`` (idle GPU nodes go, busy ones are never repacked).
+The stack config and :class:`components.nap_pool.NapGpuPoolArgs` both default to these."""
+DEFAULT_CONSOLIDATION_POLICY: Final = "WhenEmpty"
+DEFAULT_CONSOLIDATE_AFTER: Final = "5m"
 
 _NAME_KEYS = (SKU_NAME, INSTANCE_TYPE)
 _NUMERIC_OPS = {"Gt", "Lt", "Gte", "Lte"}
@@ -57,6 +70,49 @@ class Requirement:
     key: str
     operator: str
     values: tuple[str, ...] = ()
+
+
+REQUIREMENTS_PATH = ("spec", "template", "spec", "requirements")
+"""Where a NodePool (as the engine sends it) keeps its requirements."""
+
+
+def read_requirements(props: Any, is_unknown: Callable[[Any], bool]) -> tuple[list[Requirement], list[str]]:
+    """A NodePool's requirements as the engine sends them (``props``: the NodePool's inputs), the one reader of the
+    policies and the cost estimate: the requirements that are known, and the paths of the unknown ones
+    (``is_unknown`` tells a value unknown during a preview; the whole list's path when it, or a field above it, is
+    unknown; ``spec.template.spec.requirements[1]`` when that entry's key, operator or a value is).
+
+    An entry that is not a requirement (not a mapping; key or operator not a string; values not a list) is
+    skipped: it constrains nothing, so the sizes the other requirements admit are all checked (fail closed)."""
+    base = join_path(*REQUIREMENTS_PATH)
+    raw: Any = props
+    for key in REQUIREMENTS_PATH:
+        if is_unknown(raw):
+            return [], [base]
+        raw = raw.get(key) if isinstance(raw, Mapping) else None
+    if is_unknown(raw):
+        return [], [base]
+    out: list[Requirement] = []
+    unknown: list[str] = []
+    for i, entry in enumerate(raw if isinstance(raw, list) else []):
+        if is_unknown(entry):
+            unknown.append(join_path(base, i))
+            continue
+        if not isinstance(entry, Mapping):
+            continue
+        key, op, values = entry.get("key"), entry.get("operator"), entry.get("values")
+        values = [] if values is None else values
+        if is_unknown(key) or is_unknown(op) or is_unknown(values):
+            unknown.append(join_path(base, i))
+            continue
+        if not isinstance(values, list):
+            continue
+        if any(is_unknown(v) for v in values):
+            unknown.append(join_path(base, i))
+            continue
+        if isinstance(key, str) and isinstance(op, str):
+            out.append(Requirement(key, op, tuple(str(v) for v in values)))
+    return out, unknown
 
 
 # ---------------------------------------------------------------------------------------------- size labels
@@ -83,18 +139,22 @@ def sku_gpu_name(name: str) -> str | None:
     return middle[-1] if middle else None
 
 
-def size_labels(size: GpuSize) -> dict[str, str | None]:
-    """The size labels Karpenter gives a node of ``size`` (``None``: the label is absent or cannot be known)."""
+@cache
+def size_labels(size: GpuSize) -> Mapping[str, str | None]:
+    """The size labels Karpenter gives a node of ``size`` (``None``: the label is absent or cannot be known).
+    Derived once per size (read-only)."""
     count = None if size.is_fractional else str(int(size.gpu_count))
-    return {
-        SKU_NAME: size.name,
-        INSTANCE_TYPE: size.name,
-        SKU_FAMILY: sku_family(size.name),
-        SKU_SERIES: sku_series(size.name),
-        SKU_GPU_NAME: sku_gpu_name(size.name),
-        SKU_GPU_MANUFACTURER: size.gpu_vendor.lower(),
-        SKU_GPU_COUNT: count,
-    }
+    return MappingProxyType(
+        {
+            SKU_NAME: size.name,
+            INSTANCE_TYPE: size.name,
+            SKU_FAMILY: sku_family(size.name),
+            SKU_SERIES: sku_series(size.name),
+            SKU_GPU_NAME: sku_gpu_name(size.name),
+            SKU_GPU_MANUFACTURER: size.gpu_vendor.lower(),
+            SKU_GPU_COUNT: count,
+        }
+    )
 
 
 def _number(text: str) -> float | None:
@@ -170,8 +230,20 @@ class NodePoolSizes:
 
 
 def nodepool_sizes(requirements: Sequence[Requirement], catalog: Catalog | None = None) -> NodePoolSizes:
-    """Every size a NodePool's requirements allow (module docstring)."""
-    cat = catalog if catalog is not None else default_catalog()
+    """Every size a NodePool's requirements allow (module docstring). With the default catalog the answer is
+    memoised per requirements (every size policy, gpu-nodepool-limits and the cost estimate ask for the same pool)."""
+    reqs = tuple(requirements)
+    if catalog is None or catalog is default_catalog():
+        return _default_nodepool_sizes(reqs)
+    return _nodepool_sizes(reqs, catalog)
+
+
+@lru_cache(maxsize=256)
+def _default_nodepool_sizes(requirements: tuple[Requirement, ...]) -> NodePoolSizes:
+    return _nodepool_sizes(requirements, default_catalog())
+
+
+def _nodepool_sizes(requirements: tuple[Requirement, ...], cat: Catalog) -> NodePoolSizes:
     named: list[NamedSize] = []
     name_reqs = [(i, r) for i, r in enumerate(requirements) if r.key in _NAME_KEYS and r.operator == "In"]
     for i, req in name_reqs:
@@ -276,7 +348,7 @@ def resolve_sizes(
     """The ``sku-name`` values a configured GPU NodePool allows, cheapest first, and what is wrong.
 
     ``sizes`` are taken as written and must each pass every size rule (field ``sizes[i]``). ``series``
-    (``sku-series``, e.g. ``NCasT4_v3``) and ``gpu_models`` (``sku-gpu-name``, e.g. ``A100``) stand for every catalog
+    (``sku-series``, e.g. ``NCas_T4_v3``) and ``gpu_models`` (``sku-gpu-name``, e.g. ``A100``) stand for every catalog
     size of that series or GPU that is deployable today (NVIDIA, current, AKS-supported, at or above the floor); one
     that stands for none is a finding (field ``series[i]`` / ``gpuModels[i]``).
     """

@@ -6,6 +6,10 @@ size fields as the engine sends them (camelCase wire names; ``[]`` = every entry
 (``when``: the field counts only when another field has one of the listed values, compared as ARM compares enum
 strings, case-insensitively) and how the cost estimate counts the resource's nodes. A new resource type is one more
 entry in the data file; the policies, the cost estimate and ``RULES.md`` all read this table. No Pulumi imports.
+
+Karpenter NodePools name no size field: the sizes their requirements admit are read by :mod:`rules.karpenter`. Their
+family (``aks``: node auto-provisioning creates AKS nodes) is decided here too, by :func:`size_family`, the one place
+every reader (policies, policy config scoping, ``RULES.md``) asks.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, Final
+
+from rules.resource_types import is_karpenter_node_pool
 
 SIZE_FIELDS_PATH: Final = Path(__file__).resolve().parents[1] / "gpu_catalog" / "facts" / "vm_size_fields.json"
 
@@ -64,11 +70,17 @@ class SizeTable:
     families: Mapping[str, str]
     sources: Mapping[str, Mapping[str, str]]
 
+    _by_type: dict[str, SizeResource | None] = field(
+        default_factory=dict[str, "SizeResource | None"], init=False, repr=False, compare=False
+    )
+    """:meth:`for_type` answers, per type token (the lookup is a linear regex scan)."""
+
     def for_type(self, resource_type: str) -> SizeResource | None:
-        for entry in self.resources:
-            if entry.pattern.match(resource_type):
-                return entry
-        return None
+        if resource_type not in self._by_type:
+            self._by_type[resource_type] = next(
+                (entry for entry in self.resources if entry.pattern.match(resource_type)), None
+            )
+        return self._by_type[resource_type]
 
     def in_family(self, family: str) -> list[SizeResource]:
         return [r for r in self.resources if r.family == family]
@@ -114,6 +126,18 @@ def size_table() -> SizeTable:
 
 FAMILIES: Final = tuple(size_table().families)
 """Every family name, in the data file's order (the allowed values of the policies' ``families`` config)."""
+
+KARPENTER_FAMILY: Final = "aks"
+"""The family of Karpenter NodePools: node auto-provisioning creates AKS nodes."""
+
+
+def size_family(resource_type: str) -> str | None:
+    """The family of a resource type that names VM sizes (``None``: it names none): the table entry's, and
+    :data:`KARPENTER_FAMILY` for a Karpenter NodePool (whose sizes :mod:`rules.karpenter` reads from requirements)."""
+    if is_karpenter_node_pool(resource_type):
+        return KARPENTER_FAMILY
+    entry = size_table().for_type(resource_type)
+    return entry.family if entry is not None else None
 
 
 def join_path(*parts: str | int) -> str:

@@ -83,7 +83,7 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
         problems.append(Problem(f"{at}.vmSize", not_gpu.message))
     else:
         problems.extend(
-            Problem(f"{at}.vmSize", f.message) for f in check_gpu_size(pool.vmSize, floor=_usable_floor(cfg))
+            Problem(f"{at}.vmSize", f.message) for f in check_gpu_size(pool.vmSize, floor=cfg.usable_gpu_floor)
         )
     mig = check_mig_profile(pool.vmSize, pool.migProfile)
     if mig is not None:
@@ -169,11 +169,8 @@ def pool_facts(cfg: StackConfig, pool: GpuPoolConfig) -> rules_aks.GpuPool:
 
 
 def operator_facts(cfg: StackConfig) -> rules_aks.GpuOperator | None:
-    """The GPU operator as the AKS rules see it: it installs the driver when a pool it manages skips AKS's."""
-    if not cfg.gpuOperator.enabled:
-        return None
-    installs = cfg.operator_installs_driver
-    return rules_aks.GpuOperator(driver_enabled=installs, toolkit_enabled=installs)
+    """The GPU operator as the AKS rules see it (:attr:`StackConfig.gpu_operator_facts`)."""
+    return cfg.gpu_operator_facts
 
 
 def _at(at: str, findings: Iterable[Finding], **paths: str) -> list[Problem]:
@@ -196,12 +193,6 @@ def _pool_version_problems(cfg: StackConfig, path: str, version: str) -> list[Pr
         problems.append(Problem(path, finding.message))
     problems += [Problem(path, f.message) for f in pool_version_skew(version, cluster.kubernetesVersion)]
     return problems
-
-
-def _usable_floor(cfg: StackConfig) -> str:
-    # An unknown floor name is reported on its own key (policy.gpu-size-minimum.minimumSize); check pools against
-    # the default floor meanwhile instead of failing.
-    return cfg.gpu_floor if cfg.gpu_floor in default_catalog() else DEFAULT_FLOOR
 
 
 def _args(literal: Any) -> tuple[str, ...]:
@@ -328,7 +319,7 @@ def _databricks_problems(cfg: StackConfig) -> list[Problem]:
 
 def _cluster_policy_problems(cfg: StackConfig) -> list[Problem]:
     inherited = {*cfg.cluster.tags, "environment", "managed-by"}  # components.wiring.platform_tags
-    found = cluster_policy_problems(cfg.databricks, inherited_tags=inherited, floor=_usable_floor(cfg))
+    found = cluster_policy_problems(cfg.databricks, inherited_tags=inherited, floor=cfg.usable_gpu_floor)
     return [Problem(path, message) for path, message in found]
 
 

@@ -6,13 +6,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from gpu_catalog import MIG_PROFILES, canonical_mig_profile
+from gpu_catalog import MIG_PROFILES, canonical_mig_profile, default_catalog
 from gpu_catalog.access import load_access_facts
 from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN, default_gpu_operator_version
 from gpu_catalog.problems import show
 from gpu_catalog.regions import check_region
 from rules.aks import (
     DEFAULT_GPU_TAINT,
+    GpuOperator,
 )
 from rules.sizes import DEFAULT_FLOOR
 
@@ -344,6 +345,20 @@ class StackConfig(StrictModel):
         if isinstance(setting, dict) and isinstance(setting.get("minimumSize"), str):
             return setting["minimumSize"]
         return DEFAULT_FLOOR
+
+    @property
+    def usable_gpu_floor(self) -> str:
+        """The floor pools are checked against: :attr:`gpu_floor`, or the default floor while an unknown floor name is
+        reported on its own key (``policy.gpu-size-minimum.minimumSize``) instead of failing every pool."""
+        return self.gpu_floor if self.gpu_floor in default_catalog() else DEFAULT_FLOOR
+
+    @property
+    def gpu_operator_facts(self) -> GpuOperator | None:
+        """The GPU operator as the AKS rules see it: it installs the driver when a pool it manages skips AKS's."""
+        if not self.gpuOperator.enabled:
+            return None
+        installs = self.operator_installs_driver
+        return GpuOperator(driver_enabled=installs, toolkit_enabled=installs)
 
     def pool_driver(self, pool: GpuPoolConfig) -> Literal["operator", "aks"]:
         """Resolved driver mode of a pool (see :attr:`GpuPoolConfig.driver`)."""

@@ -22,7 +22,14 @@ from gpu_catalog.problems import Problem, key_path
 from rules import Finding
 from rules import aks as rules_aks
 from rules.aks import DEFAULT_GPU_TAINT, driver_install, gpu_sharing, pool_taints
-from rules.karpenter import AgentPoolFacts, nap_agent_pools, resolve_sizes
+from rules.karpenter import (
+    DEFAULT_CAPACITY_TYPES,
+    DEFAULT_CONSOLIDATE_AFTER,
+    DEFAULT_CONSOLIDATION_POLICY,
+    AgentPoolFacts,
+    nap_agent_pools,
+    resolve_sizes,
+)
 from rules.lifecycle import check_operator_platform
 
 from ..config_base import StrictModel
@@ -38,6 +45,7 @@ ImageFamily = Literal["Ubuntu", "Ubuntu2204", "Ubuntu2404", "AzureLinux"]
 """AKSNodeClass ``imageFamily`` (karpenter-provider-azure v1.14.2 CRD; a test keeps it equal to the facts file)."""
 CapacityType = Literal["on-demand", "spot"]
 ConsolidationPolicy = Literal["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"]
+"""Literal types for the JSON schema; tests/rules/test_karpenter.py keeps all three equal to the facts' enums."""
 Duration = Annotated[str, worded(r"^(([0-9]+(s|m|h))+|Never)$", "must be a duration like '5m', '1h30m' or 'Never'")]
 IMAGE_FAMILY_OS_SKU = {"Ubuntu": "Ubuntu", "Ubuntu2204": "Ubuntu2204", "Ubuntu2404": "Ubuntu"}
 """imageFamily → the os SKU the GPU operator's platform facts know (``Ubuntu`` covers 22.04 and 24.04); AzureLinux
@@ -70,10 +78,10 @@ class DisruptionBudgetConfig(StrictModel):
 class DisruptionConfig(StrictModel):
     """``gpuNodePools[i].disruption``: when Karpenter removes nodes (scale back to zero)."""
 
-    consolidationPolicy: ConsolidationPolicy = "WhenEmpty"
+    consolidationPolicy: ConsolidationPolicy = DEFAULT_CONSOLIDATION_POLICY
     """``WhenEmpty`` (default): only nodes without workload pods are removed, so running inference is never evicted
     to repack it."""
-    consolidateAfter: Duration = "5m"
+    consolidateAfter: Duration = DEFAULT_CONSOLIDATE_AFTER
     budgets: list[DisruptionBudgetConfig] = Field(default_factory=list)
 
 
@@ -94,7 +102,9 @@ class GpuNodePoolConfig(StrictModel):
     """``karpenter.azure.com/sku-series`` values (``NCas_T4_v3``): every deployable catalog size of the series."""
     gpuModels: list[str] = Field(default_factory=list)
     """``karpenter.azure.com/sku-gpu-name`` values (``T4``, ``A100``): every deployable catalog size with that GPU."""
-    capacityTypes: Annotated[list[CapacityType], Field(min_length=1)] = Field(default_factory=lambda: ["on-demand"])
+    capacityTypes: Annotated[list[CapacityType], Field(min_length=1)] = Field(
+        default_factory=lambda: list(DEFAULT_CAPACITY_TYPES)
+    )
     """``karpenter.sh/capacity-type``; NAP prefers spot when both are allowed."""
     zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
     limits: NapLimitsConfig
@@ -132,7 +142,7 @@ def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> 
     """Every cross-field problem of one ``gpuNodePools`` entry."""
     at = f"gpuNodePools[{index}]"
     problems: list[Problem] = []
-    sizes, found = resolve_sizes(pool.sizes, pool.series, pool.gpuModels, floor=_floor(cfg))
+    sizes, found = resolve_sizes(pool.sizes, pool.series, pool.gpuModels, floor=cfg.usable_gpu_floor)
     problems += _at(at, found)
     if not (pool.sizes or pool.series or pool.gpuModels):
         problems.append(Problem(f"{at}.sizes", "name the GPU sizes Karpenter may choose: sizes, series or gpuModels."))
@@ -144,7 +154,7 @@ def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> 
                 "(articles/aks/node-auto-provisioning-node-pools.md); bound this pool with limits.gpus.",
             )
         )
-    operator = _operator(cfg)
+    operator = cfg.gpu_operator_facts
     facts = rules_aks.GpuPool(
         name=pool.name,
         vm_size=sizes[0] if sizes else "",
@@ -185,20 +195,6 @@ def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> 
                 Problem(f"{at}.disruption.budgets[{j}]", "schedule and duration are set together or not at all.")
             )
     return problems
-
-
-def _floor(cfg: StackConfig) -> str:
-    from gpu_catalog import default_catalog
-    from rules.sizes import DEFAULT_FLOOR
-
-    return cfg.gpu_floor if cfg.gpu_floor in default_catalog() else DEFAULT_FLOOR
-
-
-def _operator(cfg: StackConfig) -> rules_aks.GpuOperator | None:
-    if not cfg.gpuOperator.enabled:
-        return None
-    installs = cfg.operator_installs_driver
-    return rules_aks.GpuOperator(driver_enabled=installs, toolkit_enabled=installs)
 
 
 def nap_problems(cfg: StackConfig) -> list[Problem]:

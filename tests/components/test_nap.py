@@ -229,3 +229,26 @@ def test_the_operator_is_not_validated_on_azure_linux_nap_nodes() -> None:
         "on (its matrix lists Ubuntu, RHEL, RHCOS and Rocky; no Azure Linux): GPU pools the operator manages need "
         "osSku Ubuntu or Ubuntu2204."
     ]
+
+
+def test_agent_pools_and_node_pools_share_the_sharing_arithmetic() -> None:
+    from components.gpu_node_pool import GpuSharing, shared_scheduling, taint_tolerations
+
+    mps = shared_scheduling("nvidia.com/gpu", GpuSharing(mode="mps", replicas=3, rename_by_default=True))
+    assert (mps.resource_name, mps.replicas, mps.mps_active_thread_percentage, mps.mode) == (
+        "nvidia.com/gpu.shared",
+        3,
+        33,
+        "mps",
+    )
+    plain = shared_scheduling("nvidia.com/mig-3g.40gb", None)
+    assert (plain.resource_name, plain.replicas, plain.mps_active_thread_percentage, plain.mode) == (
+        "nvidia.com/mig-3g.40gb",
+        1,
+        None,
+        "none",
+    )
+    [equal, exists] = taint_tolerations(["nvidia.com/gpu=present:NoSchedule", "dedicated:NoExecute", "bad"])
+    expected = ("nvidia.com/gpu", "Equal", "present", "NoSchedule")
+    assert (equal.key, equal.operator, equal.value, equal.effect) == expected
+    assert (exists.key, exists.operator, exists.effect) == ("dedicated", "Exists", "NoExecute")

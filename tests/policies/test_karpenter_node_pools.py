@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
-from policies import gpu_nodepool_limits, gpu_size_no_nvv4, gpu_size_not_retired
+from policies import gpu_nodepool_limits, gpu_size_minimum, gpu_size_no_nvv4, gpu_size_not_retired
 from policies.pack import ALL_POLICIES
 from tests.policies._helpers import UNKNOWN, run_policy
 
@@ -138,6 +138,40 @@ def test_unknown_requirements_are_reported_not_passed() -> None:
     assert outcome.violations == []
     assert outcome.preview_unknown is not None
     assert "spec.template.spec.requirements[0] can't be known during preview" in outcome.preview_unknown
+
+
+def test_minimum_size_by_family_aks_applies_to_a_raw_node_pool() -> None:
+    # NAP creates AKS nodes: the aks floor applies, as the families config already scopes NodePools to aks
+    a100 = {"minimumSizeByFamily": {"aks": "Standard_NC24ads_A100_v4"}}
+    outcome = run_policy(gpu_size_minimum.POLICY, NODE_POOL, NODE_POOL_PROPS, config=a100)
+    assert [v.split(" (")[0] for v in outcome.violations] == [
+        "spec.template.spec.requirements[0].values[0]: Standard_NC4as_T4_v3",
+        "spec.template.spec.requirements[0].values[1]: Standard_NC8as_T4_v3",
+    ]
+    assert "is below the GPU floor Standard_NC24ads_A100_v4" in outcome.violations[0]
+    # another family's floor leaves the NodePool at minimumSize (T4 passes the default floor)
+    vm_only = {"minimumSizeByFamily": {"vm": "Standard_NC24ads_A100_v4"}}
+    assert run_policy(gpu_size_minimum.POLICY, NODE_POOL, NODE_POOL_PROPS, config=vm_only).violations == []
+
+
+@pytest.mark.parametrize("written", ["standard_nc6s_v3", "Standard_NC6s_v3"])
+def test_with_an_unknown_requirement_a_named_size_is_admitted_whatever_its_case(written: str) -> None:
+    from policies._karpenter import allowed_sizes
+    from policies._resources import plain
+
+    props = with_requirements(
+        {"key": SKU_NAME, "operator": "In", "values": [written, "Standard_Bogus_v9"]},
+        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": [UNKNOWN]},
+    )
+    sizes, unknown = allowed_sizes(plain(props))
+    assert unknown == ["spec.template.spec.requirements[1]"]
+    assert sizes.admitted == ("Standard_NC6s_v3",)  # catalog spelling; no open-set sizes while one is unknown
+    assert [n.size for n in sizes.named] == [written, "Standard_Bogus_v9"]
+    outcome = run_policy(gpu_size_not_retired.POLICY, NODE_POOL, props)
+    assert [v.split(" (")[0] for v in outcome.violations] == [
+        "spec.template.spec.requirements[0].values[0]: Standard_NC6s_v3"
+    ]
+    assert outcome.preview_unknown is not None
 
 
 @pytest.mark.slow

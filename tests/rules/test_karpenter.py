@@ -21,6 +21,7 @@ from rules.karpenter import (
     nap_agent_pools,
     nodepool_sizes,
     parse_quantity,
+    read_requirements,
     resolve_sizes,
     sku_family,
     sku_gpu_name,
@@ -152,3 +153,81 @@ def test_facts_name_the_versions_aks_runs_and_the_gpu_mode_spelling() -> None:
     assert facts.node_pool_api_version == "karpenter.sh/v1"
     assert facts.node_class_api_version == "karpenter.azure.com/v1beta1"
     assert facts.gpu_modes == ("Driver", "None")  # the CRD's enum; the AKS article writes driver|none
+
+
+UNKNOWN = object()
+
+
+def _is_unknown(value: object) -> bool:
+    return value is UNKNOWN
+
+
+def test_read_requirements_keeps_known_entries_names_unknown_ones_and_skips_malformed_ones() -> None:
+    base = "spec.template.spec.requirements"
+    raw = [
+        {"key": SKU_NAME, "operator": "In", "values": ["Standard_NC4as_T4_v3"]},
+        {"key": SKU_FAMILY, "operator": "In", "values": [UNKNOWN]},
+        UNKNOWN,
+        "not a requirement",
+        {"key": SKU_SERIES, "operator": "In", "values": "NCasT4_v3"},
+        {"key": 3, "operator": "Exists"},
+        {"key": SKU_GPU_COUNT, "operator": "Gt", "values": [1.0]},
+        {"key": SKU_GPU_NAME, "operator": UNKNOWN},
+    ]
+    reqs, unknown = read_requirements({"spec": {"template": {"spec": {"requirements": raw}}}}, _is_unknown)
+    assert reqs == [
+        Requirement(SKU_NAME, "In", ("Standard_NC4as_T4_v3",)),
+        Requirement(SKU_GPU_COUNT, "Gt", ("1.0",)),
+    ]
+    assert unknown == [f"{base}[1]", f"{base}[2]", f"{base}[7]"]
+
+
+@pytest.mark.parametrize(
+    "props",
+    [
+        UNKNOWN,
+        {"spec": UNKNOWN},
+        {"spec": {"template": UNKNOWN}},
+        {"spec": {"template": {"spec": {"requirements": UNKNOWN}}}},
+    ],
+)
+def test_read_requirements_names_the_whole_list_when_it_is_unknown(props: object) -> None:
+    assert read_requirements(props, _is_unknown) == ([], ["spec.template.spec.requirements"])
+
+
+def test_read_requirements_without_requirements_reads_none() -> None:
+    assert read_requirements({"spec": {}}, _is_unknown) == ([], [])
+    assert read_requirements({}, _is_unknown) == ([], [])
+
+
+def test_nodepool_sizes_and_size_labels_are_computed_once() -> None:
+    from gpu_catalog import default_catalog
+    from rules.karpenter import size_labels
+
+    reqs = [Requirement(SKU_GPU_NAME, "In", ("T4",))]
+    first = nodepool_sizes(reqs)
+    assert nodepool_sizes(tuple(reqs)) is first
+    assert nodepool_sizes(reqs, default_catalog()) is first
+    assert first.admitted == T4
+    size = default_catalog()["Standard_NC4as_T4_v3"]
+    assert size_labels(size) is size_labels(size)
+    assert size_labels(size)[SKU_SERIES] == "NCas_T4_v3"
+
+
+def test_nodepool_defaults_are_defined_once_and_within_the_facts_enums() -> None:
+    from components.config.nap import DisruptionConfig, GpuNodePoolConfig
+    from components.nap_pool import NapGpuPoolArgs
+    from rules.karpenter import DEFAULT_CAPACITY_TYPES, DEFAULT_CONSOLIDATE_AFTER, DEFAULT_CONSOLIDATION_POLICY
+
+    facts = load_karpenter_facts()
+    assert DEFAULT_CAPACITY_TYPES == ("on-demand",)
+    assert (DEFAULT_CONSOLIDATION_POLICY, DEFAULT_CONSOLIDATE_AFTER) == ("WhenEmpty", "5m")
+    assert set(DEFAULT_CAPACITY_TYPES) <= set(facts.capacity_types)
+    assert DEFAULT_CONSOLIDATION_POLICY in facts.consolidation_policies
+    disruption = DisruptionConfig()
+    assert (disruption.consolidationPolicy, disruption.consolidateAfter) == ("WhenEmpty", "5m")
+    pool = GpuNodePoolConfig.model_validate({"name": "infer", "limits": {"gpus": 4}})
+    assert pool.capacityTypes == ["on-demand"]
+    fields = NapGpuPoolArgs.__dataclass_fields__
+    assert fields["capacity_types"].default == ("on-demand",)
+    assert (fields["consolidation_policy"].default, fields["consolidate_after"].default) == ("WhenEmpty", "5m")
