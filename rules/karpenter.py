@@ -34,7 +34,7 @@ from gpu_catalog import Catalog, GpuSize, default_catalog, is_gpu_size
 from gpu_catalog.karpenter import load_karpenter_facts
 from rules import Finding
 from rules.size_fields import join_path
-from rules.sizes import AMD_NEEDS, DEFAULT_FLOOR, check_gpu_size, check_is_gpu_size
+from rules.sizes import AMD_NEEDS, DEFAULT_FLOOR, accepted_sizes, check_gpu_size, check_is_gpu_size
 
 FACTS = load_karpenter_facts()
 SKU_NAME = FACTS.label("skuName")
@@ -331,8 +331,6 @@ def limit_cost(sizes: Iterable[str], gpu_limit: float, catalog: Catalog | None =
 
 
 def _deployable(size: GpuSize, floor: str, today: date | None, cat: Catalog) -> bool:
-    from rules.sizes import accepted_sizes
-
     return size.gpu_vendor == "NVIDIA" and size.name in accepted_sizes(floor, today, require_aks=True, catalog=cat)
 
 
