@@ -70,9 +70,6 @@ class SizeTable:
                 return entry
         return None
 
-    def in_family(self, family: str) -> list[SizeResource]:
-        return [r for r in self.resources if r.family == family]
-
 
 def load_size_table(path: Path = SIZE_FIELDS_PATH) -> SizeTable:
     doc = json.loads(path.read_text(encoding="utf-8"))
