@@ -201,15 +201,13 @@ def _is_unknown(value: Any) -> bool:
 
 
 def size_fields(
-    resource_type: str, props: Any, *, aks_only: bool = False, families: Collection[str] | None = None
+    resource_type: str, props: Any, *, families: Collection[str] | None = None
 ) -> tuple[list[SizeField], list[str]]:
     """Every VM size a resource names (absent fields skipped), plus the paths that are unknown above a size field.
 
-    ``families`` limits the search to resources of those families (``aks_only``: ``("aks",)``); the type's entry in
-    the size table says which fields to read and when (``rules.size_fields``).
+    ``families`` limits the search to resources of those families; the type's entry in the size table says which
+    fields to read and when (``rules.size_fields``).
     """
-    if aks_only:
-        families = ("aks",)
     if is_karpenter_node_pool(resource_type):  # NAP creates AKS nodes: the aks family
         if families is not None and "aks" not in families:
             return [], []
@@ -321,15 +319,12 @@ def review_sizes(
     report: ReportViolation,
     check: Callable[[str], Finding | None],
     *,
-    aks_only: bool = False,
     families: Collection[str] | None = None,
 ) -> None:
     """Run one pure catalog check on every size a resource names; unknown sizes are stated, not passed.
 
-    ``families`` (from the policy config, :mod:`policies._scope`) limits the rule to resources of those families."""
+    ``families`` (:func:`policies._scope.configured_families`) limits the rule to resources of those families."""
     review = Review(report)
-    if aks_only:
-        families = ("aks",) if families is None else [f for f in families if f == "aks"]
     fields, unknown = size_fields(resource_type, plain(props), families=families)
     for path in unknown:
         review.unknown_field(path)
