@@ -53,10 +53,19 @@ _SENTINELS: Final = frozenset(
 )
 
 
-MANUAL_SIZES: Final = "virtualMachinesProfile.scale.manual[].size"
-"""Where an AKS pool of type VirtualMachines names its sizes (API 2025-09-01, ``ManualScaleProfile.size``)."""
-POOL_SIZES: Final = ("vmSize", MANUAL_SIZES)
-"""Every size field of an AKS pool (what :meth:`Pool.size_values` reads)."""
+AGENT_POOL: Final = "azure-native:containerservice:AgentPool"
+
+
+def _pool_size_paths() -> tuple[str, ...]:
+    entry = size_table().for_type(AGENT_POOL)
+    if entry is None:
+        raise RuntimeError(f"the size table has no {AGENT_POOL} entry")
+    return tuple(spec.path for spec in entry.sizes)
+
+
+POOL_SIZES: Final = _pool_size_paths()
+"""Every size field of an AKS pool, from the size table's AgentPool entry (``vmSize`` and a VirtualMachines pool's
+``virtualMachinesProfile.scale.manual[].size``): what :meth:`Pool.size_values` reads."""
 
 
 class _Unknown:
