@@ -53,10 +53,19 @@ _SENTINELS: Final = frozenset(
 )
 
 
-MANUAL_SIZES: Final = "virtualMachinesProfile.scale.manual[].size"
-"""Where an AKS pool of type VirtualMachines names its sizes (API 2025-09-01, ``ManualScaleProfile.size``)."""
-POOL_SIZES: Final = ("vmSize", MANUAL_SIZES)
-"""Every size field of an AKS pool (what :meth:`Pool.size_values` reads)."""
+AGENT_POOL: Final = "azure-native:containerservice:AgentPool"
+
+
+def _pool_size_paths() -> tuple[str, ...]:
+    entry = size_table().for_type(AGENT_POOL)
+    if entry is None:
+        raise RuntimeError(f"the size table has no {AGENT_POOL} entry")
+    return tuple(spec.path for spec in entry.sizes)
+
+
+POOL_SIZES: Final = _pool_size_paths()
+"""Every size field of an AKS pool, from the size table's AgentPool entry (``vmSize`` and a VirtualMachines pool's
+``virtualMachinesProfile.scale.manual[].size``): what :meth:`Pool.size_values` reads."""
 
 
 class _Unknown:
@@ -201,15 +210,13 @@ def _is_unknown(value: Any) -> bool:
 
 
 def size_fields(
-    resource_type: str, props: Any, *, aks_only: bool = False, families: Collection[str] | None = None
+    resource_type: str, props: Any, *, families: Collection[str] | None = None
 ) -> tuple[list[SizeField], list[str]]:
     """Every VM size a resource names (absent fields skipped), plus the paths that are unknown above a size field.
 
-    ``families`` limits the search to resources of those families (``aks_only``: ``("aks",)``); the type's entry in
-    the size table says which fields to read and when (``rules.size_fields``).
+    ``families`` limits the search to resources of those families; the type's entry in the size table says which
+    fields to read and when (``rules.size_fields``).
     """
-    if aks_only:
-        families = ("aks",)
     family = size_family(resource_type)
     if family is None or (families is not None and family not in families):
         return [], []
@@ -322,15 +329,12 @@ def review_sizes(
     report: ReportViolation,
     check: Callable[[str], Finding | None],
     *,
-    aks_only: bool = False,
     families: Collection[str] | None = None,
 ) -> None:
     """Run one pure catalog check on every size a resource names; unknown sizes are stated, not passed.
 
-    ``families`` (from the policy config, :mod:`policies._scope`) limits the rule to resources of those families."""
+    ``families`` (:func:`policies._scope.configured_families`) limits the rule to resources of those families."""
     review = Review(report)
-    if aks_only:
-        families = ("aks",) if families is None else [f for f in families if f == "aks"]
     fields, unknown = size_fields(resource_type, plain(props), families=families)
     for path in unknown:
         review.unknown_field(path)

@@ -7,6 +7,7 @@ those families; without the key it inspects every family it applies to.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, Final
 
 from pulumi_policy import ResourceValidationArgs
@@ -27,15 +28,19 @@ FAMILIES_DOC: Final = (
 )
 
 
-def configured_families(args: ResourceValidationArgs, policy: str) -> frozenset[str] | None:
-    """The ``families`` the policy config limits a rule to; ``None`` when not configured.
+def configured_families(
+    args: ResourceValidationArgs, policy: str, applies_to: Collection[str] | None = None
+) -> frozenset[str] | None:
+    """The families a rule inspects: those the policy config lists (``families``), within ``applies_to`` (the
+    policy's declared ``size_families`` when it is narrower than every family); ``None``: every family.
 
     A malformed value fails the policy loudly (the engine normally rejects it first, against the schema)."""
     value = args.get_config().get(FAMILIES_KEY)
     if value is None:
-        return None
+        return None if applies_to is None else frozenset(applies_to)
     if not isinstance(value, list | tuple) or any(f not in FAMILIES for f in value):
         raise ValueError(
             f"policy {policy}: config {FAMILIES_KEY} must be a list of {', '.join(FAMILIES)}; got {value!r}"
         )
-    return frozenset(str(f) for f in value)
+    configured = frozenset(str(f) for f in value)
+    return configured if applies_to is None else configured & frozenset(applies_to)

@@ -11,20 +11,15 @@ from ._resources import review_sizes
 from ._scope import FAMILIES_DOC, FAMILIES_KEY, FAMILIES_SCHEMA, configured_families
 
 NAME = "gpu-size-aks-supported"
+SIZE_FAMILIES = ("aks",)
+"""Only AKS pools (azure-native AgentPool and ManagedCluster.agentPoolProfiles of both pool types, classic
+KubernetesCluster.defaultNodePool and KubernetesClusterNodePool): VMs, Databricks and KAITO have their own support
+facts, checked by their own policies."""
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    # Only AKS pools (family "aks": azure-native AgentPool and ManagedCluster.agentPoolProfiles of both pool types,
-    # classic KubernetesCluster.defaultNodePool and KubernetesClusterNodePool): VMs, Databricks and KAITO have their
-    # own support facts, checked by their own policies.
-    review_sizes(
-        args.resource_type,
-        args.props,
-        report,
-        check_aks_supported,
-        aks_only=True,
-        families=configured_families(args, NAME),
-    )
+    families = configured_families(args, NAME, SIZE_FAMILIES)
+    review_sizes(args.resource_type, args.props, report, check_aks_supported, families=families)
 
 
 POLICY = GpuResourcePolicy(
@@ -41,5 +36,5 @@ POLICY = GpuResourcePolicy(
     "Standard_NC24ads_A100_v4.",
     config_schema=PolicyConfigSchema(properties={FAMILIES_KEY: FAMILIES_SCHEMA}),
     config_doc=FAMILIES_DOC,
-    size_families=("aks",),
+    size_families=SIZE_FAMILIES,
 )

@@ -27,9 +27,9 @@ the preview) is listed with ``None`` and a note, and left out of the totals.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from gpu_catalog import Catalog, default_catalog, is_gpu_size
 from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT
@@ -38,12 +38,10 @@ from preflight.model import RecordedResource
 from preflight.wire import UNKNOWN, unwrap_secrets
 from rules.budget import budget_shape
 from rules.resource_types import (
-    is_agent_pool,
     is_databricks_cluster,
     is_databricks_instance_pool,
     is_kaito_workspace,
     is_karpenter_node_pool,
-    is_managed_cluster,
 )
 from rules.size_fields import SizeResource, condition_holds, find_values, size_table
 
@@ -182,14 +180,52 @@ def _count(value: Any) -> int | None:
     return None
 
 
-def _pool_nodes(props: Mapping[str, Any]) -> tuple[int | None, int | None]:
-    """(min, max) nodes of an AKS pool: autoscaling min/max, else the fixed ``count`` (the API's default is 1)."""
-    count = _count(props.get("count")) if "count" in props else 1
-    if props.get("enableAutoScaling") is True:
-        lo = _count(props["minCount"]) if "minCount" in props else count
-        hi = _count(props["maxCount"]) if "maxCount" in props else count
-        return lo, hi
-    return count, count
+UNKNOWN_NODES: Final = "node count unknown during the preview"
+NOT_SET: Final = "node count not set in the inputs"
+
+
+def _known(lo: Any, hi: Any) -> tuple[int | None, int | None, str | None]:
+    """(min, max) from two wire values that the inputs must give, and why not when they do not."""
+    if _is_unknown(lo) or _is_unknown(hi):
+        return None, None, UNKNOWN_NODES
+    a, b = _count(lo), _count(hi)
+    return a, b, None if a is not None and b is not None else NOT_SET
+
+
+@dataclass(frozen=True, slots=True)
+class PoolKeys:
+    """The inputs that give an AKS pool's node count (azure-native and the classic provider name them differently).
+    Both take the autoscaling bounds from ``minCount`` and ``maxCount``."""
+
+    count: str
+    """The fixed node count."""
+    autoscale: str
+    """The flag that turns autoscaling on."""
+    default: int | None = None
+    """The count when ``count`` is absent (azure-native: the API's default, 1; an absent bound is then the count
+    too, and a count that is not a number is unknown during the preview); ``None``: the inputs must give every
+    count the pool uses, else the line says it is not set."""
+
+
+AKS_POOL: Final = PoolKeys(count="count", autoscale="enableAutoScaling", default=1)
+"""azure-native AgentPool and ManagedCluster.agentPoolProfiles[] (``nodes.aksPool`` in the size table)."""
+CLASSIC_POOL: Final = PoolKeys(count="nodeCount", autoscale="autoScalingEnabled")
+"""The classic provider's KubernetesCluster.defaultNodePool and KubernetesClusterNodePool (``nodes.classicPool``)."""
+
+
+def _pool_nodes(pool: Mapping[str, Any], keys: PoolKeys) -> tuple[int | None, int | None, str | None]:
+    """(min, max) nodes of an AKS pool, and why not when the inputs do not say: with autoscaling
+    ``minCount``..``maxCount``, else the fixed count (see :class:`PoolKeys`)."""
+    count = pool.get(keys.count, keys.default)
+    if pool.get(keys.autoscale) is True:
+        bound = count if keys.default is not None else None
+        lo, hi = pool.get("minCount", bound), pool.get("maxCount", bound)
+    else:
+        lo = hi = count
+    if keys.default is None:
+        return _known(lo, hi)
+    a, b = _count(lo), _count(hi)
+    return a, b, None if a is not None and b is not None else UNKNOWN_NODES
 
 
 def _size_of(value: Any) -> str | None:
@@ -201,8 +237,16 @@ def _size_of(value: Any) -> str | None:
 
 
 def _line(
-    catalog: Catalog, r: RecordedResource, role: str, size: str, nodes: tuple[int | None, int | None]
+    catalog: Catalog,
+    r: RecordedResource,
+    role: str,
+    size: str,
+    nodes: tuple[int | None, int | None],
+    *,
+    why: str | None = None,
 ) -> CostLine | None:
+    """The line of one GPU size (``None`` for a size that is not a GPU size); ``why`` says why a node count is
+    missing (default: :data:`UNKNOWN_NODES`)."""
     if size == UNKNOWN:
         return CostLine(r.urn, r.type, role, size, nodes[0], nodes[1], None, "VM size unknown during the preview")
     if not is_gpu_size(size, catalog):
@@ -218,7 +262,7 @@ def _line(
     else:
         price = entry.price_usd_per_hour
     if lo is None or hi is None:
-        note = (note + "; " if note else "") + "node count unknown during the preview"
+        note = (note + "; " if note else "") + (why or UNKNOWN_NODES)
     name = entry.name if entry is not None else size
     return CostLine(r.urn, r.type, role, name, lo, hi, price, note)
 
@@ -228,22 +272,7 @@ def cost_lines(resource: RecordedResource, catalog: Catalog | None = None) -> li
     cat = catalog or default_catalog()
     props = unwrap_secrets(resource.inputs)
     lines: list[CostLine | None] = []
-    if is_agent_pool(resource.type):
-        size = _size_of(props.get("vmSize"))
-        if size:
-            lines.append(_line(cat, resource, "pool", size, _pool_nodes(props)))
-        lines.extend(_manual_lines(cat, resource, props, ""))
-    elif is_managed_cluster(resource.type):
-        profiles = props.get("agentPoolProfiles")
-        for i, profile in enumerate(profiles if isinstance(profiles, list) else []):
-            if not isinstance(profile, Mapping):
-                continue
-            size = _size_of(profile.get("vmSize"))
-            label = profile.get("name") if isinstance(profile.get("name"), str) else str(i)
-            if size:
-                lines.append(_line(cat, resource, f"agentPoolProfiles[{label}]", size, _pool_nodes(profile)))
-            lines.extend(_manual_lines(cat, resource, profile, f"agentPoolProfiles[{label}]"))
-    elif is_databricks_cluster(resource.type):
+    if is_databricks_cluster(resource.type):
         worker = _size_of(props.get("nodeTypeId"))
         driver = _size_of(props.get("driverNodeTypeId")) or worker
         autoscale = props.get("autoscale")
@@ -284,19 +313,6 @@ def _is_unknown(value: Any) -> bool:
     return isinstance(value, str) and value == UNKNOWN
 
 
-def _manual_lines(cat: Catalog, r: RecordedResource, pool: Mapping[str, Any], prefix: str) -> list[CostLine | None]:
-    """An AKS pool of type VirtualMachines: one line per ``virtualMachinesProfile.scale.manual[]`` entry."""
-    out: list[CostLine | None] = []
-    for path, value in find_values(pool, "virtualMachinesProfile.scale.manual[].size", _is_unknown):
-        size = _size_of(value)
-        if size is None or not path.endswith(".size"):
-            continue
-        entry = path.removesuffix(".size")
-        count = _count(_at(pool, entry + ".count"))
-        out.append(_line(cat, r, f"{prefix}.{entry}" if prefix else entry, size, (count, count)))
-    return out
-
-
 _STEP = re.compile(r"^(?P<key>[^\[\]]+)(?:\[(?P<index>\d+)\])?$")
 
 
@@ -323,43 +339,33 @@ def _holds(props: Mapping[str, Any], conditions: Iterable[tuple[str, Any]]) -> b
     )
 
 
-NOT_SET = "node count not set in the inputs"
-
-
 def _table_nodes(
     props: Mapping[str, Any], nodes: Mapping[str, Any], size_path: str
 ) -> tuple[int | None, int | None, str | None]:
     """(min, max) nodes of one size field from the table's ``nodes`` entry (module docstring), and why not when the
     inputs do not say."""
-
-    def known(lo: Any, hi: Any) -> tuple[int | None, int | None, str | None]:
-        if _is_unknown(lo) or _is_unknown(hi):
-            return None, None, "node count unknown during the preview"
-        a, b = _count(lo), _count(hi)
-        return a, b, None if a is not None and b is not None else NOT_SET
-
     if "unpriced" in nodes:
         return None, None, str(nodes["unpriced"])
     if "fixed" in nodes:
-        return known(nodes["fixed"], nodes["fixed"])
+        return _known(nodes["fixed"], nodes["fixed"])
     if _holds(props, (nodes.get("single") or {}).items()) and nodes.get("single"):
         return 1, 1, None
     if "count" in nodes:
         n = _at(props, nodes["count"])
-        return known(n, n)
+        return _known(n, n)
     if "min" in nodes:
         lo = _at(props, nodes["min"])
-        return known(lo if lo is not None else nodes.get("minDefault"), _at(props, nodes["max"]))
+        return _known(lo if lo is not None else nodes.get("minDefault"), _at(props, nodes["max"]))
     if "sibling" in nodes:
         parent = size_path.rsplit(".", 1)[0] if "." in size_path else ""
         n = _at(props, f"{parent}.{nodes['sibling']}" if parent else nodes["sibling"])
-        return known(n, n)
+        return _known(n, n)
     if "sum" in nodes:
         if _at(props, nodes["formula"]) is not None:
             return None, None, "autoscale formula: the node count is decided at run time"
         values = [_at(props, p) for p in nodes["sum"]]
         if any(_is_unknown(v) for v in values):
-            return None, None, "node count unknown during the preview"
+            return None, None, UNKNOWN_NODES
         if all(v is None for v in values):
             return None, None, NOT_SET
         total = sum(_count(v) or 0 for v in values)
@@ -368,9 +374,7 @@ def _table_nodes(
         pool = _at(props, nodes["classicPool"]) if nodes["classicPool"] else props
         if not isinstance(pool, Mapping):
             return None, None, NOT_SET
-        if pool.get("autoScalingEnabled") is True:
-            return known(pool.get("minCount"), pool.get("maxCount"))
-        return known(pool.get("nodeCount"), pool.get("nodeCount"))
+        return _pool_nodes(pool, CLASSIC_POOL)
     return None, None, "node count not modelled for this type"
 
 
@@ -378,6 +382,8 @@ def _table_lines(
     cat: Catalog, r: RecordedResource, props: Mapping[str, Any], entry: SizeResource
 ) -> list[CostLine | None]:
     """The cost lines of a type priced from the size table alone."""
+    if "aksPool" in entry.nodes:
+        return _aks_pool_lines(cat, r, props, entry)
     out: list[CostLine | None] = []
     for spec in entry.sizes:
         if not _holds(props, spec.when):
@@ -387,12 +393,48 @@ def _table_lines(
             if size is None or not path.endswith(spec.path.rsplit(".", 1)[-1]):
                 continue
             lo, hi, why = _table_nodes(props, entry.nodes, path)
-            line = _line(cat, r, path, size, (lo, hi))
-            if line is not None and why is not None and size != UNKNOWN:
-                note = "; ".join(n for n in (line.note, why) if n and n != "node count unknown during the preview")
-                line = CostLine(line.urn, line.resource_type, line.role, line.vm_size, lo, hi,
-                                line.usd_per_node_hour, note or why)  # fmt: skip
-            out.append(line)
+            out.append(_line(cat, r, path, size, (lo, hi), why=why))
+    return out
+
+
+def _pools(props: Mapping[str, Any], where: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """(label, pool) of every azure-native AKS pool at ``where`` (``nodes.aksPool``): ``""`` is the resource itself
+    (an AgentPool, labelled ``""``), ``agentPoolProfiles[]`` each profile (labelled ``agentPoolProfiles[<name>]``,
+    or by its index when it has no name)."""
+    if not where:
+        yield "", props
+        return
+    for path, pool in find_values(props, where, _is_unknown):
+        if isinstance(pool, Mapping):
+            name = pool.get("name")
+            yield (path[: path.rindex("[")] + f"[{name}]" if isinstance(name, str) else path), pool
+
+
+def _aks_pool_lines(
+    cat: Catalog, r: RecordedResource, props: Mapping[str, Any], entry: SizeResource
+) -> list[CostLine | None]:
+    """An azure-native AKS pool, pool by pool: the pool's own size (``vmSize``) at its node count (role ``pool``
+    or the profile's label), then each size in a list (a VirtualMachines pool's ``virtualMachinesProfile.scale.
+    manual[]``) at its entry's ``count`` (role: the entry's path)."""
+    where = str(entry.nodes["aksPool"])
+    out: list[CostLine | None] = []
+    for label, pool in _pools(props, where):
+        for spec in entry.sizes:
+            if not _holds(props, spec.when):
+                continue
+            rel = spec.path.removeprefix(f"{where}.") if where else spec.path
+            leaf = rel.rsplit(".", 1)[-1]
+            for path, value in find_values(pool, rel, _is_unknown):
+                size = _size_of(value)
+                if size is None or not (path == leaf or path.endswith(f".{leaf}")):
+                    continue
+                if "[]" in rel:
+                    at = path.rsplit(".", 1)[0]
+                    n = _count(_at(pool, f"{at}.count"))
+                    out.append(_line(cat, r, f"{label}.{at}" if label else at, size, (n, n)))
+                else:
+                    lo, hi, why = _pool_nodes(pool, AKS_POOL)
+                    out.append(_line(cat, r, label or "pool", size, (lo, hi), why=why))
     return out
 
 

@@ -82,9 +82,6 @@ class SizeTable:
             )
         return self._by_type[resource_type]
 
-    def in_family(self, family: str) -> list[SizeResource]:
-        return [r for r in self.resources if r.family == family]
-
 
 def load_size_table(path: Path = SIZE_FIELDS_PATH) -> SizeTable:
     doc = json.loads(path.read_text(encoding="utf-8"))

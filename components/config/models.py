@@ -231,9 +231,12 @@ class GpuPoolConfig(StrictModel):
     @field_validator("migProfile")
     @classmethod
     def _mig_profile(cls, v: str | None) -> str | None:
-        if v is not None and canonical_mig_profile(v) is None:
+        if v is None:
+            return None
+        profile = canonical_mig_profile(v)  # AKS reads enum strings case-insensitively
+        if profile is None:
             raise ValueError(f"{show(v)} is not an AKS MIG profile. Allowed: {', '.join(MIG_PROFILES)}")
-        return None if v is None else canonical_mig_profile(v)  # AKS reads enum strings case-insensitively
+        return profile
 
     @property
     def autoscaling(self) -> bool:

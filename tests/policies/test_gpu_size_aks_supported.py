@@ -45,3 +45,16 @@ def test_not_applied_to_databricks_or_kaito() -> None:
     assert run_policy(POLICY, DATABRICKS_CLUSTER, dbx).violations == []
     ws = with_(KAITO_WS, resource={"instanceType": "Standard_NG32ads_V620_v1"})
     assert run_policy(POLICY, KAITO_WORKSPACE, ws).violations == []
+
+
+def test_families_config_narrows_within_aks_only() -> None:
+    v620 = with_(GPU_POOL, vmSize="Standard_NG32ads_V620_v1")
+    vm = "azure-native:compute:VirtualMachine"
+    vm_props = {"hardwareProfile": {"vmSize": "Standard_NG32ads_V620_v1"}}
+    # configured [aks, vm]: still AKS pools only (the policy's size_families), so the VM passes
+    both = {"families": ["aks", "vm"]}
+    assert run_policy(POLICY, AGENT_POOL, v620, config=both).violations == [V620_MESSAGE]
+    assert run_policy(POLICY, vm, vm_props, config=both).violations == []
+    # configured [vm]: nothing the policy applies to, so the AKS pool is not inspected either
+    assert run_policy(POLICY, AGENT_POOL, v620, config={"families": ["vm"]}).violations == []
+    assert POLICY.size_families == ("aks",)

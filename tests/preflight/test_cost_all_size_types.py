@@ -116,6 +116,51 @@ def test_aks_virtual_machines_pool_and_classic_aks() -> None:
     assert nodes(pool) == [("vmSize", A100, 2, 2)]
 
 
+def test_a_size_without_price_and_a_count_not_set_says_both_and_nothing_else() -> None:
+    # Regression: the note used to also claim "node count unknown during the preview" although the inputs were known
+    classic = res(
+        "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool", "p", vmSize="Standard_NC999_v9"
+    )
+    [line] = cost_lines(classic)
+    assert (line.priced, line.nodes_min, line.nodes_max) == (False, None, None)
+    assert line.note == "not in the GPU catalog: no price; node count not set in the inputs"
+    fleet = res("azure-native:azurefleet:Fleet", "f", vmSizesProfile=[{"name": "Standard_NC999_v9"}])
+    [line] = cost_lines(fleet)
+    assert line.note == (
+        "not in the GPU catalog: no price; a fleet allocates regularPriorityProfile/spotPriorityProfile capacity "
+        "across vmSizesProfile sizes, so no count belongs to one size: listed unpriced"
+    )
+
+
+def test_aks_pools_keep_their_roles_and_pool_order() -> None:
+    cluster = res(
+        "azure-native:containerservice/v20250901:ManagedCluster",
+        "mc",
+        agentPoolProfiles=[
+            {"name": "gpu", "vmSize": T4, "enableAutoScaling": True, "minCount": 1.0, "maxCount": 3.0},
+            UNKNOWN,
+            {
+                "type": "VirtualMachines",
+                "virtualMachinesProfile": {"scale": {"manual": [{"size": A100, "count": 2.0}]}},
+            },
+            {"name": "fixed", "vmSize": A100},
+        ],
+    )
+    assert nodes(cluster) == [
+        ("agentPoolProfiles[gpu]", T4, 1, 3),
+        ("agentPoolProfiles[2].virtualMachinesProfile.scale.manual[0]", A100, 2, 2),
+        ("agentPoolProfiles[fixed]", A100, 1, 1),  # count absent: the API's default, 1
+    ]
+    pool = res("azure-native:containerservice:AgentPool", "p", vmSize=T4, enableAutoScaling=True, maxCount=UNKNOWN)
+    [line] = cost_lines(pool)
+    assert (line.role, line.nodes_min, line.nodes_max, line.note) == (
+        "pool",
+        1,
+        None,
+        "node count unknown during the preview",
+    )
+
+
 def test_unknown_count_during_preview_is_stated() -> None:
     [line] = cost_lines(res("azure-native:compute:VirtualMachineScaleSet", "ss", sku={"name": T4, "capacity": UNKNOWN}))
     assert (line.priced, line.note) == (False, "node count unknown during the preview")
