@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, Final
 
 from pulumi_policy import PolicyResource, StackValidationArgs
 
@@ -52,12 +52,19 @@ class _Cluster:
     def support_plan(self) -> Any:
         return get(self.props, "supportPlan")
 
-    def same(self, pool: dict[str, Any]) -> bool:
-        keys = ("resourceGroupName", "resourceName")
-        return all(
-            isinstance(get(pool, k), str) and str(get(pool, k)).lower() == str(get(self.props, k) or "").lower()
-            for k in keys
-        )
+    @property
+    def key(self) -> tuple[str, ...]:
+        """The cluster's resource group and name, lower-cased (ARM names compare case-insensitively)."""
+        return tuple(str(get(self.props, k) or "").lower() for k in _OWNER_KEYS)
+
+
+_OWNER_KEYS: Final = ("resourceGroupName", "resourceName")
+"""An AgentPool's ``resourceGroupName`` and ``resourceName`` name its cluster."""
+
+
+def _owner_key(pool: dict[str, Any]) -> tuple[str, ...] | None:
+    values = [get(pool, k) for k in _OWNER_KEYS]
+    return tuple(v.lower() for v in values) if all(isinstance(v, str) for v in values) else None
 
 
 def version_fields(args: StackValidationArgs, review: Review) -> Iterator[VersionField]:
@@ -97,6 +104,9 @@ def version_fields(args: StackValidationArgs, review: Review) -> Iterator[Versio
             elif isinstance(value, str) and value:  # empty means "the control plane's version" (ARM)
                 yield VersionField(cluster.resource, path, value, tier, plan, True)
 
+    by_key: dict[tuple[str, ...], _Cluster] = {}
+    for cluster in clusters:
+        by_key.setdefault(cluster.key, cluster)  # the first cluster of that name, as a linear search finds it
     for resource, props in pools:
         value = get(props, "orchestratorVersion")
         if value is UNKNOWN:
@@ -104,7 +114,8 @@ def version_fields(args: StackValidationArgs, review: Review) -> Iterator[Versio
             continue
         if not isinstance(value, str) or not value:
             continue  # inherits the control plane's version, checked on the cluster
-        owner = next((c for c in clusters if c.same(props)), None)
+        key = _owner_key(props)
+        owner = by_key.get(key) if key is not None else None
         if owner is None and len(clusters) == 1:
             owner = clusters[0]
         if owner is None:
