@@ -111,22 +111,25 @@ def floor_size(floor: str = DEFAULT_FLOOR, catalog: Catalog | None = None) -> Gp
     return resolved
 
 
-_AT_OR_ABOVE: dict[tuple[int, str, date], list[str]] = {}
+_AT_OR_ABOVE: dict[tuple[int, str, date], tuple[Catalog, list[str]]] = {}
 
 
 def _at_or_above(cat: Catalog, ref: GpuSize) -> list[str]:
     """Current AKS-supported NVIDIA sizes at or above the floor ``ref``, cheapest first (computed once per catalog,
-    floor and day: the policy pack asks for every pool below the floor)."""
+    floor and day: the policy pack asks for every pool below the floor). The entry keeps its catalog, so an id that
+    Python reuses for another catalog is never answered from the cache."""
     key = (id(cat), ref.name, clock.today())
-    if key not in _AT_OR_ABOVE:
-        better = [
-            s.name
-            for s in cat.sizes()
-            if s.aks_supported and not s.is_retired(key[2]) and s.gpu_vendor == "NVIDIA" and not _floor_reasons(s, ref)
-        ]
-        better.sort(key=lambda n: cat[n].price_order)
-        _AT_OR_ABOVE[key] = better
-    return _AT_OR_ABOVE[key]
+    cached = _AT_OR_ABOVE.get(key)
+    if cached is not None and cached[0] is cat:
+        return cached[1]
+    better = [
+        s.name
+        for s in cat.sizes()
+        if s.aks_supported and not s.is_retired(key[2]) and s.gpu_vendor == "NVIDIA" and not _floor_reasons(s, ref)
+    ]
+    better.sort(key=lambda n: cat[n].price_order)
+    _AT_OR_ABOVE[key] = (cat, better)
+    return better
 
 
 def check_minimum(name: str, floor: str = DEFAULT_FLOOR, catalog: Catalog | None = None) -> SizeFinding | None:
