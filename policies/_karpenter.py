@@ -11,17 +11,13 @@ from typing import Any
 
 from rules.karpenter import REQUIREMENTS_PATH, NodePoolSizes, nodepool_sizes, read_requirements
 
-from ._resources import UNKNOWN, SizeField, join_path
-
-
-def _is_unknown(value: Any) -> bool:
-    return value is UNKNOWN
+from ._resources import SizeField, is_unknown, join_path
 
 
 def allowed_sizes(props: Any) -> tuple[NodePoolSizes, list[str]]:
     """The sizes the NodePool allows, and the unknown requirement paths (with one unknown, the open set is not
     resolved: a requirement that was not read could narrow it)."""
-    reqs, unknown = read_requirements(props, _is_unknown)
+    reqs, unknown = read_requirements(props, is_unknown)
     sizes = nodepool_sizes(reqs)
     if unknown:  # only the named sizes the known requirements admit (catalog spelling; names compare like the catalog)
         named = {n.size.lower() for n in sizes.named}

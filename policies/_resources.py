@@ -167,7 +167,7 @@ class Pool:
         ``virtualMachinesProfile.scale.manual[].size`` (VirtualMachines pools); unknown ones as :data:`UNKNOWN`."""
         out: list[tuple[str, Any]] = []
         for spec in POOL_SIZES:
-            for path, value in find_values(self.data, spec, _is_unknown):
+            for path, value in find_values(self.data, spec, is_unknown):
                 if isinstance(value, str) or value is UNKNOWN:
                     out.append((self.path(path), value))
         return out
@@ -205,7 +205,8 @@ def agent_pools(resource_type: str, props: Any) -> tuple[list[Pool], list[str]]:
     return [], []
 
 
-def _is_unknown(value: Any) -> bool:
+def is_unknown(value: Any) -> bool:
+    """Whether a :func:`plain` value is :data:`UNKNOWN` (for ``rules`` readers that take the test as a parameter)."""
     return value is UNKNOWN
 
 
@@ -232,7 +233,7 @@ def size_fields(
     for spec in entry.sizes:
         applies = True
         for cond_path, allowed in spec.when:
-            found = list(find_values(props, cond_path, _is_unknown))
+            found = list(find_values(props, cond_path, is_unknown))
             if any(value is UNKNOWN for _, value in found):
                 unknown.extend(path for path, value in found if value is UNKNOWN)
                 applies = False
@@ -240,7 +241,7 @@ def size_fields(
                 applies = False
         if not applies:
             continue
-        for path, value in find_values(props, spec.path, _is_unknown):
+        for path, value in find_values(props, spec.path, is_unknown):
             if value is UNKNOWN and not path.endswith(spec.path.rsplit(".", 1)[-1]):
                 unknown.append(path)
             elif isinstance(value, str) or value is UNKNOWN:

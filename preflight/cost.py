@@ -35,7 +35,7 @@ from gpu_catalog import Catalog, default_catalog, is_gpu_size
 from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT
 from gpu_catalog.problems import Problem, key_path
 from preflight.model import RecordedResource
-from preflight.wire import UNKNOWN, unwrap_secrets
+from preflight.wire import UNKNOWN, is_unknown, unwrap_secrets
 from rules.budget import budget_shape
 from rules.resource_types import (
     is_databricks_cluster,
@@ -186,7 +186,7 @@ NOT_SET: Final = "node count not set in the inputs"
 
 def _known(lo: Any, hi: Any) -> tuple[int | None, int | None, str | None]:
     """(min, max) from two wire values that the inputs must give, and why not when they do not."""
-    if _is_unknown(lo) or _is_unknown(hi):
+    if is_unknown(lo) or is_unknown(hi):
         return None, None, UNKNOWN_NODES
     a, b = _count(lo), _count(hi)
     return a, b, None if a is not None and b is not None else NOT_SET
@@ -309,10 +309,6 @@ def cost_lines(resource: RecordedResource, catalog: Catalog | None = None) -> li
     return [line for line in lines if line is not None]
 
 
-def _is_unknown(value: Any) -> bool:
-    return isinstance(value, str) and value == UNKNOWN
-
-
 _STEP = re.compile(r"^(?P<key>[^\[\]]+)(?:\[(?P<index>\d+)\])?$")
 
 
@@ -334,7 +330,7 @@ def _at(props: Any, path: str) -> Any:
 
 def _holds(props: Mapping[str, Any], conditions: Iterable[tuple[str, Any]]) -> bool:
     return all(
-        any(condition_holds(v, tuple(allowed)) for _, v in find_values(props, cond, _is_unknown))
+        any(condition_holds(v, tuple(allowed)) for _, v in find_values(props, cond, is_unknown))
         for cond, allowed in conditions
     )
 
@@ -364,7 +360,7 @@ def _table_nodes(
         if _at(props, nodes["formula"]) is not None:
             return None, None, "autoscale formula: the node count is decided at run time"
         values = [_at(props, p) for p in nodes["sum"]]
-        if any(_is_unknown(v) for v in values):
+        if any(is_unknown(v) for v in values):
             return None, None, UNKNOWN_NODES
         if all(v is None for v in values):
             return None, None, NOT_SET
@@ -388,8 +384,8 @@ def _table_lines(
     for spec in entry.sizes:
         if not _holds(props, spec.when):
             continue
-        for path, value in find_values(props, spec.path, _is_unknown):
-            size = value if _is_unknown(value) else _size_of(value)
+        for path, value in find_values(props, spec.path, is_unknown):
+            size = value if is_unknown(value) else _size_of(value)
             if size is None or not path.endswith(spec.path.rsplit(".", 1)[-1]):
                 continue
             lo, hi, why = _table_nodes(props, entry.nodes, path)
@@ -404,7 +400,7 @@ def _pools(props: Mapping[str, Any], where: str) -> Iterator[tuple[str, Mapping[
     if not where:
         yield "", props
         return
-    for path, pool in find_values(props, where, _is_unknown):
+    for path, pool in find_values(props, where, is_unknown):
         if isinstance(pool, Mapping):
             name = pool.get("name")
             yield (path[: path.rindex("[")] + f"[{name}]" if isinstance(name, str) else path), pool
@@ -424,7 +420,7 @@ def _aks_pool_lines(
                 continue
             rel = spec.path.removeprefix(f"{where}.") if where else spec.path
             leaf = rel.rsplit(".", 1)[-1]
-            for path, value in find_values(pool, rel, _is_unknown):
+            for path, value in find_values(pool, rel, is_unknown):
                 size = _size_of(value)
                 if size is None or not (path == leaf or path.endswith(f".{leaf}")):
                     continue

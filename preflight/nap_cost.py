@@ -17,17 +17,13 @@ from typing import Any
 from gpu_catalog import Catalog
 from preflight.cost import CostLine
 from preflight.model import RecordedResource
-from preflight.wire import UNKNOWN
+from preflight.wire import UNKNOWN, is_unknown
 from rules.karpenter import GPU_LIMIT, limit_cost, nodepool_sizes, parse_quantity, read_requirements
-
-
-def _is_unknown(value: Any) -> bool:
-    return isinstance(value, str) and value == UNKNOWN
 
 
 def nodepool_cost_lines(r: RecordedResource, props: Mapping[str, Any], catalog: Catalog) -> list[CostLine]:
     """The cost line of one NodePool (none when it allows no GPU size)."""
-    reqs, unknown = read_requirements(props, _is_unknown)
+    reqs, unknown = read_requirements(props, is_unknown)
     if unknown:
         return [CostLine(r.urn, r.type, "nodepool", UNKNOWN, 0, None, None, "requirements unknown during the preview")]
     sizes = nodepool_sizes(reqs, catalog)

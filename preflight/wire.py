@@ -18,6 +18,12 @@ from typing import Any
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 """How the engine (and so a policy pack) sees a value that is not known during a preview."""
 
+
+def is_unknown(value: Any) -> bool:
+    """Whether a recorded input is the engine's unknown-during-preview value."""
+    return isinstance(value, str) and value == UNKNOWN
+
+
 SIG_KEY = "4dabf18193072939515e22adb298388d"
 SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
 RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
