@@ -21,6 +21,10 @@ Policy language (MicrosoftDocs/azure-docs ``articles/governance/policy/concepts/
   a ``count`` over ``…/agentPoolProfiles[*]`` whose ``where`` is evaluated per profile, ``greater`` than 0. An inline
   profile's ``virtualMachinesProfile.scale.manual[*].size`` has no alias (the alias list has only the preview-era
   ``…manual[*].sizes[*]``), so inline ``VirtualMachines`` profiles are not covered: the policy pack checks them.
+- Karpenter NodePools (node auto-provisioning) are Kubernetes objects, never ARM requests, so the definition cannot
+  tell an explicitly GPU NodePool from one that excludes or does not constrain GPUs (``rules.karpenter.GpuScope``);
+  those three cases live in the policy pack and the cost estimate, and leave the allowed list unchanged
+  (docs/guardrail-layers.md, "What the Azure Policy does not see").
 - ``like`` and ``notIn`` compare strings case-insensitively (only ``match``/``notMatch`` are case-sensitive), so
   ``standard_nc6s_v3`` is treated like ``Standard_NC6s_v3``, as the catalog does.
 """

@@ -30,9 +30,20 @@ class KarpenterFacts:
     gpu_limit_resource: str
     limitations: dict[str, str]
     """Limitation id → what NAP refuses, with its source."""
+    gpu_sizes: dict[str, tuple[str, tuple[str, ...]]]
+    """karpenter-provider-azure's GPU registry (``pkg/utils/supported-gpus.yaml``): lower-case VM size →
+    (manufacturer ``nvidia``/``amd``, the node OSes it supports). Karpenter on AKS launches no GPU size outside it."""
 
     def label(self, name: str) -> str:
         return self.labels[name]
+
+    def launchable_gpu_size(self, name: str) -> bool:
+        """Whether karpenter-provider-azure can launch GPU size ``name`` at all: it is in the provider's GPU registry
+        (names compare case-insensitively; upstream also drops a ``_Promo`` suffix). With ``AKSNodeClass``
+        ``gpu.mode: Driver`` (the default) only its NVIDIA sizes remain, with ``None`` its AMD ones too; the pack
+        does not see the NodeClass, so both count."""
+        key = name.lower().removesuffix("_promo")
+        return key in self.gpu_sizes
 
 
 @lru_cache(maxsize=2)
@@ -50,4 +61,8 @@ def load_karpenter_facts(path: Path = KARPENTER_FACTS) -> KarpenterFacts:
         consolidation_policies=tuple(doc["consolidationPolicies"]),
         gpu_limit_resource=str(doc["gpuLimitResource"]),
         limitations={str(k): str(v) for k, v in doc["limitations"].items()},
+        gpu_sizes={
+            str(k).lower(): (str(v[0]), tuple(str(o) for o in v[1]))
+            for k, v in doc["karpenterGpuSizes"]["sizes"].items()
+        },
     )

@@ -334,8 +334,17 @@ def review_sizes(
 ) -> None:
     """Run one pure catalog check on every size a resource names; unknown sizes are stated, not passed.
 
-    ``families`` (:func:`policies._scope.configured_families`) limits the rule to resources of those families."""
+    ``families`` (:func:`policies._scope.configured_families`) limits the rule to resources of those families. A
+    Karpenter NodePool is checked only when it explicitly admits GPUs, with one violation for all the sizes it admits
+    that the check refuses (:func:`policies._karpenter.review_nodepool_sizes`)."""
     review = Review(report)
+    family = size_family(resource_type)
+    if is_karpenter_node_pool(resource_type) and family is not None and (families is None or family in families):
+        from ._karpenter import review_nodepool_sizes  # one violation per NodePool (policies/_karpenter.py)
+
+        review_nodepool_sizes(plain(props), review, check)
+        review.finish()
+        return
     fields, unknown = size_fields(resource_type, plain(props), families=families)
     for path in unknown:
         review.unknown_field(path)

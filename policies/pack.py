@@ -15,6 +15,7 @@ from . import (
     gpu_driver_no_legacy_skip_tag,
     gpu_driver_skipped_needs_operator,
     gpu_mig_profile_capable_size,
+    gpu_nodepool_constrains_gpus,
     gpu_nodepool_limits,
     gpu_operator_autoscale_min_count,
     gpu_operator_driver_mode,
@@ -45,8 +46,10 @@ ALL_POLICIES: list[DocumentedPolicy] = [
     gpu_windows_pool.POLICY,
     gpu_driver_no_legacy_skip_tag.POLICY,
     gpu_pool_tainted.POLICY,
-    # Karpenter NodePools (node auto-provisioning); their sizes are checked by the gpu-size-* policies above
+    # Karpenter NodePools (node auto-provisioning); an explicitly GPU NodePool's sizes are checked by the gpu-size-*
+    # policies above, one that does not constrain GPUs gets one finding from gpu-nodepool-constrains-gpus
     gpu_nodepool_limits.POLICY,
+    gpu_nodepool_constrains_gpus.POLICY,
     aks_kaito_requires_oidc.POLICY,
     aks_cost_analysis_requires_paid_tier.POLICY,
     aks_kubernetes_version_supported.POLICY,

@@ -7,6 +7,11 @@ maximum is an upper bound whichever sizes Karpenter picks. The line names that s
 (``spec.replicas``) costs ``replicas`` nodes of its most expensive allowed size at both ends. Without a GPU limit (or
 with a value unknown during the preview) the line is unpriced, with the reason (``gpu-nodepool-limits`` reports the
 missing limit).
+
+Only a NodePool that explicitly admits GPUs (``rules.karpenter.GpuScope.EXPLICIT``) is priced as GPU capacity. One that
+excludes GPUs has no line (like any CPU pool); one that does not constrain GPUs is priced as CPU capacity: a $0 line
+(this estimate prices GPU VMs only) whose note says that Karpenter could still create GPU nodes for it and how many
+GPU sizes it could launch (``gpu-nodepool-constrains-gpus`` reports it).
 """
 
 from __future__ import annotations
@@ -18,17 +23,39 @@ from gpu_catalog import Catalog
 from preflight.cost import CostLine
 from preflight.model import RecordedResource
 from preflight.wire import UNKNOWN, is_unknown
-from rules.karpenter import GPU_LIMIT, limit_cost, nodepool_sizes, parse_quantity, read_requirements
+from rules.karpenter import (
+    GPU_LIMIT,
+    GPU_RESOURCE,
+    GpuScope,
+    gpu_scope,
+    launchable_sizes,
+    limit_cost,
+    nodepool_sizes,
+    parse_quantity,
+    read_requirements,
+)
+
+CPU_CAPACITY = "(CPU capacity)"
+"""The size column of an unconstrained NodePool's line: it is priced as CPU capacity, which this estimate leaves out."""
 
 
 def nodepool_cost_lines(r: RecordedResource, props: Mapping[str, Any], catalog: Catalog) -> list[CostLine]:
-    """The cost line of one NodePool (none when it allows no GPU size)."""
+    """The cost line of one NodePool (none when it excludes GPUs; priced as CPU capacity when it does not constrain
+    them)."""
     reqs, unknown = read_requirements(props, is_unknown)
     if unknown:
         return [CostLine(r.urn, r.type, "nodepool", UNKNOWN, 0, None, None, "requirements unknown during the preview")]
     sizes = nodepool_sizes(reqs, catalog)
-    if not sizes.is_gpu(catalog):
+    scope = gpu_scope(reqs, catalog)
+    if scope is GpuScope.EXCLUDED:
         return []
+    if scope is GpuScope.UNCONSTRAINED:
+        note = (
+            "no requirement on GPUs: priced as CPU capacity, which this GPU estimate leaves out; a pod that requests "
+            f"{GPU_RESOURCE} could still make Karpenter create any of the {len(launchable_sizes(sizes))} GPU sizes it "
+            "can launch (gpu-nodepool-constrains-gpus)"
+        )
+        return [CostLine(r.urn, r.type, "nodepool (GPUs unconstrained)", CPU_CAPACITY, 0, 0, 0.0, note)]
     names = sizes.all_sizes()
     spec = props.get("spec")
     spec = spec if isinstance(spec, Mapping) else {}

@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from enum import StrEnum
 from fractions import Fraction
 from functools import cache, lru_cache
 from types import MappingProxyType
@@ -34,7 +35,16 @@ from gpu_catalog import Catalog, GpuSize, default_catalog, is_gpu_size
 from gpu_catalog.karpenter import load_karpenter_facts
 from rules import Finding
 from rules.size_fields import join_path
-from rules.sizes import AMD_NEEDS, DEFAULT_FLOOR, accepted_sizes, check_gpu_size, check_is_gpu_size
+from rules.sizes import (
+    AMD_NEEDS,
+    DEFAULT_FLOOR,
+    accepted_sizes,
+    check_aks_supported,
+    check_gpu_size,
+    check_is_gpu_size,
+    check_minimum,
+    check_retired,
+)
 
 FACTS = load_karpenter_facts()
 SKU_NAME = FACTS.label("skuName")
@@ -164,6 +174,11 @@ def _number(text: str) -> float | None:
         return None
 
 
+_WHOLE_GPU_COUNTS: Final = tuple(str(n) for n in range(1, 17))
+"""The counts a fractional size's ``sku-gpu-count`` label may carry (the SKU API's whole-GPU count, not known here;
+0 would give the node no ``nvidia.com/gpu`` capacity, so no GPU pod would land on it)."""
+
+
 def admits(req: Requirement, size: GpuSize) -> bool:
     """Whether a node of ``size`` can satisfy ``req`` (``True`` when this module cannot tell: fail closed)."""
     labels = size_labels(size)
@@ -171,7 +186,12 @@ def admits(req: Requirement, size: GpuSize) -> bool:
         return True  # a label that does not depend on the size (zone, capacity type, arch...) or one not modelled
     value = labels[req.key]
     if req.key == SKU_GPU_COUNT and value is None:
-        return True  # a fractional GPU: the count label Karpenter gives it is not known here
+        # a fractional GPU: admitted when the requirement admits some whole count (Lt 1, In [0], DoesNotExist do not)
+        return any(_admits_value(req, count) for count in _WHOLE_GPU_COUNTS)
+    return _admits_value(req, value)
+
+
+def _admits_value(req: Requirement, value: str | None) -> bool:
     wanted = {v.lower() for v in req.values}
     op = req.operator
     if op == "In":
@@ -258,6 +278,144 @@ def _nodepool_sizes(requirements: tuple[Requirement, ...], cat: Catalog) -> Node
     return NodePoolSizes(tuple(named), tuple(s.name for s in admitted))
 
 
+# ---------------------------------------------------------------------------------------------- GPU scope
+
+
+class GpuScope(StrEnum):
+    """What a NodePool's own requirements say about GPUs (:func:`gpu_scope`)."""
+
+    EXPLICIT = "explicit"
+    """A requirement asks for GPU sizes (names, family or series N…, a GPU name, manufacturer or count) and some GPU
+    size is admitted: the size rules and ``gpu-nodepool-limits`` apply."""
+    EXCLUDED = "excluded"
+    """No catalog GPU size is admitted and no GPU size is named: no GPU diagnostics."""
+    UNCONSTRAINED = "unconstrained"
+    """GPU sizes are admitted only because nothing restricts them: one finding (``gpu-nodepool-constrains-gpus``)."""
+
+
+_GPU_LABEL_KEYS: Final = (SKU_GPU_NAME, SKU_GPU_MANUFACTURER)
+
+
+def selects_gpus(req: Requirement, catalog: Catalog | None = None) -> bool:
+    """Whether one requirement explicitly asks for GPU sizes: an ``In`` list on ``sku-name`` / ``instance-type``
+    naming a GPU size, ``sku-family`` / ``sku-series`` ``In`` a value starting with ``N``, ``sku-gpu-name`` or
+    ``sku-gpu-manufacturer`` ``In`` / ``Exists`` (only GPU sizes carry them), ``sku-gpu-count`` ``In`` a count
+    ≥ 1, ``Gt`` ≥ 0 or ``Gte`` > 0.
+
+    ``sku-gpu-count Exists`` is not one: karpenter-provider-azure gives every instance type that label (``0``
+    without GPUs), so it admits CPU and GPU sizes alike. ``NotIn`` and ``DoesNotExist`` never ask for GPUs."""
+    op, values = req.operator, req.values
+    if req.key in _NAME_KEYS:
+        return op == "In" and any(is_gpu_size(v, catalog) for v in values)
+    if req.key in (SKU_FAMILY, SKU_SERIES):
+        return op == "In" and any(v[:1].upper() == "N" for v in values)
+    if req.key in _GPU_LABEL_KEYS:
+        return op == "Exists" or (op == "In" and bool(values))
+    if req.key == SKU_GPU_COUNT:
+        numbers = [n for v in values if (n := _number(v)) is not None]
+        if op == "In":
+            return any(n >= 1 for n in numbers)
+        if op in ("Gt", "Gte") and len(numbers) == 1:
+            return numbers[0] >= 0 if op == "Gt" else numbers[0] > 0
+    return False
+
+
+def gpu_scope(requirements: Sequence[Requirement], catalog: Catalog | None = None) -> GpuScope:
+    """Classify a NodePool by its own requirements (resolved through the catalog by :func:`nodepool_sizes`)."""
+    reqs = tuple(requirements)
+    if not nodepool_sizes(reqs, catalog).is_gpu(catalog):
+        return GpuScope.EXCLUDED
+    if any(selects_gpus(r, catalog) for r in reqs):
+        return GpuScope.EXPLICIT
+    return GpuScope.UNCONSTRAINED
+
+
+EXCLUDE_GPUS: Final = Requirement(SKU_FAMILY, "NotIn", ("N",))
+"""The one requirement that keeps GPU sizes out of a NodePool: every Azure GPU size is of family ``N`` (the catalog's
+and karpenter-provider-azure's registry alike), and every node carries ``sku-family``."""
+
+SHOWN_SIZES: Final = 5
+"""How many sizes a NodePool message names before it says how many more there are."""
+
+
+def _requirement_text(req: Requirement) -> str:
+    return f"{{key: {req.key}, operator: {req.operator}, values: [{', '.join(req.values)}]}}"
+
+
+def _first(names: Sequence[str], shown: int = SHOWN_SIZES) -> str:
+    text = ", ".join(names[:shown])
+    return f"{text} and {len(names) - shown} more" if len(names) > shown else text
+
+
+def launchable_sizes(sizes: NodePoolSizes) -> tuple[str, ...]:
+    """The admitted catalog sizes Karpenter on AKS can launch at all (karpenter-provider-azure's GPU registry,
+    :meth:`gpu_catalog.karpenter.KarpenterFacts.launchable_gpu_size`), cheapest first."""
+    return tuple(name for name in sizes.admitted if FACTS.launchable_gpu_size(name))
+
+
+def unconstrained_gpus(
+    nodepool: str,
+    sizes: NodePoolSizes,
+    *,
+    gpu_tainted: bool,
+    gpu_limited: bool = False,
+    floor: str = DEFAULT_FLOOR,
+    today: date | None = None,
+    catalog: Catalog | None = None,
+) -> Finding:
+    """gpu-nodepool-constrains-gpus.
+
+    One finding for a NodePool whose requirements do not restrict GPUs (:attr:`GpuScope.UNCONSTRAINED`): how many
+    GPU sizes Karpenter on AKS could launch for it, how many of those the size rules refuse (retired, below the
+    floor, not AKS-supported) and the first of them, why it matters, and the requirement to add."""
+    cat = catalog if catalog is not None else default_catalog()
+    launchable = launchable_sizes(sizes)
+    refused = [n for n in launchable if check_gpu_size(n, floor=floor, today=today, catalog=cat)]
+    retired = sum(1 for n in refused if check_retired(n, today, cat) is not None)
+    below = sum(1 for n in refused if check_minimum(n, floor, cat) is not None)
+    unsupported = sum(1 for n in refused if check_aks_supported(n, cat) is not None)
+    reasons = [f"{retired} retired"] if retired else []
+    reasons += [f"{below} below the floor {floor}"] if below else []
+    reasons += [f"{unsupported} not supported by AKS"] if unsupported else []
+    if refused:
+        judged = f"{len(refused)} of them are refused by the size rules ({', '.join(reasons)}): {_first(refused)}"
+    else:
+        judged = "none of them is refused by the size rules"
+    taint = "" if gpu_tainted else f", on a node without the {GPU_RESOURCE} taint (so ordinary pods share the GPU VM)"
+    limit = "" if gpu_limited else f", and bound them with spec.limits[{GPU_LIMIT!r}]"
+    deployable = [n for n in accepted_sizes(floor, today, require_aks=True, catalog=cat) if n in launchable]
+    pinned = sorted(deployable, key=lambda n: cat[n].price_order)[:3]
+    pin = Requirement(SKU_NAME, "In", tuple(pinned) or ("<sizes>",))
+    return Finding(
+        "requirements",
+        f"NodePool '{nodepool}' does not constrain GPUs: its requirements admit {len(launchable)} GPU sizes that "
+        f"Karpenter on AKS can launch (karpenter-provider-azure's GPU registry), and {judged}. A pending pod that "
+        f"requests {GPU_RESOURCE} makes Karpenter create whichever of them fits{taint}. "
+        f"Add the requirement {_requirement_text(EXCLUDE_GPUS)} to keep GPUs out of this NodePool, or pin its GPU "
+        f"sizes, e.g. {_requirement_text(pin)}{limit}.",
+    )
+
+
+def summarise_sizes(nodepool: str, refused: Sequence[tuple[str, str, str]]) -> str | None:
+    """One violation for every size of a NodePool that one size rule refuses: ``refused`` holds (path, size,
+    message) per size, in the order found. One size keeps its own message (``<path>: <message>``); several become
+    one message naming the count and the first sizes, then the first size's message (what, why, what instead)."""
+    if not refused:
+        return None
+    if len(refused) == 1:
+        path, _, message = refused[0]
+        return f"{path}: {message}"
+    base = join_path(*REQUIREMENTS_PATH)
+    names = [
+        size if not path.startswith(base + "[") else f"{size} (requirements{path.removeprefix(base)})"
+        for path, size, _ in refused
+    ]
+    return (
+        f"{base}: NodePool '{nodepool}' admits {len(refused)} sizes this policy refuses: {_first(names)}. "
+        f"The first: {refused[0][2]}"
+    )
+
+
 # ---------------------------------------------------------------------------------------------- limits and cost
 
 
@@ -279,7 +437,8 @@ def parse_quantity(value: Any) -> float | None:
 def gpu_nodepool_limits(limits: Mapping[str, Any] | None, *, gpu: bool) -> list[Finding]:
     """gpu-nodepool-limits.
 
-    A NodePool that admits GPU sizes bounds the GPUs Karpenter may create: ``spec.limits["nvidia.com/gpu"]``."""
+    A NodePool that explicitly admits GPU sizes (``gpu`` when :func:`gpu_scope` is :attr:`GpuScope.EXPLICIT`) bounds
+    the GPUs Karpenter may create: ``spec.limits["nvidia.com/gpu"]``."""
     if not gpu:
         return []
     value = (limits or {}).get(GPU_LIMIT)

@@ -423,3 +423,21 @@ def test_constants_are_defined_once() -> None:
     size_policies = {p.name for p in ALL_POLICIES if p.name.startswith("gpu-size-")}
     assert set(azure_policy.SIZE_RULES) <= size_policies
     assert DEFINITION["properties"]["metadata"]["rules"] == list(azure_policy.SIZE_RULES)
+
+
+def test_the_definition_sees_arm_pools_only_never_a_karpenter_node_pool() -> None:
+    """Issue 28: a NodePool's GPU scope (explicit, excluded, unconstrained) is a property of a Kubernetes object that
+    ARM never evaluates; the definition matches the two ARM types only, so no NodePool case can reach it."""
+
+    def types(node: Any) -> set[str]:
+        if isinstance(node, dict):
+            own = {node["equals"]} if node.get("field") == "type" else set()
+            return own.union(*(types(v) for v in node.values()))
+        if isinstance(node, list):
+            return set().union(*(types(v) for v in node))
+        return set()
+
+    assert types(azure_policy.policy_rule()) == {
+        "Microsoft.ContainerService/managedClusters/agentPools",
+        "Microsoft.ContainerService/managedClusters",
+    }

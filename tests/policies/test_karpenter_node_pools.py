@@ -86,22 +86,38 @@ def test_exact_rules_and_message_for_the_nvv4_size() -> None:
     )
 
 
-def test_an_open_requirement_is_resolved_through_the_catalog() -> None:
-    # NotIn the retired K80s still admits the retired V100 NC6s_v3 (and NVv4): the pool fails naming them
+def test_an_open_requirement_is_resolved_through_the_catalog_in_one_message_per_policy() -> None:
+    # NotIn the retired K80s still admits the retired V100 NC6s_v3 (and NVv4): one violation per policy names them
     props = with_requirements(
         {"key": "karpenter.azure.com/sku-family", "operator": "In", "values": ["N"]},
         {"key": SKU_NAME, "operator": "NotIn", "values": ["Standard_NC6", "Standard_NC12", "Standard_NC24"]},
     )
-    retired = run_policy(gpu_size_not_retired.POLICY, NODE_POOL, props).violations
-    assert any(
-        v.startswith("spec.template.spec.requirements (admits Standard_NC6s_v3): Standard_NC6s_v3") for v in retired
+    [retired] = run_policy(gpu_size_not_retired.POLICY, NODE_POOL, props).violations
+    assert retired.startswith(
+        "spec.template.spec.requirements: NodePool 'infer' admits 23 sizes this policy refuses: Standard_NV4as_v4, "
+        "Standard_NV8as_v4, Standard_NV16as_v4, Standard_NC6s_v2, Standard_NV32as_v4 and 18 more. The first: "
+        "Standard_NV4as_v4 (AMD Radeon Instinct MI25 16 GiB) was retired by Microsoft on 2026-09-30"
     )
-    assert not any("Standard_NC6 (" in v for v in retired)
-    nvv4 = run_policy(gpu_size_no_nvv4.POLICY, NODE_POOL, props).violations
-    assert (
-        "spec.template.spec.requirements (admits Standard_NV32as_v4): Standard_NV32as_v4 is an NVv4 size"
-        in " ".join(nvv4)
+    assert "Standard_NC6 " not in retired and "Standard_NC6," not in retired
+    [nvv4] = run_policy(gpu_size_no_nvv4.POLICY, NODE_POOL, props).violations
+    assert nvv4.startswith(
+        "spec.template.spec.requirements: NodePool 'infer' admits 4 sizes this policy refuses: Standard_NV4as_v4, "
+        "Standard_NV8as_v4, Standard_NV16as_v4, Standard_NV32as_v4. The first: Standard_NV4as_v4 is an NVv4 size"
     )
+
+
+def test_one_refused_size_keeps_its_own_message_several_share_one() -> None:
+    props = with_requirements({"key": "karpenter.azure.com/sku-series", "operator": "In", "values": ["NCs_v3"]})
+    violations = run_policy(gpu_size_not_retired.POLICY, NODE_POOL, props).violations
+    assert [v.split(" (NVIDIA")[0] for v in violations] == [
+        "spec.template.spec.requirements: NodePool 'infer' admits 3 sizes this policy refuses: Standard_NC6s_v3, "
+        "Standard_NC12s_v3, Standard_NC24s_v3. The first: Standard_NC6s_v3"
+    ]
+    one = with_requirements(
+        {"key": SKU_NAME, "operator": "In", "values": ["Standard_NC4as_T4_v3", "Standard_NC6s_v3"]},
+    )
+    [message] = run_policy(gpu_size_not_retired.POLICY, NODE_POOL, one).violations
+    assert message.startswith("spec.template.spec.requirements[0].values[1]: Standard_NC6s_v3 (NVIDIA Tesla V100")
 
 
 def test_a_gpu_name_requirement_admitting_only_current_sizes_passes() -> None:
@@ -144,11 +160,12 @@ def test_minimum_size_by_family_aks_applies_to_a_raw_node_pool() -> None:
     # NAP creates AKS nodes: the aks floor applies, as the families config already scopes NodePools to aks
     a100 = {"minimumSizeByFamily": {"aks": "Standard_NC24ads_A100_v4"}}
     outcome = run_policy(gpu_size_minimum.POLICY, NODE_POOL, NODE_POOL_PROPS, config=a100)
-    assert [v.split(" (")[0] for v in outcome.violations] == [
-        "spec.template.spec.requirements[0].values[0]: Standard_NC4as_T4_v3",
-        "spec.template.spec.requirements[0].values[1]: Standard_NC8as_T4_v3",
-    ]
-    assert "is below the GPU floor Standard_NC24ads_A100_v4" in outcome.violations[0]
+    [message] = outcome.violations
+    assert message.startswith(
+        "spec.template.spec.requirements: NodePool 'infer' admits 2 sizes this policy refuses: Standard_NC4as_T4_v3 "
+        "(requirements[0].values[0]), Standard_NC8as_T4_v3 (requirements[0].values[1]). The first: "
+        "Standard_NC4as_T4_v3 (NVIDIA Tesla T4 16 GiB, 1 GPU) is below the GPU floor Standard_NC24ads_A100_v4"
+    )
     # another family's floor leaves the NodePool at minimumSize (T4 passes the default floor)
     vm_only = {"minimumSizeByFamily": {"vm": "Standard_NC24ads_A100_v4"}}
     assert run_policy(gpu_size_minimum.POLICY, NODE_POOL, NODE_POOL_PROPS, config=vm_only).violations == []
@@ -199,7 +216,12 @@ def test_the_pack_over_the_analyzer_protocol_fails_a_raw_node_pool_naming_the_si
     assert {name for name, _ in by_urn} == {"gpu-size-no-nvv4", "gpu-size-not-retired", "gpu-nodepool-limits"}
     messages = [v.message for v in result.mandatory]
     assert any("values[1]: Standard_NV32as_v4 is an NVv4 size" in m for m in messages)
-    assert any("values[2]: Standard_NC6s_v3 (NVIDIA Tesla V100 16 GiB) was retired" in m for m in messages)
+    # NVv4 and NC6s_v3 are both retired: one gpu-size-not-retired violation for the NodePool names both
+    [retired] = [v.message for v in result.mandatory if v.policy_name == "gpu-size-not-retired"]
+    assert (
+        "spec.template.spec.requirements: NodePool 'infer' admits 2 sizes this policy refuses: Standard_NV32as_v4 "
+        "(requirements[0].values[1]), Standard_NC6s_v3 (requirements[0].values[2]). The first: Standard_NV32as_v4"
+    ) in retired
     assert any("sets no spec.limits['nvidia.com/gpu']" in m for m in messages)
 
 

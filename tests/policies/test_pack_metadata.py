@@ -29,6 +29,7 @@ EXPECTED_LEVELS = {
     "gpu-driver-no-legacy-skip-tag": "advisory",
     "gpu-pool-tainted": "advisory",
     "gpu-nodepool-limits": "mandatory",
+    "gpu-nodepool-constrains-gpus": "advisory",
     "aks-kaito-requires-oidc": "mandatory",
     "aks-cost-analysis-requires-paid-tier": "mandatory",
     "aks-kubernetes-version-supported": "mandatory",

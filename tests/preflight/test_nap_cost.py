@@ -78,3 +78,48 @@ def test_unpriced_allowed_sizes_are_named() -> None:
     )
     assert (line.vm_size, line.nodes_max) == ("Standard_NC24ads_A100_v4", 2)
     assert line.note == "maximum leaves out allowed sizes without a price: Standard_NC40ads_H100_v5"
+
+
+def raw_node_pool(requirements: list[dict[str, Any]] | None, limits: Any = None) -> RecordedResource:
+    template: dict[str, Any] = {"spec": {"requirements": requirements}} if requirements is not None else {}
+    props: dict[str, Any] = {"metadata": {"name": "default"}, "spec": {"template": template}}
+    if limits is not None:
+        props["spec"]["limits"] = limits
+    return RecordedResource(urn=f"urn:pulumi:dev::p::{NODE_POOL}::np", type=NODE_POOL, name="np", inputs=props)
+
+
+def test_a_node_pool_that_does_not_constrain_gpus_is_priced_as_cpu_capacity_with_a_note() -> None:
+    for pool in (raw_node_pool(None), raw_node_pool([]), raw_node_pool(None, limits={"cpu": 0.0})):
+        estimate = estimate_cost([pool])
+        [line] = estimate.lines
+        assert (line.role, line.vm_size, line.nodes_min, line.nodes_max, line.usd_per_node_hour) == (
+            "nodepool (GPUs unconstrained)",
+            "(CPU capacity)",
+            0,
+            0,
+            0.0,
+        )
+        assert line.priced and estimate.monthly_max == 0.0 and estimate.unpriced_lines == []
+        assert line.note == (
+            "no requirement on GPUs: priced as CPU capacity, which this GPU estimate leaves out; a pod that requests "
+            "nvidia.com/gpu could still make Karpenter create any of the 50 GPU sizes it can launch "
+            "(gpu-nodepool-constrains-gpus)"
+        )
+
+
+def test_a_node_pool_that_excludes_gpus_has_no_line() -> None:
+    for requirements in (
+        [{"key": "karpenter.azure.com/sku-family", "operator": "In", "values": ["D"]}],
+        [{"key": "karpenter.azure.com/sku-family", "operator": "NotIn", "values": ["N"]}],
+        [{"key": "karpenter.azure.com/sku-gpu-count", "operator": "Lt", "values": ["1"]}],
+    ):
+        assert cost_lines(raw_node_pool(requirements)) == []
+
+
+def test_an_explicit_gpu_family_is_still_priced_as_gpu_capacity() -> None:
+    requirements = [
+        {"key": "karpenter.azure.com/sku-family", "operator": "In", "values": ["N"]},
+        {"key": "karpenter.azure.com/sku-gpu-manufacturer", "operator": "In", "values": ["nvidia"]},
+    ]
+    [line] = cost_lines(raw_node_pool(requirements))
+    assert not line.priced and line.note == "no spec.limits['nvidia.com/gpu']: unbounded"
