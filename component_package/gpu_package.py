@@ -288,7 +288,9 @@ class ClusterAccess(TypedDict):
     grant_deployer: NotRequired[bool]
     """Grant the identity running `pulumi up`; default true."""
     deployer_principal_type: NotRequired[PrincipalType]
-    """Default: ARM looks it up."""
+    """What the identity running `pulumi up` is: `User`, or `ServicePrincipal` (a service principal or managed
+    identity, as in CI). Required while `grantDeployer` is true (the default): unset, pulumi-azure-native sends
+    `User` and ARM refuses a service principal's assignment with `UnmatchedPrincipalType`."""
     propagation_wait_seconds: NotRequired[int]
     """How long Kubernetes resources wait after the role assignments (0: not at all); default 300."""
 
@@ -565,11 +567,14 @@ class AksGpuClusterArgs(TypedDict):
     system_pool: NotRequired[SystemPool]
     """The inline System pool."""
     access: NotRequired[ClusterAccess]
-    """Who gets Cluster Admin on the Kubernetes API."""
+    """Who gets Cluster Admin on the Kubernetes API. The deployer is granted by default, so give its
+    `deployerPrincipalType` (or `grantDeployer: false`)."""
     admin_group_object_ids: NotRequired[list[str]]
     """Entra ID groups granted Cluster Admin through Azure RBAC."""
     auto_upgrade_channel: NotRequired[AutoUpgradeChannel]
-    """Default `stable`."""
+    """Default `stable`. `stable` and `rapid` own the Kubernetes version (drift on it is ignored) and are refused when
+    they can move the cluster past the pinned GPU operator's or KAITO add-on's validated minor; a patch pin
+    (`1.36.2`) needs `none` or `node-image`."""
     node_os_upgrade_channel: NotRequired[NodeOsUpgradeChannel]
     """Default `NodeImage`."""
     oidc_issuer: NotRequired[bool]

@@ -53,6 +53,7 @@ from gpu_catalog.access import cluster_admin_role, load_access_facts
 from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN
 from rules import Finding
 from rules import aks as rules_aks
+from rules.access import deployer_principal_type
 from rules.aks import (
     cost_analysis_tier,
     kaito_requires_oidc,
@@ -63,6 +64,7 @@ from rules.aks import (
 )
 from rules.karpenter import AgentPoolFacts, nap_agent_pools
 from rules.lifecycle import check_kubernetes_version
+from rules.upgrade import channel_owns_version, upgrade_channel_range, validated_minors, version_pin_fits_channel
 
 from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
 from .validation import refuse_findings
@@ -73,6 +75,11 @@ if TYPE_CHECKING:
 TYPE_TOKEN = "azure-gpu-platform:components:AksGpuCluster"
 COMPONENT = "AksGpuCluster"
 SYSTEM_POOL_NAME = "system"
+
+CHANNEL_OWNED_CLUSTER_PROPERTIES: tuple[str, ...] = ("kubernetesVersion", "agentPoolProfiles[0].orchestratorVersion")
+"""The ``ManagedCluster`` inputs (wire names, as ``ignore_changes`` takes them) an auto-upgrade channel that moves the
+minor (``stable``, ``rapid``) owns: the control plane's version and the inline system pool's (index 0). AKS moves
+them; the program ignores the drift instead of asking for a downgrade (:func:`rules.upgrade.channel_owns_version`)."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +102,8 @@ class ClusterAccess:
     grant_deployer: bool = True
     """The identity running ``pulumi up`` (with every admin group)."""
     deployer_principal_type: str | None = None
-    """``User`` or ``ServicePrincipal``; ``None``: ARM looks it up."""
+    """``User`` or ``ServicePrincipal`` (a service principal or managed identity); required while ``grant_deployer``
+    (:func:`rules.access.deployer_principal_type`): unset, pulumi-azure-native 3.29.0 would send ``User``."""
     propagation_wait_seconds: int = field(default_factory=lambda: load_access_facts().propagation_seconds)
     """How long Kubernetes resources wait after the role assignments (0: not at all)."""
 
@@ -106,6 +114,8 @@ _FIELDS = {
     "supportPlan": "support_plan",
     "oidcIssuer": "oidc_issuer",
     "workloadIdentity": "workload_identity",
+    "deployerPrincipalType": "access.deployer_principal_type",
+    "autoUpgradeChannel": "auto_upgrade_channel",
 }
 """A rule's field → the :class:`AksGpuClusterArgs` field."""
 
@@ -128,6 +138,9 @@ class AksGpuClusterArgs:
     admin_group_object_ids: tuple[str, ...] = ()
     """Entra ID groups granted cluster-admin through Azure RBAC (local accounts are always disabled)."""
     auto_upgrade_channel: str = "stable"
+    """``stable``/``rapid`` own the Kubernetes version: drift on ``kubernetesVersion`` and the pools'
+    ``orchestratorVersion`` is ignored (:data:`CHANNEL_OWNED_CLUSTER_PROPERTIES`); refused when it can move the cluster
+    past the pinned GPU operator's or KAITO add-on's validated range (:mod:`rules.upgrade`)."""
     node_os_upgrade_channel: str = "NodeImage"
     oidc_issuer: bool = True
     workload_identity: bool = True
@@ -169,10 +182,21 @@ def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
         found.append(Finding("kubernetesVersion", version.message))
     facts = args.facts
     found += [Finding("system_pool", f"vmSize: {f.message}") for f in system_pool_size(args.system_pool.vm_size)]
+    found += deployer_principal_type(args.access.grant_deployer, args.access.deployer_principal_type)
+    channel = args.auto_upgrade_channel
+    operator = next((p.gpu_operator for p in args.gpu_pools if p.gpu_operator is not None), None)
+    validated = validated_minors(
+        gpu_operator_version=operator.version if operator is not None else None, kaito_addon=args.kaito_addon
+    )
+    found += upgrade_channel_range(channel, args.kubernetes_version, validated, today=clock.today())
+    found += version_pin_fits_channel(args.kubernetes_version, channel)
     for pool in args.gpu_pools:  # a pool's own rules run in its spec; its version against this control plane here
         if pool.orchestrator_version is not None:
             skew = pool_version_skew(pool.orchestrator_version, args.kubernetes_version)
             found += [Finding("gpu_pools", f"{pool.name}: {f.message}") for f in skew]
+            if pool.orchestrator_version != args.kubernetes_version:  # the same pin is reported once, on the cluster
+                pin = version_pin_fits_channel(pool.orchestrator_version, channel, "orchestratorVersion")
+                found += [Finding("gpu_pools", f"{pool.name}: {f.message}") for f in pin]
     if args.node_auto_provisioning:
         nap = nap_agent_pools([AgentPoolFacts(p.name, p.autoscaling, p.os) for p in args.gpu_pools])
         found += [Finding("gpu_pools", f.message) for f in nap]
@@ -223,6 +247,7 @@ class AksGpuCluster(pulumi.ComponentResource):
             self.resource_group = None
             rg_deps = []
 
+        owned_by_channel = channel_owns_version(args.auto_upgrade_channel)
         sp = args.system_pool
         system_pool = containerservice.ManagedClusterAgentPoolProfileArgs(
             name=SYSTEM_POOL_NAME,
@@ -290,7 +315,12 @@ class AksGpuCluster(pulumi.ComponentResource):
             if args.node_auto_provisioning
             else None,
             tags=tags,
-            opts=pulumi.ResourceOptions(parent=self, protect=protect, depends_on=rg_deps),
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                protect=protect,
+                depends_on=rg_deps,
+                ignore_changes=list(CHANNEL_OWNED_CLUSTER_PROPERTIES) if owned_by_channel else None,
+            ),
         )
 
         # Known strings (not provider outputs) for names, with explicit dependencies: values stay known in a
@@ -313,7 +343,12 @@ class AksGpuCluster(pulumi.ComponentResource):
         for spec in args.gpu_pools:
             node_pool = GpuNodePool(
                 f"{name}-{spec.name}",
-                GpuNodePoolArgs(pool=spec, resource_group_name=rg_name, cluster_name=args.cluster_name),
+                GpuNodePoolArgs(
+                    pool=spec,
+                    resource_group_name=rg_name,
+                    cluster_name=args.cluster_name,
+                    version_owned_by_channel=owned_by_channel,
+                ),
                 opts=pulumi.ResourceOptions(parent=self),
                 after=previous,
             )

@@ -398,6 +398,13 @@ class GpuNodePoolArgs:
     pool: GpuPoolSpec
     resource_group_name: pulumi.Input[str]
     cluster_name: pulumi.Input[str]
+    version_owned_by_channel: bool = False
+    """The cluster's auto-upgrade channel moves the minor (``stable``, ``rapid``): drift on the pool's
+    ``orchestratorVersion`` is ignored (:data:`CHANNEL_OWNED_POOL_PROPERTIES`)."""
+
+
+CHANNEL_OWNED_POOL_PROPERTIES: tuple[str, ...] = ("orchestratorVersion",)
+"""The ``AgentPool`` input (wire name) an auto-upgrade channel that moves the minor owns (:mod:`rules.upgrade`)."""
 
 
 class GpuNodePool(pulumi.ComponentResource):
@@ -463,7 +470,11 @@ class GpuNodePool(pulumi.ComponentResource):
                 parent=self,
                 depends_on=[after] if after is not None else None,
                 # The cluster autoscaler owns the node count of an autoscaling pool.
-                ignore_changes=["count"] if pool.autoscaling else None,
+                ignore_changes=[
+                    *(["count"] if pool.autoscaling else []),
+                    *(CHANNEL_OWNED_POOL_PROPERTIES if args.version_owned_by_channel else ()),
+                ]
+                or None,
                 delete_before_replace=False,
             ),
         )

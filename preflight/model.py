@@ -24,3 +24,5 @@ class RecordedResource:
     dependencies: list[str] = field(default_factory=list)
     property_dependencies: dict[str, list[str]] = field(default_factory=dict)
     protect: bool = False
+    ignore_changes: list[str] = field(default_factory=list)
+    """The ``ignoreChanges`` resource option: input property paths whose drift the engine ignores."""

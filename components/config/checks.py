@@ -14,6 +14,7 @@ from gpu_catalog.lifecycle import load_operator_facts
 from gpu_catalog.problems import Problem, key_path, show
 from rules import Finding
 from rules import aks as rules_aks
+from rules.access import deployer_principal_type
 from rules.aks import (
     autoscale_bounds,
     cost_analysis_tier,
@@ -34,6 +35,7 @@ from rules.aks import (
 from rules.budget import budget_shape
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
 from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
+from rules.upgrade import upgrade_channel_range, validated_minors, version_pin_fits_channel
 
 from ..databricks_config import cluster_policy_problems, databricks_stack_problems
 from ..kaito_config import kaito_stack_problems
@@ -120,6 +122,8 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
     # Kubernetes version: creatable today, and within AKS's skew window of the control plane.
     if pool.orchestratorVersion:
         problems.extend(_pool_version_problems(cfg, f"{at}.orchestratorVersion", pool.orchestratorVersion))
+        pin = version_pin_fits_channel(pool.orchestratorVersion, cfg.cluster.autoUpgradeChannel, "orchestratorVersion")
+        problems.extend(_at(at, pin))
 
     problems.extend(_at(at, pool_os_sku(pool.os, pool.effective_os_sku)))
 
@@ -211,6 +215,12 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
     )
     if finding is not None:
         problems.append(Problem("cluster.kubernetesVersion", finding.message))
+    access = cluster.access
+    problems += [
+        Problem(f"cluster.access.{f.field}", f.message)
+        for f in deployer_principal_type(access.grantDeployer, access.deployerPrincipalType)
+    ]
+    problems += _upgrade_channel_problems(cfg)
     facts = rules_aks.Cluster(
         tier=cluster.skuTier,
         support_plan=cluster.supportPlan,
@@ -226,6 +236,18 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
     if cfg.resourceGroup.existing and cfg.resourceGroup.name is None:
         problems.append(Problem("resourceGroup.name", "an existing resource group must be named."))
     return problems
+
+
+def _upgrade_channel_problems(cfg: StackConfig) -> list[Problem]:
+    """The auto-upgrade channel against the pins: the GPU software's validated range, and patch pins."""
+    cluster = cfg.cluster
+    validated = validated_minors(
+        gpu_operator_version=cfg.gpuOperator.version if cfg.gpuOperator.enabled else None,
+        kaito_addon=cfg.kaito_addon,
+    )
+    found = upgrade_channel_range(cluster.autoUpgradeChannel, cluster.kubernetesVersion, validated, today=clock.today())
+    found += version_pin_fits_channel(cluster.kubernetesVersion, cluster.autoUpgradeChannel)
+    return [Problem(f"cluster.{f.field}", f.message) for f in found]
 
 
 def semantic_problems(cfg: StackConfig) -> list[Problem]:

@@ -11,11 +11,13 @@ from gpu_catalog.access import load_access_facts
 from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN, default_gpu_operator_version
 from gpu_catalog.problems import show
 from gpu_catalog.regions import check_region
+from rules.access import DeployerPrincipalType
 from rules.aks import (
     DEFAULT_GPU_TAINT,
     GpuOperator,
 )
 from rules.sizes import DEFAULT_FLOOR
+from rules.upgrade import AutoUpgradeChannel
 
 from ..azure_policy_config import AzurePolicyConfig
 from ..config_base import StrictModel
@@ -116,9 +118,11 @@ class ClusterAccessConfig(StrictModel):
     """
 
     grantDeployer: bool = True
-    deployerPrincipalType: Literal["User", "ServicePrincipal"] | None = None
-    """Optional: tells ARM what the deploying identity is (``ServicePrincipal`` in CI avoids replication errors for
-    new service principals). Unset: ARM looks it up."""
+    deployerPrincipalType: DeployerPrincipalType | None = None
+    """What the identity running ``pulumi up`` is: ``User`` (a person after ``az login``) or ``ServicePrincipal`` (a
+    service principal or managed identity, CI). Required while ``grantDeployer`` is true
+    (:func:`rules.access.deployer_principal_type`): unset, pulumi-azure-native sends ``User`` and ARM refuses a
+    service principal's assignment with ``UnmatchedPrincipalType``."""
     propagationWaitSeconds: Annotated[int, Field(ge=0, le=1800)] = load_access_facts().propagation_seconds
 
 
@@ -143,7 +147,10 @@ class ClusterConfig(StrictModel):
     """``AKSLongTermSupport`` (needs ``skuTier: Premium``) keeps a minor creatable for a year after its end of life."""
     access: ClusterAccessConfig = ClusterAccessConfig()
     systemPool: SystemPoolConfig = SystemPoolConfig()
-    autoUpgradeChannel: Literal["rapid", "stable", "patch", "node-image", "none"] = "stable"
+    autoUpgradeChannel: AutoUpgradeChannel = "stable"
+    """Checked against the pins (:mod:`rules.upgrade`): ``stable``/``rapid`` own the Kubernetes version (drift on it is
+    ignored) and may not move the cluster past the pinned GPU software's validated range; a patch pin needs ``none``
+    or ``node-image``."""
     nodeOsUpgradeChannel: Literal["NodeImage", "SecurityPatch", "Unmanaged", "None"] = "NodeImage"
     oidcIssuer: bool = True
     workloadIdentity: bool = True

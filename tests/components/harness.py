@@ -8,7 +8,7 @@ monitor) and its mock answers (:class:`preflight.mock_answers.PreflightMocks` wi
 Every run starts from a clean slate (fresh event loop, no root resource, cleared RPC and output bookkeeping, new
 config, new monitor), so runs in one pytest process do not leak into each other. Records carry engine-form URNs, the
 inputs as the engine receives them (camelCase wire names, numbers as floats; secrets unwrapped, their top-level keys
-in ``secret_inputs``), the parent, the dependencies, the provider reference and ``protect``.
+in ``secret_inputs``), the parent, the dependencies, the provider reference, ``protect`` and ``ignoreChanges``.
 """
 
 from __future__ import annotations
@@ -79,6 +79,8 @@ class Record:
     custom: bool
     secret_inputs: set[str] = field(default_factory=set)
     """Top-level input keys the program marked secret."""
+    ignore_changes: list[str] = field(default_factory=list)
+    """The ``ignoreChanges`` option as the engine receives it (wire names)."""
 
 
 @dataclass
@@ -133,6 +135,7 @@ def _record(resource: RecordedResource) -> Record:
         provider=resource.provider or "",
         custom=resource.custom,
         secret_inputs={key for key, value in resource.inputs.items() if is_secret(value)},
+        ignore_changes=list(resource.ignore_changes),
     )
 
 
@@ -188,11 +191,32 @@ def stack_config(stack: str) -> dict[str, Any]:
     return dict(doc["config"])
 
 
+CI_DEPLOYER_PRINCIPAL_TYPE = "ServicePrincipal"
+"""The tests' stacks are deployed as CI deploys them: by a service principal (``cluster.access.deployerPrincipalType``
+is required while the deployer is granted access: :func:`rules.access.deployer_principal_type`)."""
+
+
+def with_ci_deployer(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy of a stack config whose ``cluster.access.deployerPrincipalType`` is
+    :data:`CI_DEPLOYER_PRINCIPAL_TYPE` unless the config sets it or ``grantDeployer: false`` (a test about the
+    deployer's type builds its config without this helper)."""
+    out = copy.deepcopy(dict(config))
+    key = next((k for k in (f"{NAMESPACE}:cluster", "cluster") if k in out), "cluster")
+    cluster = out.get(key, {})
+    if isinstance(cluster, dict):
+        access = cluster.setdefault("access", {})
+        if isinstance(access, dict) and access.get("grantDeployer", True) is not False:
+            access.setdefault("deployerPrincipalType", CI_DEPLOYER_PRINCIPAL_TYPE)
+        out[key] = cluster
+    return out
+
+
 def merged(base: Mapping[str, Any], **top: Any) -> dict[str, Any]:
-    """A deep copy of a stack config with some top-level keys replaced (the fixtures stay untouched)."""
+    """A deep copy of a stack config with some top-level keys replaced (the fixtures stay untouched), deployed by CI
+    (:func:`with_ci_deployer`)."""
     out = copy.deepcopy(dict(base))
     out.update(copy.deepcopy(top))
-    return out
+    return with_ci_deployer(out)
 
 
 def run_main(config: Mapping[str, Any], *, stack: str = "dev") -> Run:

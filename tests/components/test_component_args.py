@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 import components.gpu_node_pool
-from components.aks_cluster import AksGpuCluster, AksGpuClusterArgs, SystemPoolSpec
+from components.aks_cluster import AksGpuCluster, AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
 from components.config import StackConfigError, validate_stack_config
 from components.gpu_node_pool import (
     GpuNodePool,
@@ -45,6 +45,10 @@ def refused(run: Run) -> InvalidArgsError:
     assert isinstance(run.error, InvalidArgsError), run.error
     assert run.records == [], "nothing may be registered"
     return run.error
+
+
+CI_ACCESS = ClusterAccess(deployer_principal_type="ServicePrincipal")
+"""The deployer is a service principal (CI), as the shipped staging and prod stacks say."""
 
 
 def stack_problems(stack: dict[str, Any]) -> list[tuple[str, str]]:
@@ -219,7 +223,7 @@ def test_a_cluster_refuses_its_pools_before_registering_anything() -> None:
 
 def test_cluster_args_refuse_cost_analysis_on_the_free_tier_with_the_rules_message() -> None:
     with pytest.raises(InvalidArgsError) as err:
-        AksGpuClusterArgs("aks", "rg", "westeurope", "1.36", sku_tier="Free", cost_analysis=True)
+        AksGpuClusterArgs("aks", "rg", "westeurope", "1.36", sku_tier="Free", cost_analysis=True, access=CI_ACCESS)
     [finding] = err.value.findings
     assert finding.field == "sku_tier"
     found = stack_problems({"cluster": {"skuTier": "Free", "costAnalysis": True}})

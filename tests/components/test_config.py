@@ -27,6 +27,7 @@ BASE: dict[str, Any] = {
     "location": "westeurope",
     "gpuPools": [{"name": "t4", "vmSize": "Standard_NC4as_T4_v3", "minCount": 1, "maxCount": 2}],
     "gpuOperator": {"enabled": True},
+    "cluster": {"access": {"deployerPrincipalType": "ServicePrincipal"}},  # CI deploys as a service principal
 }
 
 
@@ -265,14 +266,21 @@ def test_stack_name_is_in_the_file_name() -> None:
     assert run.error.stack_file == "stacks/Pulumi.staging.yaml"
 
 
+MINIMAL_CLUSTER = {"access": {"deployerPrincipalType": "User"}}
+"""A minimal stack names who deploys it (rules.access.deployer_principal_type: no silent 'User')."""
+
+
 def test_minimal_stack_file_is_short_and_has_secure_defaults() -> None:
-    cfg = validate_stack_config({"environment": "qa", "location": "eastus2"}, stack_file="x")
+    cfg = validate_stack_config(
+        {"environment": "qa", "location": "eastus2", "cluster": MINIMAL_CLUSTER}, stack_file="x"
+    )
     assert cfg.cluster_name == "aks-gpu-qa"
     assert cfg.resource_group_name == "rg-gpu-qa"
     assert cfg.cluster.oidcIssuer and cfg.cluster.workloadIdentity
     assert cfg.cluster.systemPool.count == 2
     assert cfg.protect is False
-    assert validate_stack_config({"environment": "prod", "location": "eastus2"}, stack_file="x").protect is True
+    prod = {"environment": "prod", "location": "eastus2", "cluster": MINIMAL_CLUSTER}
+    assert validate_stack_config(prod, stack_file="x").protect is True
 
 
 def test_operator_unmanaged_pool_may_scale_from_zero() -> None:

@@ -231,6 +231,7 @@ config:
   azure-gpu-platform:environment: shared
   azure-gpu-platform:location: westeurope
   azure-gpu-platform:resourceGroup: {name: rg-shared, existing: true}
+  azure-gpu-platform:cluster: {access: {deployerPrincipalType: ServicePrincipal}}
   azure-gpu-platform:databricks:
     workspace: {name: dbw-shared}
     clusters:

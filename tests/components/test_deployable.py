@@ -23,6 +23,7 @@ from tests.components.harness import (
     SLEEP,
     SUBSCRIPTION_ID,
     run_main,
+    with_ci_deployer,
 )
 
 A100 = {"name": "a100", "vmSize": "Standard_NC24ads_A100_v4", "migProfile": "MIG3g", "minCount": 1, "maxCount": 2}
@@ -38,7 +39,7 @@ GROUP = "6f3c1a2b-0d4e-4f5a-9b8c-7d6e5f4a3b2c"
 def config(**top: Any) -> dict[str, Any]:
     out = copy.deepcopy(BASE)
     out.update(copy.deepcopy(top))
-    return out
+    return with_ci_deployer(out)
 
 
 def problems(data: dict[str, Any]) -> dict[str, str]:

@@ -25,6 +25,7 @@ from tests.components.harness import (
     run_main,
     run_program,
     run_stack,
+    with_ci_deployer,
 )
 
 T4 = {"name": "t4", "vmSize": "Standard_NC4as_T4_v3", "minCount": 1, "maxCount": 3}
@@ -34,7 +35,7 @@ BASE: dict[str, Any] = {"environment": "dev", "location": "westeurope", "gpuPool
 def config(**top: Any) -> dict[str, Any]:
     out = copy.deepcopy(BASE)
     out.update(copy.deepcopy(top))
-    return out
+    return with_ci_deployer(out)
 
 
 def ok(run: Any) -> Any:

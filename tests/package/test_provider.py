@@ -21,6 +21,7 @@ from components.nap_pool import FACTS as NAP_FACTS
 from components.nap_pool import NapGpuPoolArgs
 from components.validation import InvalidArgsError
 from gpu_catalog import MIG_PROFILES
+from rules.access import deployer_principal_type
 from rules.aks import DEFAULT_GPU_TAINT, LINUX_OS_SKUS, WINDOWS_OS_SKUS
 from rules.databricks import DEDICATED_MODES
 from rules.karpenter import resolve_sizes
@@ -334,6 +335,7 @@ EVERY_COMPONENT: dict[str, tuple[dict[str, Any], str, set[str]]] = {
             "location": "westeurope",
             "kubernetesVersion": "1.36",
             "skuTier": "Standard",
+            "access": {"deployerPrincipalType": "ServicePrincipal"},
             "gpuPools": [{"name": "t4", "vmSize": "Standard_NC4as_T4_v3", "spot": True}],
         },
         "azure-gpu-platform:components:AksGpuCluster",
@@ -740,3 +742,50 @@ def test_an_array_of_enum_values_reaches_the_component_and_a_value_outside_it_is
     error, found = _refused(plugin, eng, "NapGpuPool", "nap-capacity", inputs)
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
     assert found == [("capacityTypes[1]", "Invalid value 'reserved' for enum 'CapacityType'; allowed: on-demand, spot")]
+
+
+CLUSTER_INPUTS: dict[str, Any] = {
+    "clusterName": "aks-team",
+    "resourceGroupName": "rg-team",
+    "location": "westeurope",
+    "kubernetesVersion": "1.36",
+}
+
+
+def test_a_cluster_without_the_deployers_principal_type_fails_construct_with_the_rules_message(
+    running: tuple[Engine, Plugin],
+) -> None:
+    """Issue 20 defect 3: unset, pulumi-azure-native would send principalType 'User' (UnmatchedPrincipalType for a
+    service principal): the package refuses it, on the schema's property path, with the rule's words."""
+    eng, plugin = running
+    error, found = _refused(plugin, eng, "AksGpuCluster", "nodeployer", CLUSTER_INPUTS)
+    [finding] = deployer_principal_type(True, None)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
+    assert found == [("access.deployerPrincipalType", finding.message)]
+    assert "Allowed: User (a person signed in with az login) or ServicePrincipal" in finding.message
+
+
+def test_a_rapid_channel_past_the_operators_range_fails_construct_with_the_rules_message(
+    running: tuple[Engine, Plugin],
+) -> None:
+    """Issue 20 defect 4: rapid moves a 1.36 cluster to 1.37 (today 2026-11-30) past GPU operator v26.7.0's 1.36."""
+    eng, plugin = running
+    inputs = {
+        **CLUSTER_INPUTS,
+        "access": {"deployerPrincipalType": "ServicePrincipal"},
+        "autoUpgradeChannel": "rapid",
+        "gpuPools": [
+            {
+                "name": "t4",
+                "vmSize": "Standard_NC4as_T4_v3",
+                "driver": "operator",
+                "gpuOperator": {"installsDriver": True},
+            }
+        ],
+    }
+    error, found = _refused(plugin, eng, "AksGpuCluster", "rapid", inputs)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
+    assert [path for path, _ in found] == ["autoUpgradeChannel"]
+    assert found[0][1].startswith("'rapid' moves this cluster to Kubernetes 1.37 today (2026-11-30)")
+    assert "GPU operator v26.7.0 (NVIDIA's platform-support matrix) is validated up to 1.36" in found[0][1]
+    assert found[0][1].endswith("Allowed today: none, patch, stable, node-image; or pin software validated on 1.37.")
