@@ -22,6 +22,12 @@ from . import clock
 CATALOG_PATH = Path(__file__).with_name("catalog.json")
 
 Lifecycle = Literal["current", "preview", "retiring", "retired"]
+DatabricksOffer = Literal["offered", "not-offered", "unconfirmed"]
+"""Whether Azure Databricks offers a size as a GPU node type: ``offered`` and ``not-offered`` each need a source;
+``unconfirmed`` (no source either way) is never a reason to refuse."""
+_DATABRICKS_OFFERS: tuple[str, ...] = ("offered", "not-offered", "unconfirmed")
+_VARIANT_FORBIDDEN: tuple[str, ...] = ("gpu",)
+_MERGED: tuple[str, ...] = ("lifecycle", "support", "price")
 _LIFECYCLES: tuple[str, ...] = ("current", "preview", "retiring", "retired")
 _VENDORS: tuple[str, ...] = ("NVIDIA", "AMD")
 _ARCHES: tuple[str, ...] = ("x64", "arm64")
@@ -40,7 +46,8 @@ class GpuSize:
     name: str
     series: str
     vcpus: int
-    memory_gib: float
+    memory_gib: float | None
+    """VM memory; ``None`` where no Microsoft table was read for the size."""
     cpu_arch: str
     gpu_vendor: str
     gpu_model: str
@@ -52,18 +59,38 @@ class GpuSize:
     compute_capability: tuple[int, int] | None
     """CUDA compute capability (NVIDIA only; ``None`` for AMD, which has no CUDA)."""
     mig_capable: bool
+    """The GPU hardware supports Multi-Instance GPU (whether AKS partitions it is :attr:`aks_mig`)."""
+    mig_slices: int | None
+    """The GPU's total MIG compute slices (7 on A100/H100/H200); ``None`` when it has no MIG."""
     status: Lifecycle
     retirement_date: date | None
     migrate_to: tuple[str, ...]
     migration_advice: str | None
     aks_supported: bool
     aks_note: str | None
+    aks_mig: bool
+    """AKS accepts a MIG ``gpuInstanceProfile`` on this size (AKS documents A100, H100 and H200 sizes)."""
+    aks_registry_os: tuple[str, ...] | None
+    """The node OSes AKS's GPU registry (karpenter-provider-azure ``supported-gpus.yaml``) lists; ``None`` when the
+    registry does not list the size."""
     kaito_supported: bool
-    databricks_supported: bool
+    databricks: DatabricksOffer
     price_usd_per_hour: float | None
     """Indicative third-party figure, never a quote; ``None`` where no figure was found."""
     price_note: str
     sources: tuple[str, ...]
+    variant_of: str | None = None
+    """The documented sibling whose GPU facts this size inherits (``variantOf`` in the catalog)."""
+
+    @property
+    def databricks_supported(self) -> bool:
+        """A source lists the size as an Azure Databricks GPU node type."""
+        return self.databricks == "offered"
+
+    @property
+    def databricks_refused(self) -> bool:
+        """A source says Azure Databricks does not offer the size (``unconfirmed`` is not refused)."""
+        return self.databricks == "not-offered"
 
     @property
     def is_fractional(self) -> bool:
@@ -215,6 +242,20 @@ def _parse_row(row: Any, index: int) -> GpuSize:
     price_value = _opt(price, "usdPerHour", (int, float), where + " price")
     if _req(price, "indicative", bool, where + " price") is not True:
         raise CatalogError(f"{where}: prices are third-party figures and must be marked indicative")
+    mig = _req(gpu, "migCapable", bool, where + " gpu")
+    slices = _opt(gpu, "migSlices", int, where + " gpu")
+    if mig and (slices is None or slices < 1):
+        raise CatalogError(f"{where}: a MIG-capable GPU needs gpu.migSlices (its total MIG compute slices)")
+    if not mig and slices is not None:
+        raise CatalogError(f"{where}: gpu.migSlices is only for MIG-capable GPUs")
+    aks_mig = bool(support.get("aksMig", False))
+    if aks_mig and not mig:
+        raise CatalogError(f"{where}: support.aksMig needs a MIG-capable GPU (gpu.migCapable)")
+    databricks = _req(support, "databricks", str, where + " support")
+    if databricks not in _DATABRICKS_OFFERS:
+        raise CatalogError(f"{where}: support.databricks must be one of {_DATABRICKS_OFFERS}, got {databricks!r}")
+    registry = _opt(support, "aksGpuRegistry", dict, where + " support")
+    registry_os = tuple(str(o) for o in registry.get("os") or ()) if registry is not None else None
     vcpus = _req(row, "vcpus", int, where)
     if vcpus <= 0:
         raise CatalogError(f"{where}: vcpus must be positive")
@@ -222,7 +263,7 @@ def _parse_row(row: Any, index: int) -> GpuSize:
         name=name,
         series=_req(row, "series", str, where),
         vcpus=vcpus,
-        memory_gib=float(_req(row, "memoryGib", (int, float), where)),
+        memory_gib=float(memory) if (memory := _opt(row, "memoryGib", (int, float), where)) is not None else None,
         cpu_arch=arch,
         gpu_vendor=vendor,
         gpu_model=_req(gpu, "model", str, where + " gpu"),
@@ -231,19 +272,52 @@ def _parse_row(row: Any, index: int) -> GpuSize:
         gpu_memory_gib_per_vm=mem_vm,
         whole_gpu_memory_gib=float(_req(gpu, "wholeGpuMemoryGib", (int, float), where + " gpu")),
         compute_capability=cc,
-        mig_capable=_req(gpu, "migCapable", bool, where + " gpu"),
+        mig_capable=mig,
+        mig_slices=slices,
         status=status,  # type: ignore[arg-type]  # checked against _LIFECYCLES above
         retirement_date=retirement,
         migrate_to=migrate_to,
         migration_advice=_opt(life, "migrationAdvice", str, where + " lifecycle"),
         aks_supported=_req(support, "aks", bool, where + " support"),
         aks_note=_opt(support, "aksNote", str, where + " support"),
+        aks_mig=aks_mig,
+        aks_registry_os=registry_os,
         kaito_supported=_req(support, "kaito", bool, where + " support"),
-        databricks_supported=_req(support, "databricks", bool, where + " support"),
+        databricks=databricks,  # type: ignore[arg-type]  # checked against _DATABRICKS_OFFERS above
         price_usd_per_hour=float(price_value) if price_value is not None else None,
         price_note=_req(price, "note", str, where + " price"),
         sources=tuple(_req(row, "sources", list, where)),
+        variant_of=row.get("variantOf"),
     )
+
+
+def resolve_variants(rows: list[Any], source: object = "catalog") -> list[Any]:
+    """Rows with ``variantOf`` completed from their documented sibling: every field the variant does not set is the
+    sibling's (``lifecycle``, ``support`` and ``price`` key by key); the GPU is always the sibling's, never restated."""
+    named = {r.get("name", "").lower(): r for r in rows if isinstance(r, dict)}
+    out: list[Any] = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or "variantOf" not in row:
+            out.append(row)
+            continue
+        where = f"{source}: catalog row {i} ({row.get('name')})"
+        sibling = named.get(str(row["variantOf"]).lower())
+        if sibling is None:
+            raise CatalogError(f"{where}: variantOf {row['variantOf']!r} is not a catalog size")
+        if "variantOf" in sibling:
+            raise CatalogError(f"{where}: variantOf {row['variantOf']!r} is itself a variant; name the documented size")
+        restated = [k for k in _VARIANT_FORBIDDEN if k in row]
+        if restated:
+            raise CatalogError(f"{where}: a variant inherits its sibling's {', '.join(restated)}; do not restate it")
+        merged = {k: v for k, v in sibling.items() if k not in ("name", "sources")}
+        for key, value in row.items():
+            if key in _MERGED and isinstance(value, dict) and isinstance(merged.get(key), dict):
+                merged[key] = {**merged[key], **value}
+            else:
+                merged[key] = value
+        merged["sources"] = [*(row.get("sources") or []), f"GPU facts of {sibling['name']}"]
+        out.append(merged)
+    return out
 
 
 def load_catalog(path: Path | str | None = None) -> Catalog:
@@ -255,7 +329,7 @@ def load_catalog(path: Path | str | None = None) -> Catalog:
         raise CatalogError(f"{source}: not valid JSON: {exc}") from exc
     if not isinstance(doc, dict) or doc.get("schemaVersion") != 1 or not isinstance(doc.get("sizes"), list):
         raise CatalogError(f"{source}: expected an object with schemaVersion 1 and a 'sizes' list")
-    sizes = [_parse_row(row, i) for i, row in enumerate(doc["sizes"])]
+    sizes = [_parse_row(row, i) for i, row in enumerate(resolve_variants(doc["sizes"], source))]
     if not sizes:
         raise CatalogError(f"{source}: the catalog has no sizes")
     catalog = Catalog(sizes, as_of=date.fromisoformat(str(doc.get("asOf", "1970-01-01"))))

@@ -76,6 +76,8 @@ class KubernetesMinor:
     end_of_life: date
     lts_end_of_life: date | None
     platform_support: str | None
+    karpenter: str | None = None
+    """The Karpenter (node auto-provisioning) version AKS runs on this minor, as its calendar page names it."""
 
     def creatable(self, today: date, *, lts: bool) -> bool:
         """Whether new clusters and node pools can be created on this minor ``today``."""
@@ -126,6 +128,7 @@ def load_kubernetes_facts(path: Path = KUBERNETES_FACTS) -> KubernetesFacts:
                     end_of_life=_month_end_or_day(str(_require(row, "endOfLife", where))),
                     lts_end_of_life=_month_end_or_day(str(lts)) if lts else None,
                     platform_support=row.get("platformSupport"),
+                    karpenter=row.get("karpenter"),
                 )
             )
         except (TypeError, ValueError) as exc:
@@ -156,6 +159,8 @@ class OperatorRelease:
     released: date
     kubernetes: dict[str, tuple[str, str]]
     """Operating system → (lowest, highest) validated Kubernetes minor."""
+    support: str = "supported"
+    """NVIDIA's life-cycle status: ``supported``, ``deprecated`` (critical fixes only) or ``end-of-support``."""
 
     def supports(self, os_image: str, minor: str) -> bool:
         bounds = self.kubernetes.get(os_image)
@@ -191,6 +196,7 @@ def load_operator_facts(path: Path = GPU_OPERATOR_FACTS) -> OperatorFacts:
                 version=str(_require(row, "version", where)),
                 released=date.fromisoformat(str(_require(row, "released", where))),
                 kubernetes={str(k): (str(v[0]), str(v[1])) for k, v in kube.items()},
+                support=str(row.get("support", "supported")),
             )
         )
     images = {str(k): tuple(v) for k, v in (doc.get("aksNodeImages", {}).get("osSku") or {}).items()}

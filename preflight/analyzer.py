@@ -430,7 +430,7 @@ def reconcile_policy_config(info: AnalyzerInfo, policy_config: Mapping[str, Any]
 
 ENUM_LISTED_IN_FULL = 8
 """An enum of at most this many values is listed in full when a value is not one of them; a longer one (the GPU
-catalog's 66 sizes) is shortened to the closest values."""
+catalog's sizes) is shortened to the closest values."""
 
 
 def _schema_message(err: jsonschema.ValidationError) -> str:

@@ -27,6 +27,7 @@ from typing import Any, TextIO
 
 from gpu_catalog import clock
 from gpu_catalog.problems import Problem, merge_problems, show
+from gpu_catalog.staleness import DEFAULT_MAX_AGE_DAYS, MAX_AGE_ENV, REFRESH_COMMAND, stale_facts
 from preflight.analyzer import PolicyConfigError, PolicyPackError, PolicyPackProcess, Violation
 from preflight.cost import BudgetConfigError, check_budget, estimate_cost, parse_budget
 from preflight.project import PreflightInputError, read_project
@@ -89,6 +90,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="check dates (Kubernetes and GPU operator lifecycles, size retirements) as of this day instead of today, "
         "e.g. to see what a stack needs before a planned date",
     )
+    parser.add_argument(
+        "--facts-max-age",
+        metavar="DAYS",
+        type=int,
+        default=None,
+        help=f"warn (advisory) about facts files whose sources were read more than DAYS ago (default "
+        f"${MAX_AGE_ENV} or {DEFAULT_MAX_AGE_DAYS}); refresh them with {REFRESH_COMMAND}",
+    )
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     parser.add_argument("--output", metavar="FILE", type=Path, help="write the report here instead of stdout")
     return parser
@@ -143,8 +152,29 @@ def _where(settings: StackSettings) -> str:
         return str(settings.stack_file)
 
 
+def facts_max_age(value: int | None) -> int:
+    """``--facts-max-age``, else ``$AGP_FACTS_MAX_AGE_DAYS``, else 90; raises PreflightInputError for a bad value."""
+    if value is None:
+        raw = os.environ.get(MAX_AGE_ENV)
+        if not raw:
+            return DEFAULT_MAX_AGE_DAYS
+        try:
+            value = int(raw)
+        except ValueError:
+            raise PreflightInputError(f"{MAX_AGE_ENV}={raw!r}: expected a whole number of days") from None
+    if value < 0:
+        raise PreflightInputError(f"--facts-max-age {value}: expected 0 or more days")
+    return value
+
+
+def staleness_warnings(max_age_days: int) -> list[str]:
+    """Advisory report lines for the facts files read more than ``max_age_days`` ago (never a violation)."""
+    return [s.message(max_age_days) for s in stale_facts(clock.today(), max_age_days)]
+
+
 def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
     """Everything but rendering; raises PreflightInputError, StackFileError, ProgramError, PolicyPackError."""
+    facts_max_age_days = facts_max_age(getattr(args, "facts_max_age", None))
     program_dir: Path = args.program.resolve()
     project = read_project(program_dir)  # fails early, naming Pulumi.yaml, when DIR is not a Python program
     stack_file: Path | None = args.config_file
@@ -227,7 +257,7 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
             pack.know_providers(run.resources)
             analysis = pack.analyze_many(run.resources)
             analysis.extend(pack.analyze_stack(run.resources))
-            warnings = notes + list(run.warnings)
+            warnings = notes + list(run.warnings) + staleness_warnings(facts_max_age_days)
             warnings += [f"policy pack: {m.message}" for m in pack.logs if m.severity in ("warning", "error")]
     except BaseException:
         cancel.set()  # the verdict is decided (an error): stop the program's process instead of waiting for it

@@ -156,13 +156,15 @@ def is_gpu_node_type(value: str | None) -> bool:
 
 
 def offered_by_databricks(size: GpuSize) -> bool:
-    """Azure Databricks offers the catalog size as a GPU node type (``support.databricks`` in the catalog)."""
-    return size.databricks_supported
+    """Azure Databricks offers the catalog size as a GPU node type, or no source says it does not
+    (``support.databricks`` ``offered`` or ``unconfirmed``): a refusal needs a source, and the only copies of the
+    Databricks GPU page read so far were cut off after its fifth family."""
+    return not size.databricks_refused
 
 
 def databricks_gpu_sizes() -> list[str]:
-    """Catalog sizes Azure Databricks offers as GPU node types, current ones only (for messages)."""
-    return sorted(s.name for s in default_catalog().sizes() if offered_by_databricks(s) and not s.is_retired())
+    """Catalog sizes a source lists as Azure Databricks GPU node types, current ones only (for messages)."""
+    return sorted(s.name for s in default_catalog().sizes() if s.databricks_supported and not s.is_retired())
 
 
 def accepted_node_types(

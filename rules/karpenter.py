@@ -145,7 +145,7 @@ def sku_series(name: str) -> str:
 def sku_gpu_name(name: str) -> str | None:
     """``karpenter.azure.com/sku-gpu-name``: the accelerator the size names (``A100``), ``None`` when it names none."""
     parts = name.split("_")
-    middle = parts[2:-1] if len(parts) >= 4 else []
+    middle = [p for p in (parts[2:-1] if len(parts) >= 4 else []) if p != p.lower()]  # not "xl", "flex", "noib"
     return middle[-1] if middle else None
 
 

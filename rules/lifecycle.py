@@ -174,11 +174,27 @@ def check_operator_platform(
         )
     missing = [image for image in images if not release.supports(image, minor)]
     if not missing:
-        return None
+        return check_operator_support(operator_version, facts)
     fits = [r.version for r in facts.releases if all(r.supports(image, minor) for image in images)]
     ranges = "; ".join(f"{image} {low}–{high}" for image, (low, high) in release.kubernetes.items())
     return (
         f"GPU operator {operator_version} is not validated on Kubernetes {minor} with {', '.join(missing)} "
         f"(NVIDIA's matrix for {operator_version}: {ranges}). Releases validated for it: "
         f"{', '.join(fits) or 'none known yet'}."
+    )
+
+
+def check_operator_support(operator_version: str, facts: OperatorFacts | None = None) -> str | None:
+    """A GPU operator release NVIDIA's life-cycle page marks "End of Support" (refused: no fixes of any kind reach
+    it); ``None`` for a Supported or Deprecated release, or one the facts do not know (reported by
+    :func:`check_operator_platform`)."""
+    facts = facts or load_operator_facts()
+    release = facts.get(operator_version)
+    if release is None or release.support != "end-of-support":
+        return None
+    current = [r.version for r in facts.releases if r.support == "supported"]
+    return (
+        f"GPU operator {operator_version} is past NVIDIA's end of support: the GPU operator life-cycle page lists its "
+        f'major release as "End of Support" (no longer supported, no patch releases, not even for CVEs). Pin a '
+        f'"Supported" release: {", ".join(current) or facts.default}.'
     )

@@ -171,24 +171,49 @@ def check_aks_supported(name: str, catalog: Catalog | None = None) -> SizeFindin
     )
 
 
+MIG_PROFILE_WIDTH: dict[str, int] = {"MIG1g": 1, "MIG2g": 2, "MIG3g": 3, "MIG4g": 4, "MIG7g": 7}
+"""Compute slices one instance of each AKS ``gpuInstanceProfile`` takes (Azure/AgentBaker PR #9065: AKS's node
+bootstrap creates ``floor(total slices / width)`` instances of the profile)."""
+
+
 def check_mig_profile(name: str, profile: str | None, catalog: Catalog | None = None) -> SizeFinding | None:
     """gpu-mig-profile-capable-size.
 
-    A MIG ``gpuInstanceProfile`` only on MIG-capable sizes (A100, H100, H200), and only a known profile, compared as
-    AKS compares it (case-insensitively: ``mig2g`` is ``MIG2g``)."""
+    A MIG ``gpuInstanceProfile`` only where AKS supports MIG (A100, H100, H200 sizes: the GPU supporting MIG is not
+    enough, e.g. NCv6's RTX PRO 6000 is exposed through SR-IOV), only a known profile, compared as AKS compares it
+    (case-insensitively: ``mig2g`` is ``MIG2g``), and only a profile whose slice width fits the GPU: AKS refuses a
+    profile wider than the VM's GPU capacity (Azure/AKS release notes 2026-08-07)."""
     if not profile:
         return None
     cat = _cat(catalog)
-    if canonical_mig_profile(profile) is None:
+    canonical = canonical_mig_profile(profile)
+    if canonical is None:
         return SizeFinding(
             name,
             f"gpuInstanceProfile {profile!r} is not an AKS MIG profile; allowed: {', '.join(MIG_PROFILES)}.",
         )
     size = cat.lookup(name)
-    if size is not None and size.mig_capable:
+    capable = sorted(s.name for s in cat.sizes() if s.aks_mig and not s.is_retired() and s.variant_of is None)
+    if size is not None and size.aks_mig:
+        width = MIG_PROFILE_WIDTH[canonical]
+        if size.mig_slices is not None and width > size.mig_slices:
+            fits = [p for p, w in MIG_PROFILE_WIDTH.items() if w <= size.mig_slices]
+            return SizeFinding(
+                name,
+                f"gpuInstanceProfile {canonical} does not fit {size.name} ({size.gpu_model}): one {canonical} "
+                f"instance takes {width} compute slices and the GPU has {size.mig_slices}, and AKS refuses a MIG "
+                f"profile wider than the VM's GPU capacity. Use one of: {', '.join(fits)}.",
+            )
         return None
-    capable = sorted(s.name for s in cat.sizes() if s.mig_capable and not s.is_retired())
     model = f" ({size.gpu_model})" if size is not None else ""
+    if size is not None and size.mig_capable:
+        sriov = "; NCv6 exposes its GPUs through SR-IOV" if "RTXPRO6000" in size.name.upper() else ""
+        return SizeFinding(
+            name,
+            f"gpuInstanceProfile {profile} needs a size AKS partitions with MIG: {size.name}{model} has a "
+            f"MIG-capable GPU, but AKS supports MIG on A100, H100 and H200 sizes only{sriov}. Remove the profile or "
+            f"use one of: {', '.join(capable)}.",
+        )
     return SizeFinding(
         name,
         f"gpuInstanceProfile {profile} needs a MIG-capable GPU, and {name}{model} is not one: only A100, H100 "

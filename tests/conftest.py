@@ -16,3 +16,9 @@ from gpu_catalog.clock import TODAY_ENV  # noqa: E402
 
 TEST_TODAY = "2026-11-30"
 os.environ[TODAY_ENV] = TEST_TODAY
+
+# The facts' age is advisory and depends on the day too: the suite reads it as "never stale" unless a test asks
+# (tests/test_staleness.py sets a maximum age itself).
+from gpu_catalog.staleness import MAX_AGE_ENV  # noqa: E402
+
+os.environ.setdefault(MAX_AGE_ENV, "36500")

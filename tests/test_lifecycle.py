@@ -14,6 +14,7 @@ from gpu_catalog.lifecycle import (
     LifecycleFactsError,
     default_gpu_operator_version,
     load_kubernetes_facts,
+    load_operator_facts,
     minor_of,
     supported_minors,
 )
@@ -130,3 +131,57 @@ def test_clock_is_pinned_for_tests_and_refuses_garbage(monkeypatch: pytest.Monke
         clock.today()
     monkeypatch.delenv(clock.TODAY_ENV)
     assert clock.today() == date.today()
+
+
+def test_kubernetes_1_34_is_past_end_of_life_and_creatable_only_under_lts() -> None:
+    # supported-kubernetes-versions.md (fb060abe): 1.34 end of life Nov 2026, LTS end of life Nov 2027
+    day = date(2026, 12, 1)
+    refused = check_kubernetes_version("1.34", today=day)
+    assert refused is not None and refused.message.startswith(
+        "Kubernetes 1.34 can no longer be created on AKS: its end of life was 2026-11-30 (today is 2026-12-01)"
+    )
+    assert "Long-term support keeps 1.34 creatable until 2027-11-30" in refused.message
+    assert check_kubernetes_version("1.34", today=day, tier="Premium", support_plan="AKSLongTermSupport") is None
+    assert check_kubernetes_version("1.34", today=date(2026, 11, 30)) is None  # its last day
+
+
+def test_kubernetes_1_37_is_creatable_but_has_no_operator_addon_or_karpenter_facts() -> None:
+    from gpu_catalog.kaito_presets import kaito_addon_version
+
+    day = date(2026, 12, 1)
+    assert check_kubernetes_version("1.37", today=day) is None  # AKS GA Oct 2026
+    minor = load_kubernetes_facts().get("1.37")
+    assert minor is not None and minor.karpenter is None
+    assert check_operator_platform("v26.7.0", "1.37", "Ubuntu") == (
+        "GPU operator v26.7.0 is not validated on Kubernetes 1.37 with Ubuntu 22.04, Ubuntu 24.04 (NVIDIA's matrix "
+        "for v26.7.0: Ubuntu 22.04 1.33–1.36; Ubuntu 24.04 1.32–1.36; Ubuntu 26.04 1.33–1.36). Releases validated "
+        "for it: none known yet."
+    )
+    assert kaito_addon_version("1.37") is None
+
+
+def test_karpenter_version_per_kubernetes_minor() -> None:
+    facts = load_kubernetes_facts()
+    assert {m: facts.get(m).karpenter for m in ("1.33", "1.34", "1.35", "1.36")} == {  # type: ignore[union-attr]
+        "1.33": "0.7.3-aks",
+        "1.34": "1.6.5-aks",
+        "1.35": "1.7.0-aks",
+        "1.36": "1.12.2-aks",
+    }
+
+
+def test_gpu_operator_past_end_of_support_is_refused_with_nvidias_words() -> None:
+    # life-cycle-policy.rst (187a4a5b): "25.10.x and lower" End of Support; 26.3.x Deprecated; the newest Supported
+    assert [r.support for r in load_operator_facts().releases] == [
+        "end-of-support",
+        "end-of-support",
+        "deprecated",
+        "supported",
+    ]
+    assert check_operator_platform("v25.10.1", "1.35", "Ubuntu") == (
+        "GPU operator v25.10.1 is past NVIDIA's end of support: the GPU operator life-cycle page lists its major "
+        'release as "End of Support" (no longer supported, no patch releases, not even for CVEs). Pin a "Supported" '
+        "release: v26.7.0."
+    )
+    assert check_operator_platform("v26.3.3", "1.35", "Ubuntu") is None  # Deprecated: still patched
+    assert check_operator_platform("v26.7.0", "1.36", "Ubuntu") is None

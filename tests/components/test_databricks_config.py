@@ -388,19 +388,17 @@ def test_single_node_group_cluster_leaves_the_profile_to_databricks():
     assert cfg.clusters[0].gpu_spark_conf() == {}
 
 
-def test_t4_is_not_a_databricks_node_type_any_more():
-    loc, msg = rejection(stack(nodeTypeId="Standard_NC4as_T4_v3"))
-    assert loc == ("clusters", 0, "nodeTypeId")
-    assert msg == (
-        "Value error, Standard_NC4as_T4_v3 (NVIDIA Tesla T4 16 GiB) is not offered by Azure Databricks as a GPU node "
-        f"type, so the cluster cannot be created. Allowed: {DATABRICKS_SIZES}"
-    )
+def test_t4_is_accepted_without_a_source_refusing_it():
+    # Databricks' GPU page was only ever read cut off after NVadsA10_v5: NCasT4_v3 is "unconfirmed", not refused
+    cfg = DatabricksConfig.model_validate(stack(nodeTypeId="Standard_NC4as_T4_v3"))
+    assert cfg.clusters[0].nodeTypeId == "Standard_NC4as_T4_v3"
+    assert cluster_problems(cfg.clusters[0]) == []
 
 
 def test_nc_v3_is_refused_even_before_retirement_checks():
     from gpu_catalog import default_catalog
 
-    assert default_catalog()["Standard_NC24s_v3"].databricks_supported is False
+    assert default_catalog()["Standard_NC24s_v3"].databricks == "not-offered"
     loc, _ = rejection(stack(nodeTypeId="Standard_NC24s_v3"))
     assert loc == ("clusters", 0, "nodeTypeId")
 

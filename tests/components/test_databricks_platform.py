@@ -165,7 +165,7 @@ def test_stacks_without_databricks_export_null():
             "dedicatedGroup needs Databricks Runtime 15.4 or above",
         ),
         (
-            {"nodeTypeId": "Standard_NC8as_T4_v3"},
+            {"nodeTypeId": "Standard_NV24ads_V710_v5"},
             "databricks.clusters[0].nodeTypeId",
             "not offered by Azure Databricks",
         ),

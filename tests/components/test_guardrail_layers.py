@@ -293,8 +293,15 @@ def test_bad_cluster_policy_config(setting: dict[str, Any], path: str) -> None:
 
 def test_cluster_policy_args_check_themselves() -> None:
     with pytest.raises(InvalidArgsError) as err:
-        DatabricksClusterPolicyArgs(policy_name="", gpu_floor="Standard_ND128isr_GB300_v6")
+        DatabricksClusterPolicyArgs(policy_name="", gpu_floor="Standard_NC1")
     assert [f.field for f in err.value.findings] == ["policy_name", "gpu_floor"]
+    # a GB300 floor is met by the GB300 sizes themselves (Databricks "unconfirmed", so not refused)
+    assert (
+        "Standard_ND128isr_GB300_v6"
+        in json.loads(DatabricksClusterPolicyArgs(policy_name="p", gpu_floor="Standard_ND128isr_GB300_v6").definition)[
+            "node_type_id"
+        ]["values"]
+    )
     assert json.loads(DatabricksClusterPolicyArgs(policy_name="p").definition) == cluster_policy_definition()
 
 

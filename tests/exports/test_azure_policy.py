@@ -369,15 +369,29 @@ def test_a_new_current_size_is_allowed_once_in_the_catalog(tmp_path: Path) -> No
     assert evaluate(policy_definition(today=today, catalog=cat), agent_pool("Standard_NC24ads_A100_v9")) is None
 
 
-def test_a_retirement_date_passing_changes_the_policy() -> None:
+def test_a_retirement_date_passing_changes_the_policy(tmp_path: Path) -> None:
     """Retirements are dated: the same catalog generates another list the day a size retires (floor NV12s_v3 so that
     the NVv3 sizes are not refused for their size)."""
     floor = "Standard_NV12s_v3"
-    before = allowed_sizes(floor, date(2026, 9, 29))
-    after = allowed_sizes(floor, date(2026, 9, 30))
+    doc = json.loads(CATALOG_PATH.read_text())
+    for row in doc["sizes"]:
+        if row.get("series") == "NVv3 M60":
+            row["lifecycle"]["status"] = "retiring"  # as the catalog had it before 2026-09-30
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps(doc))
+    cat = load_catalog(path)
+    before = allowed_sizes(floor, date(2026, 9, 29), cat)
+    after = allowed_sizes(floor, date(2026, 9, 30), cat)
     assert "Standard_NV12s_v3" in before
     assert "Standard_NV12s_v3" not in after
-    assert set(before) - set(after) == {"Standard_NV12s_v3", "Standard_NV24s_v3", "Standard_NV48s_v3"}
+    assert set(before) - set(after) == {
+        "Standard_NV12s_v3",
+        "Standard_NV24s_v3",
+        "Standard_NV48s_v3",
+        "Standard_NV12hs_v3",  # variants inherit their sibling's lifecycle
+        "Standard_NV24ms_v3",
+        "Standard_NV32ms_v3",
+    }
 
 
 def test_a_raised_floor_shrinks_the_list() -> None:

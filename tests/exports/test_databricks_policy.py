@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from exports.databricks_policy import allowed_node_types, cluster_policy_definition
-from gpu_catalog.catalog import CATALOG_PATH, default_catalog, load_catalog
+from gpu_catalog.catalog import CATALOG_PATH, Catalog, default_catalog, load_catalog
 from rules import findings
 from rules.databricks import DatabricksCluster, gpu_node_types, gpu_runtime, policy_refusals
 from tests.exports.databricks_policy_eval import UnsupportedLimitation, violations
@@ -167,7 +167,21 @@ def test_the_allowlist_is_what_the_databricks_rules_accept() -> None:
     )
     assert allowed_node_types() == accepted
     assert POLICY["node_type_id"] == {"type": "allowlist", "values": accepted}
-    assert "Standard_NC24ads_A100_v4" in accepted and "Standard_NC4as_T4_v3" not in accepted
+    assert "Standard_NC24ads_A100_v4" in accepted and "Standard_NC4as_T4_v3" in accepted  # T4: no source refuses it
+    assert "Standard_ND96isr_MI300X_v5" not in accepted
+
+
+def _gb300_retired() -> Catalog:
+    """The catalog with the GB300 sizes (the only ones at or above a GB300 floor) retired."""
+    import tempfile
+
+    doc = json.loads(CATALOG_PATH.read_text())
+    for row in doc["sizes"]:
+        if "GB300" in row["name"]:
+            row["lifecycle"].update(status="retired", retirementDate="2026-01-01", migrateTo=[])
+    path = Path(tempfile.mkdtemp()) / "catalog.json"
+    path.write_text(json.dumps(doc))
+    return load_catalog(path)
 
 
 def test_cost_tags_and_floor_are_parameters() -> None:
@@ -178,7 +192,7 @@ def test_cost_tags_and_floor_are_parameters() -> None:
     with pytest.raises(ValueError, match="cost tags"):
         cluster_policy_definition(cost_tags=[" "])
     with pytest.raises(ValueError, match="no GPU node type Azure Databricks offers"):
-        cluster_policy_definition(floor="Standard_ND128isr_GB300_v6")
+        cluster_policy_definition(floor="Standard_ND128isr_GB300_v6", today=date(2099, 1, 1), catalog=_gb300_retired())
 
 
 def test_a_catalog_change_adding_a_retired_size_changes_the_policy(tmp_path: Path) -> None:

@@ -66,12 +66,16 @@ def test_a_missing_worker_type_with_a_gpu_driver_rejected() -> None:
     ]
 
 
-def test_t4_which_databricks_no_longer_lists_is_rejected() -> None:
-    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, DATABRICKS_GPU)  # the shared fixture is on NC4as_T4_v3
-    assert [v.split(": ")[0] for v in outcome.violations] == ["nodeTypeId", "driverNodeTypeId"]
-    assert outcome.violations[0] == (
-        "nodeTypeId: Standard_NC4as_T4_v3 (NVIDIA Tesla T4 16 GiB) is not offered by Azure Databricks as a GPU node "
-        f"type, so the cluster cannot be created. Allowed: {ALLOWED}"
+def test_t4_is_not_refused_without_a_source() -> None:
+    # Every copy of learn.microsoft.com/azure/databricks/compute/gpu read was cut off after NVadsA10_v5: no source
+    # says NCasT4_v3 is not offered, so the rule does not refuse it (support.databricks "unconfirmed").
+    assert run_policy(POLICY, DATABRICKS_CLUSTER, DATABRICKS_GPU).violations == []  # the fixture is on NC4as_T4_v3
+
+
+def test_amd_size_refused_on_positive_evidence() -> None:
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DBX, nodeTypeId="Standard_ND96isr_MI300X_v5"))
+    assert outcome.violations[0].startswith(
+        "nodeTypeId: Standard_ND96isr_MI300X_v5 (AMD Instinct MI300X 192 GiB) is not offered by Azure Databricks"
     )
 
 
@@ -86,7 +90,8 @@ def test_nc_v3_is_rejected() -> None:
 
 
 def test_unknown_driver_type_named_and_the_worker_still_checked() -> None:
-    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, with_(DATABRICKS_GPU, driverNodeTypeId=UNKNOWN))
+    worker = with_(DATABRICKS_GPU, nodeTypeId="Standard_NC12s_v3", driverNodeTypeId=UNKNOWN)
+    outcome = run_policy(POLICY, DATABRICKS_CLUSTER, worker)
     assert [v.split(": ")[0] for v in outcome.violations] == ["nodeTypeId"]
     assert outcome.preview_unknown is not None
     assert outcome.preview_unknown.startswith("driverNodeTypeId can't be known during preview")

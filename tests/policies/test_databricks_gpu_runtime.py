@@ -52,7 +52,7 @@ def test_gpu_runtime_on_cpu_nodes_rejected() -> None:
     outcome = run_policy(POLICY, DATABRICKS_CLUSTER, props)
     assert outcome.violations == [
         "sparkVersion: 15.4.x-gpu-ml-scala2.12 is a GPU ML runtime but the node types are not GPU sizes: Databricks "
-        "refuses GPU runtimes on CPU nodes. Use GPU node types (e.g. Standard_NV36ads_A10_v5) or a CPU runtime (drop "
+        "refuses GPU runtimes on CPU nodes. Use GPU node types (e.g. Standard_NC4as_T4_v3) or a CPU runtime (drop "
         "'gpu-ml')."
     ]
 

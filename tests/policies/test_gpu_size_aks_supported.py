@@ -34,10 +34,16 @@ def test_unsupported_size_on_agent_pool_exact_message() -> None:
 
 
 def test_unsupported_size_in_cluster_profile() -> None:
-    profiles = [SYSTEM_PROFILE, {"name": "v710", "vmSize": "Standard_NV24ads_V710_v5", "count": 1.0}]
+    profiles = [SYSTEM_PROFILE, {"name": "v620", "vmSize": "Standard_NG32ads_V620_v1", "count": 1.0}]
     outcome = run_policy(POLICY, MANAGED_CLUSTER, with_(CLUSTER, agentPoolProfiles=profiles))
     assert len(outcome.violations) == 1
-    assert outcome.violations[0].startswith("agentPoolProfiles[1].vmSize: Standard_NV24ads_V710_v5")
+    assert outcome.violations[0].startswith("agentPoolProfiles[1].vmSize: Standard_NG32ads_V620_v1")
+
+
+def test_v710_is_in_aks_gpu_registry_and_accepted() -> None:
+    # Azure/karpenter-provider-azure pkg/utils/supported-gpus.yaml lists the NVads V710 v5 sizes (AMD, Ubuntu)
+    profiles = [SYSTEM_PROFILE, {"name": "v710", "vmSize": "Standard_NV24ads_V710_v5", "count": 1.0}]
+    assert run_policy(POLICY, MANAGED_CLUSTER, with_(CLUSTER, agentPoolProfiles=profiles)).violations == []
 
 
 def test_not_applied_to_databricks_or_kaito() -> None:

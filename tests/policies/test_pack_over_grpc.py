@@ -170,7 +170,7 @@ def test_invalid_policy_config_is_rejected_before_it_reaches_the_pack(pack: Poli
     )
     # 66 catalog sizes: the closest ones, not all of them.
     assert second == (
-        "gpu-size-minimum.minimumSize: 'Standard_NC6s_v9' is not one of the 66 allowed values; closest: "
+        "gpu-size-minimum.minimumSize: 'Standard_NC6s_v9' is not one of the 112 allowed values; closest: "
         "Standard_NC6s_v3, Standard_NC6s_v2, Standard_NC6."
     )
     # nothing was sent: the default floor still applies

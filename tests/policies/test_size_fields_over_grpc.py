@@ -27,7 +27,7 @@ REFUSED = {
     "gpu-size-not-retired": "Standard_NC6s_v3",
     "gpu-size-known": "Standard_NC99zz_v9",
     "gpu-size-minimum": "Standard_NV6ads_A10_v5",
-    "gpu-size-aks-supported": "Standard_NC128ds_xl_RTXPRO6000BSE_v6",  # NVIDIA RTX PRO 6000: fine on a VM, not on AKS
+    "gpu-size-aks-supported": "Standard_NG32ads_V620_v1",  # AMD V620: fine on a VM, not in AKS's GPU registry
 }
 OWN_RULES = {"aks", "databricks", "kaito"}
 """Families with rules of their own (AKS pool, Databricks, KAITO policies), which these bare fixtures do not satisfy;

@@ -75,10 +75,11 @@ def test_node_types() -> None:
 
 
 def test_node_types_offered_by_databricks() -> None:
-    t4 = dbx.gpu_node_types(with_(GPU, node_type="Standard_NC4as_T4_v3"))
-    assert fields(t4) == ["nodeTypeId", "driverNodeTypeId"]  # the driver defaults to the worker type
-    assert isinstance(t4, list) and t4[0].message == (
-        "Standard_NC4as_T4_v3 (NVIDIA Tesla T4 16 GiB) is not offered by Azure Databricks as a GPU node type, so the "
+    assert dbx.gpu_node_types(with_(GPU, node_type="Standard_NC4as_T4_v3")) == []  # unconfirmed: not refused
+    nc_v3 = dbx.gpu_node_types(with_(GPU, node_type="Standard_NC12s_v3"))
+    assert fields(nc_v3) == ["nodeTypeId", "driverNodeTypeId"]  # the driver defaults to the worker type
+    assert isinstance(nc_v3, list) and nc_v3[0].message == (
+        "Standard_NC12s_v3 (NVIDIA Tesla V100 16 GiB) is not offered by Azure Databricks as a GPU node type, so the "
         f"cluster cannot be created. {ALLOWED}"
     )
     assert (
@@ -170,7 +171,7 @@ def test_gpu_runtime_on_cpu_nodes() -> None:
         Finding(
             "sparkVersion",
             "15.4.x-gpu-ml-scala2.12 is a GPU ML runtime but the node types are not GPU sizes: Databricks refuses GPU "
-            "runtimes on CPU nodes. Use GPU node types (e.g. Standard_NV36ads_A10_v5) or a CPU runtime (drop "
+            "runtimes on CPU nodes. Use GPU node types (e.g. Standard_NC4as_T4_v3) or a CPU runtime (drop "
             "'gpu-ml').",
         )
     ]

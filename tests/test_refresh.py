@@ -1,0 +1,139 @@
+"""python -m gpu_catalog.refresh on vendored upstream snapshots (tests/refresh_snapshots/README.md)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gpu_catalog import refresh
+from gpu_catalog.catalog import CATALOG_PATH, load_catalog
+
+SNAPSHOTS = Path(__file__).parent / "refresh_snapshots"
+TODAY = SNAPSHOTS / "today"
+PLANTED = SNAPSHOTS / "planted"
+
+
+def every_input(folder: Path) -> list[str]:
+    return [
+        "--aks-gpu-registry",
+        str(folder / "supported-gpus.yaml"),
+        "--kaito-models",
+        str(TODAY / "supported_models.yaml"),
+        "--aks-versions",
+        str(folder / "supported-kubernetes-versions.md"),
+        "--gpu-operator-platform",
+        str(TODAY / "platform-support.rst"),
+        "--gpu-operator-release",
+        "v26.7.0",
+        "--gpu-operator-lifecycle",
+        str(TODAY / "life-cycle-policy.rst"),
+    ]
+
+
+@pytest.fixture
+def facts_copy(tmp_path: Path) -> Path:
+    """A copy of catalog.json and facts/ to write into."""
+    shutil.copy(CATALOG_PATH, tmp_path / "catalog.json")
+    shutil.copytree(CATALOG_PATH.parent / "facts", tmp_path / "facts")
+    return tmp_path
+
+
+def test_snapshots_equal_to_todays_facts_report_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert refresh.main([*every_input(TODAY), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["differences"] == 0
+    assert [f["factsFile"] for f in out["files"]] == [
+        "gpu_catalog/catalog.json",
+        "gpu_catalog/facts/kaito.json",
+        "gpu_catalog/facts/aks_kubernetes.json",
+        "gpu_catalog/facts/gpu_operator.json",
+        "gpu_catalog/facts/gpu_operator.json",
+    ]
+
+
+def test_planted_differences_and_nothing_else(capsys: pytest.CaptureFixture[str]) -> None:
+    assert refresh.main([*every_input(PLANTED), "--format", "json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    changes = {
+        (f["factsFile"], kind, c["key"], json.dumps(c["facts"]), json.dumps(c["upstream"]))
+        for f in out["files"]
+        for kind in ("added", "removed", "changed")
+        for c in f[kind]
+    }
+    assert changes == {
+        (
+            "gpu_catalog/catalog.json",
+            "added",
+            "standard_nc40ads_h200_v5",
+            "null",
+            '{"gpu": "nvidia", "os": ["ubuntu"]}',
+        ),
+        (
+            "gpu_catalog/catalog.json",
+            "removed",
+            "Standard_ND40s_v3",
+            '{"gpu": "nvidia", "os": ["ubuntu", "windows", "azurelinux", "azurelinux3"]}',
+            "null",
+        ),
+        ("gpu_catalog/facts/aks_kubernetes.json", "changed", "versions[1.37].endOfLife", '"2027-10"', '"2027-11"'),
+    }
+
+
+def test_text_report(capsys: pytest.CaptureFixture[str]) -> None:
+    assert refresh.main(["--aks-gpu-registry", str(PLANTED / "supported-gpus.yaml")]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "gpu_catalog/catalog.json <- Azure/karpenter-provider-azure pkg/utils/supported-gpus.yaml: 1 added, 1 removed, "
+        "0 changed",
+        '  + standard_nc40ads_h200_v5: {"gpu": "nvidia", "os": ["ubuntu"]}  (not in the catalog: add a hand-written '
+        "row (or a variantOf row))",
+        '  - Standard_ND40s_v3: {"gpu": "nvidia", "os": ["ubuntu", "windows", "azurelinux", "azurelinux3"]}',
+    ]
+
+
+def test_write_updates_facts_keeps_sources_and_notes(facts_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before_k8s = json.loads((facts_copy / "facts/aks_kubernetes.json").read_text())
+    args = [*every_input(PLANTED), "--write", "--facts-root", str(facts_copy)]
+    args += ["--commit", "MicrosoftDocs/azure-aks-docs=0123abcd"]
+    assert refresh.main(args) == 1
+    capsys.readouterr()
+    k8s = json.loads((facts_copy / "facts/aks_kubernetes.json").read_text())
+    assert next(v for v in k8s["versions"] if v["minor"] == "1.37")["endOfLife"] == "2027-11"
+    assert len(k8s["sources"]) == len(before_k8s["sources"])  # every recorded source kept
+    page = k8s["sources"][0]
+    assert (page["commit"], page["read"], page["facts"]) == (
+        "0123abcd",
+        "2026-11-30",
+        before_k8s["sources"][0]["facts"],
+    )
+    assert k8s["sourcesRead"] == "2026-11-30" and k8s["dateRule"] == before_k8s["dateRule"]
+    catalog = load_catalog(facts_copy / "catalog.json")
+    assert catalog["Standard_ND40s_v3"].aks_registry_os is None  # dropped upstream: the entry goes, the row stays
+    assert "standard_nc40ads_h200_v5" not in catalog  # no hardware facts upstream: reported, never invented
+    assert catalog["Standard_ND40s_v3"].aks_note == load_catalog()["Standard_ND40s_v3"].aks_note
+    # written facts equal to the planted snapshots: a second run reports only the size that needs a row
+    assert refresh.main([*every_input(PLANTED), "--facts-root", str(facts_copy), "--format", "json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["differences"] == 1 and out["files"][0]["added"][0]["key"] == "standard_nc40ads_h200_v5"
+
+
+def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert refresh.main([]) == 2
+    assert refresh.main(["--gpu-operator-platform", str(TODAY / "platform-support.rst")]) == 2
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("- just a list\n")
+    assert refresh.main(["--aks-gpu-registry", str(bad)]) == 2
+    assert "expected a map of size name to {gpu, os}" in capsys.readouterr().err
+
+
+def test_lifecycle_status_reading() -> None:
+    rows = refresh.read_operator_lifecycle(TODAY / "life-cycle-policy.rst")
+    assert rows == [("26.6", "supported", False), ("26.3", "deprecated", False), ("25.10", "end-of-support", True)]
+    assert [refresh.lifecycle_status(rows, v) for v in ("v26.7.0", "v26.3.3", "v25.10.1", "v25.3.4")] == [
+        "supported",
+        "deprecated",
+        "end-of-support",
+        "end-of-support",
+    ]
