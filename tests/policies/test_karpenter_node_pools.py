@@ -94,15 +94,16 @@ def test_an_open_requirement_is_resolved_through_the_catalog_in_one_message_per_
     )
     [retired] = run_policy(gpu_size_not_retired.POLICY, NODE_POOL, props).violations
     assert retired.startswith(
-        "spec.template.spec.requirements: NodePool 'infer' admits 23 sizes this policy refuses: Standard_NV4as_v4, "
-        "Standard_NV8as_v4, Standard_NV16as_v4, Standard_NC6s_v2, Standard_NV32as_v4 and 18 more. The first: "
+        "spec.template.spec.requirements: NodePool 'infer' admits 44 sizes this policy refuses: Standard_NV4as_v4, "
+        "Standard_NV8as_v4, Standard_NV16as_v4, Standard_NC6s_v2, Standard_NV32as_v4 and 39 more. The first: "
         "Standard_NV4as_v4 (AMD Radeon Instinct MI25 16 GiB) was retired by Microsoft on 2026-09-30"
     )
     assert "Standard_NC6 " not in retired and "Standard_NC6," not in retired
     [nvv4] = run_policy(gpu_size_no_nvv4.POLICY, NODE_POOL, props).violations
     assert nvv4.startswith(
-        "spec.template.spec.requirements: NodePool 'infer' admits 4 sizes this policy refuses: Standard_NV4as_v4, "
-        "Standard_NV8as_v4, Standard_NV16as_v4, Standard_NV32as_v4. The first: Standard_NV4as_v4 is an NVv4 size"
+        "spec.template.spec.requirements: NodePool 'infer' admits 8 sizes this policy refuses: Standard_NV4as_v4, "
+        "Standard_NV8as_v4, Standard_NV16as_v4, Standard_NV32as_v4, Standard_NV16ahs_v4 and 3 more. The first: "
+        "Standard_NV4as_v4 is an NVv4 size"
     )
 
 

@@ -92,10 +92,10 @@ def test_an_unconstrained_example_gets_exactly_one_advisory_finding(name: str) -
     [message] = found["advisory gpu-nodepool-constrains-gpus"]
     nodepool = "ephemeral-disk-pool" if name == "aksnodeclass-ephemeral-disk" else "default"
     assert message.startswith(
-        f"spec.template.spec.requirements: NodePool '{nodepool}' does not constrain GPUs: its requirements admit 50 "
-        "GPU sizes that Karpenter on AKS can launch (karpenter-provider-azure's GPU registry), and 30 of them are "
-        "refused by the size rules (22 retired, 24 below the floor Standard_NC6s_v3, 5 not supported by AKS): "
-        "Standard_NC6, Standard_NC12, Standard_NC6s_v2, Standard_NC6s_v3, Standard_NC24 and 25 more. A pending pod "
+        f"spec.template.spec.requirements: NodePool '{nodepool}' does not constrain GPUs: its requirements admit 89 "
+        "GPU sizes that Karpenter on AKS can launch (karpenter-provider-azure's GPU registry), and 43 of them are "
+        "refused by the size rules (30 retired, 39 below the floor Standard_NC6s_v3): "
+        "Standard_NC6, Standard_NC12, Standard_NC6s_v2, Standard_NC6s_v3, Standard_NC24 and 38 more. A pending pod "
         "that requests nvidia.com/gpu makes Karpenter create whichever of them fits, on a node without the "
         "nvidia.com/gpu taint (so ordinary pods share the GPU VM). "
     )
@@ -136,12 +136,12 @@ def test_the_managed_gpu_example_is_still_refused_one_message_per_policy() -> No
     assert all(len(messages) == 1 for messages in found.values()), found
     [minimum] = found["mandatory gpu-size-minimum"]
     assert minimum.startswith(
-        "spec.template.spec.requirements: NodePool 'managed-gpu-np' admits 21 sizes this policy refuses: "
-        "Standard_NC6, Standard_NC12, Standard_NC6s_v2, Standard_NC24, Standard_NC12s_v2 and 16 more. The first: "
+        "spec.template.spec.requirements: NodePool 'managed-gpu-np' admits 39 sizes this policy refuses: "
+        "Standard_NC6, Standard_NC12, Standard_NC6s_v2, Standard_NC24, Standard_NC12s_v2 and 34 more. The first: "
         "Standard_NC6 (NVIDIA Tesla K80"
     )
     [retired] = found["mandatory gpu-size-not-retired"]
-    assert retired.startswith("spec.template.spec.requirements: NodePool 'managed-gpu-np' admits 22 sizes")
+    assert retired.startswith("spec.template.spec.requirements: NodePool 'managed-gpu-np' admits 39 sizes")
     [limits] = found["mandatory gpu-nodepool-limits"]
     assert limits.startswith("spec.limits: NodePool 'managed-gpu-np' (")
     assert "sets no spec.limits['nvidia.com/gpu']" in limits

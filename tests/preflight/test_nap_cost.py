@@ -102,7 +102,7 @@ def test_a_node_pool_that_does_not_constrain_gpus_is_priced_as_cpu_capacity_with
         assert line.priced and estimate.monthly_max == 0.0 and estimate.unpriced_lines == []
         assert line.note == (
             "no requirement on GPUs: priced as CPU capacity, which this GPU estimate leaves out; a pod that requests "
-            "nvidia.com/gpu could still make Karpenter create any of the 50 GPU sizes it can launch "
+            "nvidia.com/gpu could still make Karpenter create any of the 89 GPU sizes it can launch "
             "(gpu-nodepool-constrains-gpus)"
         )
 

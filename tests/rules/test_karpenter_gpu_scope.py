@@ -80,11 +80,16 @@ def test_launchable_sizes_follow_karpenter_provider_azures_gpu_registry() -> Non
     assert facts.launchable_gpu_size("Standard_NC6_Promo") and facts.launchable_gpu_size("STANDARD_NC4AS_T4_V3")
     everything = nodepool_sizes([])
     launchable = launchable_sizes(everything)
-    assert (len(everything.admitted), len(launchable)) == (66, 50)
+    assert (len(everything.admitted), len(launchable)) == (
+        112,
+        89,
+    )  # the catalog after issue 21 holds every registry name
     left_out = sorted(set(everything.admitted) - set(launchable))
     assert left_out == sorted(
         [
             *(f"Standard_NV{n}as_v4" for n in (4, 8, 16, 32)),  # NVv4: not in the registry
+            *(f"Standard_NV{n}ahs_v4" for n in (4, 8, 16, 32)),
+            *(f"Standard_NV{n}_v3" for n in ("12hs", "24ms", "32ms")),  # NVv3 variants (retired)
             *(f"Standard_NG{n}_V620_v1" for n in ("8ads", "16ads", "32ads", "32adms")),
             *(f"Standard_NC{n}_xl_RTXPRO6000BSE_v6" for n in ("128ds", "128lds", "256ds", "256lds", "320ds", "320lds")),
             "Standard_NCC40ads_H100_v5",
@@ -97,10 +102,10 @@ def test_the_unconstrained_finding_names_counts_first_sizes_why_and_the_fix() ->
     finding = unconstrained_gpus("default", nodepool_sizes([]), gpu_tainted=False, today=DAY)
     assert finding.field == "requirements"
     assert finding.message == (
-        "NodePool 'default' does not constrain GPUs: its requirements admit 50 GPU sizes that Karpenter on AKS can "
-        "launch (karpenter-provider-azure's GPU registry), and 30 of them are refused by the size rules (22 retired, "
-        "24 below the floor Standard_NC6s_v3, 5 not supported by AKS): Standard_NC6, Standard_NC12, "
-        "Standard_NC6s_v2, Standard_NC6s_v3, Standard_NC24 and 25 more. A pending pod that requests nvidia.com/gpu "
+        "NodePool 'default' does not constrain GPUs: its requirements admit 89 GPU sizes that Karpenter on AKS can "
+        "launch (karpenter-provider-azure's GPU registry), and 43 of them are refused by the size rules (30 retired, "
+        "39 below the floor Standard_NC6s_v3): Standard_NC6, Standard_NC12, "
+        "Standard_NC6s_v2, Standard_NC6s_v3, Standard_NC24 and 38 more. A pending pod that requests nvidia.com/gpu "
         "makes Karpenter create whichever of them fits, on a node without the nvidia.com/gpu taint (so ordinary pods "
         "share the GPU VM). Add the requirement {key: karpenter.azure.com/sku-family, operator: NotIn, values: [N]} "
         "to keep GPUs out of this NodePool, or pin its GPU sizes, e.g. {key: karpenter.azure.com/sku-name, "
