@@ -50,6 +50,14 @@ from rules.karpenter import (
     gpu_nodepool_limits,
     resolve_sizes,
 )
+from rules.node_stack import (
+    DEVICE_PLUGIN_CHART,
+    GPU_OPERATOR,
+    GpuNode,
+    NodeStack,
+    node_stack_findings,
+    platform_node_stack,
+)
 from rules.resource_types import KARPENTER_NODE_POOL
 from rules.sizes import DEFAULT_FLOOR
 
@@ -57,8 +65,10 @@ from .contract import NapGpuPoolContract, Scheduling
 from .gpu_node_pool import (
     POOL_LABEL,
     GpuSharing,
+    PoolDevicePlugin,
     PoolGpuOperator,
     SharedPool,
+    _rule_sharing,
     base_node_labels,
     shared_scheduling,
     taint_tolerations,
@@ -104,6 +114,10 @@ class NapGpuPoolArgs:
     tags: Mapping[str, str] = field(default_factory=dict)
     """Azure tags of the VMs NAP creates (AKSNodeClass ``tags``)."""
     gpu_operator: PoolGpuOperator | None = None
+    device_plugin: PoolDevicePlugin | None = None
+    """The nvidia-device-plugin chart on the cluster (when the GPU operator is off)."""
+    kaito_addon: bool = False
+    """The cluster runs the KAITO add-on (its device-plugin DaemonSet lands where it tolerates the taints)."""
     gpu_floor: str = DEFAULT_FLOOR
 
     def __post_init__(self) -> None:
@@ -112,6 +126,31 @@ class NapGpuPoolArgs:
     @property
     def operator_managed(self) -> bool:
         return self.gpu_operator is not None
+
+    @property
+    def manager(self) -> str | None:
+        """The device plugin the platform deploys for the pool's nodes (:attr:`GpuPoolSpec.manager`)."""
+        if self.gpu_operator is not None:
+            return GPU_OPERATOR
+        return DEVICE_PLUGIN_CHART if self.device_plugin is not None else None
+
+    def node_stack(self) -> NodeStack:
+        """The software stack of the pool's nodes, for the smallest allowed size (:mod:`rules.node_stack`)."""
+        gpus = min((max(int(s.gpu_count), 1) for s in _sizes(self)), default=1)
+        return platform_node_stack(
+            GpuNode(
+                where=self.name,
+                os="Linux",
+                gpus=gpus,
+                taints=self.taints,
+                labels=node_labels(self),
+                driver="operator" if self.driver_skipped else "aks",
+            ),
+            manager=self.manager,
+            mig_strategy="single" if self.manager is not None else "none",
+            sharing=_rule_sharing(self.sharing),
+            kaito_addon=self.kaito_addon,
+        )
 
     @property
     def gpu_mode(self) -> str:
@@ -143,7 +182,6 @@ def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:
             time_slicing=args.sharing.mode == "timeSlicing",
             mps=args.sharing.mode == "mps",
             mig_profile=None,
-            operator=operator,
             mig_strategy=args.gpu_operator.mig_strategy if args.gpu_operator is not None else "single",
         )
     found += pool_taints(args.taints)
@@ -155,6 +193,9 @@ def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:
         found += [
             Finding(name, f"{v!r} is not allowed; allowed: {', '.join(allowed)}.") for v in value if v not in allowed
         ]
+    if args.sizes and not any(f.field == "taints" for f in found):
+        fix = "Enable the GPU operator or the nvidia-device-plugin chart for the NodePool."
+        found += node_stack_findings(args.node_stack(), fix=fix)
     return found
 
 
@@ -164,7 +205,7 @@ def _sizes(args: NapGpuPoolArgs) -> list[GpuSize]:
 
 
 def node_labels(args: NapGpuPoolArgs) -> dict[str, str]:
-    return base_node_labels(args.labels, args.name, operator_managed=args.operator_managed, sharing=args.sharing)
+    return base_node_labels(args.labels, args.name, plugin_managed=args.manager is not None, sharing=args.sharing)
 
 
 def node_class_manifest(args: NapGpuPoolArgs) -> dict[str, Any]:
@@ -217,18 +258,20 @@ def node_pool_manifest(args: NapGpuPoolArgs) -> dict[str, Any]:
 
 
 def scheduling(args: NapGpuPoolArgs) -> Scheduling:
-    """Node selector, tolerations and the resource a pod requests to land on the pool. ``allocatable_per_node`` is
-    what the smallest allowed size advertises (Karpenter may choose a larger one)."""
-    gpus = min((max(int(s.gpu_count), 1) for s in _sizes(args)), default=1)
+    """Node selector, tolerations and the resource a pod requests to land on the pool, read off the node stack.
+    ``allocatable_per_node`` is what the smallest allowed size advertises (Karpenter may choose a larger one)."""
+    stack = args.node_stack()
     shared = shared_scheduling(GPU_RESOURCE, args.sharing)
+    advertised = stack.advertised[0] if stack.advertised else None
     return Scheduling(
         node_selector={POOL_LABEL: args.name},
         tolerations=taint_tolerations(args.taints),
-        resource_name=shared.resource_name,
+        resource_name=advertised.resource if advertised is not None else GPU_RESOURCE,
         sharing=shared.mode,
         replicas=shared.replicas,
         mps_active_thread_percentage=shared.mps_active_thread_percentage,
-        allocatable_per_node=gpus * shared.replicas,
+        allocatable_per_node=advertised.per_node if advertised is not None else 0,
+        device_plugin=stack.plugins[0].plugin if len(stack.plugins) == 1 else None,
     )
 
 
@@ -269,7 +312,7 @@ class NapGpuPool(pulumi.ComponentResource):
         self.contract = pool_contract(args)
         self.shared = (
             SharedPool(resource_name=GPU_RESOURCE, sharing=args.sharing)
-            if args.sharing is not None and args.operator_managed
+            if args.sharing is not None and args.manager is not None
             else None
         )
         node_class = node_class_manifest(args)

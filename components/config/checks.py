@@ -33,6 +33,7 @@ from rules.aks import (
 )
 from rules.budget import budget_shape
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
+from rules.node_stack import KAITO_ADDON, node_stack_findings, pool_node_stack
 from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
 from ..databricks_config import cluster_policy_problems, databricks_stack_problems
@@ -48,15 +49,16 @@ from .nap import nap_problems  # after .models: models imports nap last
 # --------------------------------------------------------------------------------------------------- semantics
 
 
-def azure_pool_name(pool: GpuPoolConfig, driver: str) -> str:
-    """The Azure agent-pool name: prefix of the logical name + a stable hash of the create-time fields."""
+def azure_pool_name(pool: GpuPoolConfig, driver: str, taints: list[str]) -> str:
+    """The Azure agent-pool name: prefix of the logical name + a stable hash of the create-time fields (``taints``:
+    the pool's resolved taints, :meth:`StackConfig.pool_taints`)."""
     immutable = {
         "name": pool.name,
         "vmSize": pool.vmSize.lower(),
         "os": pool.os,
         "migProfile": pool.migProfile,
         "driver": driver,
-        "taints": sorted(pool.taints),
+        "taints": sorted(taints),
         "zones": sorted(pool.zones),
         "spot": pool.spot,
         "maxPods": pool.maxPods,
@@ -71,7 +73,6 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
     """Every cross-field problem of one GPU pool. Also called by ``GpuNodePool`` at construction."""
     at = f"gpuPools[{index}]"
     problems: list[Problem] = []
-    windows = pool.os == "Windows"
     facts = pool_facts(cfg, pool)
     operator = operator_facts(cfg)
 
@@ -88,8 +89,7 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
     mig = check_mig_profile(pool.vmSize, pool.migProfile)
     if mig is not None:
         problems.append(Problem(f"{at}.migProfile", mig.message))
-    if mig is None or windows:
-        problems.extend(_at(at, mig_pool(facts, pool.migProfile, operator)))
+    problems.extend(_at(at, mig_pool(facts, pool.migProfile)))
 
     # AMD GPUs: none of the NVIDIA stack applies.
     for field, finding in check_amd_features(
@@ -138,19 +138,40 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
                     time_slicing=pool.sharing.timeSlicing is not None,
                     mps=pool.sharing.mps is not None,
                     mig_profile=pool.migProfile,
-                    operator=operator,
-                    mig_strategy=cfg.gpuOperator.migStrategy,
+                    mig_strategy=cfg.plugin_mig_strategy,
                 ),
             )
         )
 
     # Taints and labels.
-    problems.extend(_at(at, pool_taints(tuple(pool.taints))))
+    taints = tuple(cfg.pool_taints(pool))
+    taint_problems = pool_taints(taints)
+    problems.extend(_at(at, taint_problems))
     for key, value in pool.labels.items():
         path = f"{at}.{key_path(['labels', key])}"
         for problem in (node_label_key_problem(key), label_value_problem(value)):
             if problem is not None:
                 problems.append(Problem(path, problem))
+
+    # What runs on the nodes: exactly one device plugin, and something a pod can request.
+    size = default_catalog().lookup(pool.vmSize)
+    if size is not None and mig is None and not taint_problems:
+        stack = pool_node_stack(
+            pool.name,
+            os=pool.os,
+            gpus=int(size.gpu_count),
+            whole_gpu_memory_gib=size.whole_gpu_memory_gib,
+            taints=taints,
+            spot=pool.spot,
+            sharing=pool.sharing.node_sharing if pool.sharing is not None else None,
+            driver_skipped=cfg.pool_driver(pool) == "operator",
+            mig_profile=pool.migProfile,
+            manager=cfg.pool_device_plugin(pool),
+            mig_strategy=cfg.plugin_mig_strategy,
+            kaito_addon=cfg.kaito_addon,
+        )
+        key = f"{at}.taints" if any(p.plugin == KAITO_ADDON for p in stack.plugins) else at
+        problems.extend(Problem(key, f.message) for f in node_stack_findings(stack))
     return problems
 
 
@@ -164,7 +185,7 @@ def pool_facts(cfg: StackConfig, pool: GpuPoolConfig) -> rules_aks.GpuPool:
         driver_skipped=cfg.pool_driver(pool) == "operator",
         autoscaling=pool.autoscaling,
         min_count=pool.effective_min_count,
-        taints=tuple(pool.taints),
+        taints=tuple(cfg.pool_taints(pool)),
     )
 
 
@@ -242,7 +263,7 @@ def semantic_problems(cfg: StackConfig) -> list[Problem]:
 
     owners: dict[str, int] = {}
     for i, pool in enumerate(cfg.gpuPools):
-        azure_name = azure_pool_name(pool, cfg.pool_driver(pool))
+        azure_name = azure_pool_name(pool, cfg.pool_driver(pool), cfg.pool_taints(pool))
         if azure_name in owners and cfg.gpuPools[owners[azure_name]].name != pool.name:
             problems.append(
                 Problem(
