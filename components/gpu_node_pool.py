@@ -57,6 +57,7 @@ from rules.aks import (
 from rules.lifecycle import check_operator_platform
 from rules.node_stack import (
     DEVICE_PLUGIN_CHART,
+    EXTERNAL,
     GPU_OPERATOR,
     GPU_RESOURCE,
     NodeStack,
@@ -192,6 +193,9 @@ class GpuPoolSpec:
     """The NVIDIA GPU operator on the cluster; ``None``: none runs."""
     device_plugin: PoolDevicePlugin | None = None
     """The nvidia-device-plugin chart on the cluster (when the GPU operator is off); ``None``: none runs."""
+    external_device_plugin: bool = False
+    """A device plugin installed outside this program serves the pool (neither the operator nor the chart is on the
+    cluster): the node-stack rule then takes its word for it instead of refusing a pool with no plugin."""
     kaito_addon: bool = False
     """The cluster runs the KAITO add-on, whose own device-plugin DaemonSet lands on every node whose taints it
     tolerates (``gpu_catalog/facts/device_plugins.json``)."""
@@ -221,7 +225,9 @@ class GpuPoolSpec:
             return None
         if self.gpu_operator is not None:
             return GPU_OPERATOR
-        return DEVICE_PLUGIN_CHART if self.device_plugin is not None else None
+        if self.device_plugin is not None:
+            return DEVICE_PLUGIN_CHART
+        return EXTERNAL if self.external_device_plugin else None
 
     @property
     def mig_strategy(self) -> MigStrategy:

@@ -249,12 +249,22 @@ def node_pool_manifest(args: NapGpuPoolArgs) -> dict[str, Any]:
         disruption["budgets"] = [dict(b) for b in args.budgets]
     spec: dict[str, Any] = {
         "template": {"metadata": {"labels": node_labels(args)}, "spec": template_spec},
-        "limits": {GPU_LIMIT: str(args.gpu_limit)},
+        "limits": {GPU_LIMIT: str(karpenter_gpu_units(args))},
         "disruption": disruption,
     }
     if args.weight is not None:
         spec["weight"] = args.weight
     return {"metadata": {"name": args.name, "labels": {"app.kubernetes.io/managed-by": "pulumi"}}, "spec": spec}
+
+
+def karpenter_gpu_units(args: NapGpuPoolArgs) -> int:
+    """``limits["nvidia.com/gpu"]`` in the units Karpenter counts: a running node counts what its device plugin
+    advertises (time-slicing / MPS replicas included), a node still launching counts its physical GPUs
+    (kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/state/statenode.go`` ``Capacity()``; karpenter-provider-azure
+    v1.14.2 ``instancetype.go`` sizes instance types by physical GPUs, issue kubernetes-sigs/karpenter #729). So a
+    shared pool's limit is ``gpu_limit`` × replicas: at steady state it holds ``gpu_limit`` physical GPUs, and in a
+    burst of new nodes (each pod taken to need a whole GPU) up to ``gpu_limit`` × replicas physical GPUs."""
+    return args.gpu_limit * (args.sharing.replicas if args.sharing is not None else 1)
 
 
 def scheduling(args: NapGpuPoolArgs) -> Scheduling:

@@ -41,12 +41,15 @@ GPU_OPERATOR = "gpu-operator"
 DEVICE_PLUGIN_CHART = "nvidia-device-plugin"
 KAITO_ADDON = "kaito-addon"
 AKS_WINDOWS = "aks-windows"
+EXTERNAL = "external"
+"""A device plugin installed outside the program that says so (it serves the pool; the model trusts that)."""
 
 PLUGIN_TITLES: dict[str, str] = {
     GPU_OPERATOR: "the NVIDIA GPU operator's device plugin",
     DEVICE_PLUGIN_CHART: "the nvidia-device-plugin chart",
     KAITO_ADDON: "the KAITO add-on's device plugin",
     AKS_WINDOWS: "AKS's Windows GPU device plugin",
+    EXTERNAL: "the device plugin installed outside this program",
 }
 
 GPU_RESOURCE = FACTS.gpu_resource
@@ -394,6 +397,10 @@ OPERATOR_DEFAULT_TOLERATION = Toleration("nvidia.com/gpu", "Exists", None, "NoSc
 ``daemonsets.tolerations``); the platform adds every managed pool's taints to it."""
 
 
+def _rest(ds: PluginDaemonSet) -> tuple[Any, ...]:
+    return (ds.tolerations, ds.node_selector, ds.os, ds.mig_strategy, ds.configs, ds.default_config)
+
+
 def platform_node_stack(
     node: GpuNode,
     *,
@@ -418,8 +425,9 @@ def platform_node_stack(
     daemonsets: list[PluginDaemonSet] = []
     if manager == GPU_OPERATOR:
         daemonsets.append(operator_daemonset((OPERATOR_DEFAULT_TOLERATION, *own), mig_strategy, configs))
-    elif manager == DEVICE_PLUGIN_CHART:
-        daemonsets.append(chart_daemonset(own, None, mig_strategy, configs))
+    elif manager in (DEVICE_PLUGIN_CHART, EXTERNAL):
+        ds = chart_daemonset(own, None, mig_strategy, configs)
+        daemonsets.append(ds if manager == DEVICE_PLUGIN_CHART else PluginDaemonSet(EXTERNAL, *_rest(ds)))
     elif operator_tolerations:
         daemonsets.append(operator_daemonset((OPERATOR_DEFAULT_TOLERATION, *operator_tolerations), mig_strategy, {}))
     if kaito_addon:
@@ -466,3 +474,66 @@ def pool_node_stack(
         sharing=sharing,
         kaito_addon=kaito_addon,
     )
+
+
+# --------------------------------------------------------------------------------------------------- cluster-wide
+
+OPERATOR_OS_SOURCE = (
+    "NVIDIA/cloud-native-docs gpu-operator/getting-started.rst and gpu-driver-configuration.rst (ClusterPolicy: one "
+    "OS version on every GPU node whose driver the operator installs; CPU-only nodes may run any OS; pre-installed "
+    "drivers may differ); azure-aks-docs nvidia-gpu-operator.md"
+)
+
+
+def ubuntu_release(os_sku: str, kubernetes_minor: tuple[int, int]) -> str:
+    """The OS version an AKS Linux OS SKU (or NAP image family) means on a Kubernetes minor: ``Ubuntu`` is 22.04 up
+    to 1.33 and 24.04 from 1.34 (azure-aks-docs node-auto-provisioning-aksnodeclass.md); the others name it."""
+    explicit = {"Ubuntu2204": "Ubuntu 22.04", "Ubuntu2404": "Ubuntu 24.04", "AzureLinux": "Azure Linux 3"}
+    if os_sku in explicit:
+        return explicit[os_sku]
+    if os_sku == "Ubuntu":
+        return "Ubuntu 24.04" if kubernetes_minor >= (1, 34) else "Ubuntu 22.04"
+    return os_sku
+
+
+def operator_driver_os_findings(pools: Mapping[str, str]) -> list[Finding]:
+    """One OS version per GPU operator cluster, where it matters: the GPU nodes whose driver the operator installs
+    (``pools``: where → OS version) must all run one OS version, because the operator's ClusterPolicy deploys a single
+    driver container for them. CPU-only nodes (the Azure Linux system pool) and nodes with the AKS driver may differ:
+    NVIDIA says so (:data:`OPERATOR_OS_SOURCE`). The AKS article states the restriction without that nuance; the
+    project follows NVIDIA's documentation."""
+    versions = sorted(set(pools.values()))
+    if len(versions) <= 1:
+        return []
+    listed = "; ".join(f"{where}: {os}" for where, os in pools.items())
+    return [
+        Finding(
+            "",
+            f"the GPU operator installs the driver on GPU nodes of {len(versions)} OS versions ({listed}): its "
+            "ClusterPolicy runs one driver container for every such node, so it supports one OS version only "
+            f"({OPERATOR_OS_SOURCE}). Give these pools one osSku / imageFamily, or keep the AKS driver on them.",
+        )
+    ]
+
+
+KAITO_NAP_EVIDENCE = (
+    "KAITO v0.6.0 (the AKS add-on's version) creates karpenter.sh NodeClaims that reference the AKSNodeClass "
+    "'default' without a group (pkg/utils/nodeclaim/nodeclaim.go), NAP creates its own AKSNodeClass 'default' "
+    "(azure-aks-docs node-auto-provisioning-node-pools.md), and Karpenter from v1.1 refuses an empty nodeClassRef "
+    "group in the shared NodeClaim CRD (kubernetes-sigs/karpenter PR #1818); neither AKS's nor KAITO's documentation "
+    "says whether the add-on and NAP coexist"
+)
+
+
+def kaito_addon_with_nap(kaito_addon: bool, node_auto_provisioning: bool) -> list[Finding]:
+    """Advisory: the KAITO add-on beside node auto-provisioning is unverified (:data:`KAITO_NAP_EVIDENCE`)."""
+    if not (kaito_addon and node_auto_provisioning):
+        return []
+    return [
+        Finding(
+            "",
+            "the KAITO add-on and node auto-provisioning (NAP) on one cluster are not documented to work together: "
+            f"{KAITO_NAP_EVIDENCE}. Try it on a non-production cluster first, or serve models from a NAP NodePool "
+            "instead of a KAITO workspace.",
+        )
+    ]

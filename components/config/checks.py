@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from gpu_catalog import clock, default_catalog
-from gpu_catalog.lifecycle import load_operator_facts
+from gpu_catalog.device_plugins import load_device_plugin_facts
+from gpu_catalog.lifecycle import load_operator_facts, minor_of, minor_tuple
 from gpu_catalog.problems import Problem, key_path, show
 from rules import Finding
 from rules import aks as rules_aks
@@ -33,7 +34,16 @@ from rules.aks import (
 )
 from rules.budget import budget_shape
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
-from rules.node_stack import KAITO_ADDON, node_stack_findings, pool_node_stack
+from rules.node_stack import (
+    KAITO_ADDON,
+    GpuNode,
+    node_stack_findings,
+    operator_driver_os_findings,
+    platform_node_stack,
+    pool_node_stack,
+    taint_tolerations,
+    ubuntu_release,
+)
 from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
 from ..databricks_config import cluster_policy_problems, databricks_stack_problems
@@ -44,7 +54,7 @@ from .models import (
     PolicyLevel,
     StackConfig,
 )
-from .nap import nap_problems  # after .models: models imports nap last
+from .nap import nap_driver, nap_problems  # after .models: models imports nap last
 
 # --------------------------------------------------------------------------------------------------- semantics
 
@@ -324,6 +334,71 @@ def _operator_platform_problems(cfg: StackConfig) -> list[Problem]:
     return problems
 
 
+def _device_plugin_problems(cfg: StackConfig) -> list[Problem]:
+    """``devicePlugin`` applies only without the GPU operator, at the chart version the facts were read at."""
+    problems: list[Problem] = []
+    chart = load_device_plugin_facts().chart
+    if "devicePlugin" in cfg.model_fields_set and cfg.gpuOperator.enabled:
+        problems.append(
+            Problem(
+                "devicePlugin",
+                "set, but gpuOperator.enabled is true: the GPU operator brings its own device plugin, and the "
+                "nvidia-device-plugin chart is deployed only when the operator is off (two plugins on one node "
+                "otherwise). Remove devicePlugin, or set gpuOperator.enabled: false.",
+            )
+        )
+    if cfg.devicePlugin.version != chart.version:
+        problems.append(
+            Problem(
+                "devicePlugin.version",
+                f"{show(cfg.devicePlugin.version)} is not a chart version the facts were read at "
+                f"(gpu_catalog/facts/device_plugins.json). Allowed: {chart.version}.",
+            )
+        )
+    return problems
+
+
+def _operator_os_problems(cfg: StackConfig) -> list[Problem]:
+    """One OS version on the GPU nodes whose driver the GPU operator installs (:func:`operator_driver_os_findings`)."""
+    if not cfg.gpuOperator.enabled:
+        return []
+    minor = minor_of(cfg.cluster.kubernetesVersion)
+    k8s = minor_tuple(minor) if minor is not None else (0, 0)
+    pools: dict[str, str] = {}
+    for i, pool in enumerate(cfg.gpuPools):
+        if cfg.operator_manages(pool) and cfg.pool_driver(pool) == "operator":
+            pools[f"gpuPools[{i}] ({pool.name})"] = ubuntu_release(pool.effective_os_sku, k8s)
+    for i, nap in enumerate(cfg.gpuNodePools):
+        if nap_driver(cfg, nap) == "operator":
+            pools[f"gpuNodePools[{i}] ({nap.name})"] = ubuntu_release(nap.imageFamily or "Ubuntu", k8s)
+    return [Problem("gpuOperator", f.message) for f in operator_driver_os_findings(pools)]
+
+
+def _kaito_node_problems(cfg: StackConfig) -> list[Problem]:
+    """A KAITO workspace's nodes get the add-on's device plugin; the GPU operator must stay off them (it lands where
+    it tolerates the taints, and it tolerates every managed pool's)."""
+    if not cfg.kaito_addon or not cfg.kaito.workspaces:
+        return []
+    facts = load_device_plugin_facts()
+    operator = (
+        tuple(t for p in cfg.gpuPools if cfg.operator_manages(p) for t in taint_tolerations(cfg.pool_taints(p)))
+        + tuple(t for p in cfg.gpuNodePools for t in taint_tolerations(cfg.pool_taints(p)))
+        if cfg.gpuOperator.enabled
+        else ()
+    )
+    problems: list[Problem] = []
+    for i, ws in enumerate(cfg.kaito.workspaces):
+        size = default_catalog().lookup(ws.instanceType)
+        if size is None:
+            continue
+        node = GpuNode(
+            f"kaito.workspaces[{i}] ({ws.name})", "Linux", max(int(size.gpu_count), 1), facts.kaito_node_taints
+        )
+        stack = platform_node_stack(node, manager=None, kaito_addon=True, operator_tolerations=operator)
+        problems += [Problem(f"kaito.workspaces[{i}]", f.message) for f in node_stack_findings(stack)]
+    return problems
+
+
 def _kaito_problems(cfg: StackConfig) -> list[Problem]:
     found = kaito_stack_problems(
         cfg.kaito,
@@ -345,6 +420,9 @@ def _cluster_policy_problems(cfg: StackConfig) -> list[Problem]:
 
 
 EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [
+    _device_plugin_problems,
+    _operator_os_problems,
+    _kaito_node_problems,
     _kaito_problems,
     _databricks_problems,
     _cluster_policy_problems,
