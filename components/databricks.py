@@ -43,6 +43,7 @@ from rules.databricks import (
     gpu_settings,
     gpu_task_amount,
     missing_cost_tags,
+    policy_refusals,
 )
 from rules.sizes import DEFAULT_FLOOR
 
@@ -409,23 +410,27 @@ def build_databricks(
     opts: pulumi.ResourceOptions | None = None,
 ) -> DatabricksDeployment:
     """The workspace, its provider, the cluster policy (``<prefix>-gpu-policy``, when ``cluster_policy`` is given) and
-    the clusters in it (``<prefix>-<cluster slug>``; those the policy governs reference it). Imports
-    ``pulumi_databricks``."""
+    the clusters in it (``<prefix>-<cluster slug>``; with a policy, every cluster references it). Imports
+    ``pulumi_databricks``.
+
+    With a policy, a cluster the policy would refuse (:func:`rules.databricks.policy_refusals`: a node type below the
+    policy's floor, a runtime key its pattern does not match, …) or that misses a cost tag raises
+    :class:`~components.validation.InvalidArgsError` before anything is registered: no cluster is left without the
+    policy, and none fails only at ``pulumi up``."""
     if cluster_policy is not None:
+        node_types = databricks_policy.allowed_node_types(cluster_policy.gpu_floor)
         for cluster in clusters:
+            problems = policy_refusals(cluster.facts, node_types)
             missing = missing_cost_tags(cluster.facts, cluster_policy.cost_tags, cluster.tags)
             if missing:
-                raise InvalidArgsError(
-                    CLUSTER_COMPONENT,
-                    cluster.cluster_name,
-                    [
-                        Finding(
-                            "tags",
-                            f"the cluster policy {cluster_policy.policy_name!r} requires the cost tag(s) "
-                            f"{', '.join(missing)}: add them to the cluster's tags",
-                        )
-                    ],
+                problems.append(
+                    Finding(
+                        "tags",
+                        f"the cluster policy {cluster_policy.policy_name!r} requires the cost tag(s) "
+                        f"{', '.join(missing)}: add them to the cluster's tags",
+                    )
                 )
+            refuse_findings(CLUSTER_COMPONENT, cluster.cluster_name, problems, _CLUSTER_FIELDS)
     component = DatabricksWorkspace(prefix, workspace, opts=opts)
     deployment = DatabricksDeployment(component)
     after_workspace = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[component]))
@@ -433,14 +438,13 @@ def build_databricks(
         deployment.cluster_policy = DatabricksGpuClusterPolicy(
             f"{prefix}-gpu-policy", cluster_policy, provider=component.provider, opts=after_workspace
         )
+    policy = deployment.cluster_policy
     for cluster in clusters:
-        policy = deployment.cluster_policy
-        governed = policy is not None and databricks_policy.governs(cluster.facts)
         deployment.clusters[cluster.cluster_name] = DatabricksGpuCluster(
             f"{prefix}-{cluster_slug(cluster.cluster_name)}",
             cluster,
             provider=component.provider,
-            policy_id=policy.policy_id if governed and policy is not None else None,
+            policy_id=policy.policy_id if policy is not None else None,
             opts=after_workspace,
         )
     return deployment

@@ -500,7 +500,8 @@ def cluster_policy_problems(
     databricks: DatabricksConfig | None, *, inherited_tags: set[str], floor: str
 ) -> list[tuple[str, str]]:
     """``databricks.clusterPolicy`` against the stack: the policy can be generated for the GPU floor, and every cluster
-    it governs carries each cost tag (its own ``tags`` or ``inherited_tags``, the tags every cluster gets)."""
+    (all reference the policy: user-, group-dedicated and custom-container clusters alike) carries each cost tag (its
+    own ``tags`` or ``inherited_tags``, the tags every cluster gets)."""
     if databricks is None or not databricks.clusterPolicy.enabled:
         return []
     policy = databricks.clusterPolicy

@@ -6,11 +6,19 @@ What the policy fixes or limits, and the rule behind each:
   every size rule accepts with the configured floor (``databricks-gpu-node-types`` with the size rules, as the stack
   config applies it). A CPU node type is not on it. The driver may be omitted (Databricks then uses the workers'
   type, which is on the list).
-- ``spark_version``: a ``regex`` that only GPU ML runtime keys match (``databricks-gpu-runtime``: only they ship
-  CUDA); a CPU ML runtime, a standard runtime and a Photon runtime do not match.
+- ``spark_version``: a ``regex`` (:data:`rules.databricks.POLICY_RUNTIME_RE`) that GPU ML runtime keys match (the
+  classic request) and DBR release keys match (the ``kind: CLASSIC_PREVIEW`` request with ``use_ml_runtime: true``,
+  and custom containers) (``databricks-gpu-runtime``); CPU ML and Photon runtime keys do not match. What one
+  limitation per attribute cannot say: a release key with neither ``use_ml_runtime`` nor a container image (a
+  standard runtime) matches too; the rules refuse it in the stack config, the components and the pack.
 - ``runtime_engine``: ``fixed`` to ``STANDARD`` (``databricks-gpu-no-photon``).
-- ``data_security_mode``: ``fixed`` to ``SINGLE_USER``, and ``single_user_name`` required
-  (``databricks-gpu-dedicated-access``).
+- ``data_security_mode``: an ``allowlist`` of ``SINGLE_USER`` and its alias ``DATA_SECURITY_MODE_DEDICATED`` (the
+  ``kind`` request; a user or a group), and ``single_user_name`` required (``databricks-gpu-dedicated-access``).
+  Shared (``USER_ISOLATION``, ``DATA_SECURITY_MODE_STANDARD``), ``DATA_SECURITY_MODE_AUTO``, ``NONE`` and the legacy
+  modes are not on it.
+- ``kind`` and ``use_ml_runtime`` are not limited: the API accepts ``kind`` ``CLASSIC_PREVIEW`` only, and the only
+  limitation the reference shows for a boolean is ``fixed``, which would put ``use_ml_runtime`` into classic
+  requests (where the API takes it only with ``kind``).
 - ``autotermination_minutes``: a ``range`` from 10 to 10000 minutes (Databricks' bounds; 0, never, is outside it).
 - ``custom_tags.<tag>``: each cost tag required (``unlimited``, not optional).
 
@@ -19,9 +27,10 @@ Policy definition syntax (``fixed``/``value``, ``allowlist``/``values``, ``regex
 as ``custom_tags.<name>``): Databricks "Compute policy reference"; sources in ``conformance/facts/azure_policy.json``
 (``databricks-policy-reference``, ``tf-databricks-cluster-policy``).
 
-The policy describes the classic GPU request shape the platform creates for a user (``SINGLE_USER`` with a GPU ML
-runtime key). Clusters dedicated to a group (``kind: CLASSIC_PREVIEW``, a DBR release key with ``use_ml_runtime``) or
-running a custom container (a standard runtime) have another shape; :func:`governs` says which clusters it fits.
+Every GPU cluster request the platform sends fits it — a user's (``SINGLE_USER``, a GPU ML runtime key), a group's
+(``kind: CLASSIC_PREVIEW``, ``DATA_SECURITY_MODE_DEDICATED``, the DBR release key, ``use_ml_runtime: true``) and a
+custom container's (a standard runtime): with ``databricks.clusterPolicy`` every cluster of the stack references it,
+and :func:`rules.databricks.policy_refusals` says, attribute by attribute, what it refuses.
 """
 
 from __future__ import annotations
@@ -36,21 +45,18 @@ from rules.databricks import (
     AUTOTERMINATION_MIN,
     DEFAULT_AUTOTERMINATION,
     EXAMPLE_GPU_ML_RUNTIME,
-    GPU_ML_RUNTIME_RE,
+    POLICY_ACCESS_MODES,
+    POLICY_RUNTIME_RE,
     SINGLE_USER,
     STANDARD_ENGINE,
     accepted_node_types,
     blank_cost_tags,
-    policy_governs,
 )
 from rules.sizes import DEFAULT_FLOOR, floor_size
 
 DEFAULT_COST_TAGS: Final = ("cost-center",)
-"""Tags every governed cluster must carry (its cost is charged to them)."""
+"""Tags every cluster under the policy must carry (its cost is charged to them)."""
 TAG_PREFIX: Final = "custom_tags."
-
-governs = policy_governs
-"""Whether the policy fits a cluster request (:func:`rules.databricks.policy_governs`)."""
 
 
 def allowed_node_types(
@@ -98,11 +104,11 @@ def cluster_policy_definition(
         "driver_node_type_id": {"type": "allowlist", "values": nodes, "isOptional": True},
         "spark_version": {
             "type": "regex",
-            "pattern": GPU_ML_RUNTIME_RE.pattern,
+            "pattern": POLICY_RUNTIME_RE.pattern,
             "defaultValue": EXAMPLE_GPU_ML_RUNTIME,
         },
         "runtime_engine": {"type": "fixed", "value": STANDARD_ENGINE, "hidden": True},
-        "data_security_mode": {"type": "fixed", "value": SINGLE_USER},
+        "data_security_mode": {"type": "allowlist", "values": list(POLICY_ACCESS_MODES), "defaultValue": SINGLE_USER},
         "single_user_name": {"type": "unlimited", "isOptional": False},
         "autotermination_minutes": {
             "type": "range",
@@ -119,7 +125,8 @@ def cluster_policy_definition(
 def description(floor: str = DEFAULT_FLOOR) -> str:
     return (
         "azure-gpu-platform GPU clusters: GPU node types from the catalog at or above the floor "
-        f"{floor}, GPU ML runtimes only, Photon off, dedicated (single user) access, automatic termination "
+        f"{floor}, GPU ML runtime keys (or the DBR release with kind CLASSIC_PREVIEW and use_ml_runtime, or a custom "
+        "container), Photon off, dedicated access (a user, or a group with kind), automatic termination "
         f"{AUTOTERMINATION_MIN}-{AUTOTERMINATION_MAX} minutes, cost tags required. Generated by "
         "exports/databricks_policy.py from rules/databricks.py."
     )

@@ -226,17 +226,56 @@ def _not_gpu(cluster: DatabricksCluster) -> NotApplicable | None:
 # -- the cluster policy's shape and cost tags --------------------------------------------------------------------------
 
 
-def policy_governs(cluster: DatabricksCluster) -> bool:
-    """Whether a cluster request has the shape the generated cluster policy describes (a GPU ML runtime key,
-    single-user access, no ``kind``, no custom container): the platform attaches the policy to exactly these
-    clusters (``exports/databricks_policy.py``)."""
-    return (
-        cluster.spark_version is not None
-        and GPU_ML_RUNTIME_RE.match(cluster.spark_version) is not None
-        and not cluster.has_kind
-        and not cluster.custom_image
-        and (cluster.data_security_mode or "").upper() == SINGLE_USER
-    )
+POLICY_RUNTIME_RE: Final = re.compile(r"^(\d+)(?:\.(\d+))?\.x-(?:gpu-ml-)?scala(2\.1[23])$")
+"""The runtime keys the generated cluster policy admits (its ``spark_version`` regex): a GPU ML runtime key (the
+classic request, ``17.3.x-gpu-ml-scala2.13``) or a DBR release key (``17.3.x-scala2.13``), which the newer request
+sends with ``kind: CLASSIC_PREVIEW`` and ``use_ml_runtime: true`` (Databricks then runs the GPU ML flavour on GPU
+nodes) and a custom container sends with its image. CPU ML (``-cpu-ml-``, ``-ml-``) and Photon keys do not match.
+
+A policy has one limitation per attribute and no condition between attributes (Databricks "Compute policy
+reference"), so it cannot tie a release key to ``use_ml_runtime`` or ``docker_image``: a release key with neither (a
+standard runtime, no CUDA) passes the policy; :func:`gpu_runtime` (stack config, components, pack) refuses it."""
+POLICY_ACCESS_MODES: Final = DEDICATED_MODES
+"""The ``data_security_mode`` values the generated policy allows: ``SINGLE_USER`` (classic request) and its alias
+``DATA_SECURITY_MODE_DEDICATED`` (with ``kind``; the API reports it back as ``SINGLE_USER``, sources in
+``conformance/facts/databricks_cluster.json``). Both are listed, so the policy holds whichever spelling Databricks
+evaluates."""
+
+
+def policy_refusals(cluster: DatabricksCluster, node_types: Collection[str]) -> list[Finding]:
+    """What the generated cluster policy refuses in a cluster request, attribute by attribute, with the constants the
+    policy is generated from (``exports/databricks_policy.py``): node types not in ``node_types`` (the policy's
+    allowlist), a runtime key :data:`POLICY_RUNTIME_RE` does not match, an access mode outside
+    :data:`POLICY_ACCESS_MODES`, Photon, no principal. Cost tags are :func:`missing_cost_tags`."""
+    allowed = ", ".join(node_types)
+    found: list[Finding] = []
+    for field, value in (("nodeTypeId", cluster.node_type), ("driverNodeTypeId", cluster.driver_node_type)):
+        if value is not None and value not in node_types:
+            found.append(Finding(field, f"{value} is not on the cluster policy's node type allowlist: {allowed}"))
+    version = cluster.spark_version
+    if version is None or POLICY_RUNTIME_RE.match(version) is None:
+        found.append(
+            Finding(
+                "sparkVersion",
+                f"{version or 'no runtime'} does not match the cluster policy's runtime pattern "
+                f"{POLICY_RUNTIME_RE.pattern}: a GPU ML runtime key such as {EXAMPLE_GPU_ML_RUNTIME}, or with kind "
+                f"{CLASSIC_PREVIEW} (useMlRuntime: true) or a custom image the DBR release key such as "
+                f"{EXAMPLE_STANDARD_RUNTIME}",
+            )
+        )
+    mode = cluster.data_security_mode
+    if mode is not None and mode not in POLICY_ACCESS_MODES:
+        found.append(
+            Finding(
+                "dataSecurityMode",
+                f"{mode} is not allowed by the cluster policy: {' or '.join(POLICY_ACCESS_MODES)} (dedicated access)",
+            )
+        )
+    if cluster.runtime_engine is not None and cluster.runtime_engine != STANDARD_ENGINE:
+        found.append(Finding("runtimeEngine", f"the cluster policy fixes runtimeEngine to {STANDARD_ENGINE}"))
+    if not (cluster.single_user_name or "").strip():
+        found.append(Finding("singleUserName", "the cluster policy requires singleUserName (the principal)"))
+    return found
 
 
 def blank_cost_tags(tags: Iterable[str]) -> list[str]:
@@ -245,9 +284,9 @@ def blank_cost_tags(tags: Iterable[str]) -> list[str]:
 
 
 def missing_cost_tags(cluster: DatabricksCluster, cost_tags: Iterable[str], *carried: Collection[str]) -> list[str]:
-    """The cost tags a cluster the policy governs (:func:`policy_governs`) does not carry in any of ``carried``, in
-    ``cost_tags`` order; empty for a cluster the policy does not govern."""
-    if not policy_governs(cluster):
+    """The cost tags a GPU cluster under the cluster policy does not carry in any of ``carried``, in ``cost_tags``
+    order (the policy requires each one); empty for a cluster that is not a GPU cluster."""
+    if not cluster.is_gpu_cluster:
         return []
     return [t for t in cost_tags if not any(t in tags for tags in carried)]
 
@@ -611,6 +650,8 @@ __all__ = [
     "MIN_GROUP_RUNTIME",
     "ML_MARKER",
     "PHOTON",
+    "POLICY_ACCESS_MODES",
+    "POLICY_RUNTIME_RE",
     "PRINCIPAL_HELP",
     "PROFILE_KEY",
     "SINGLE_NODE_PROFILE",
@@ -630,6 +671,7 @@ __all__ = [
     "is_gpu_node_type",
     "is_single_node_profile",
     "plain_runtime",
+    "policy_refusals",
     "runtime_key",
     "runtime_release",
     "task_gpu_amount",

@@ -1,16 +1,19 @@
-"""DatabricksGpuCluster / DatabricksWorkspace under Pulumi mocks: the exact inputs the engine receives (camelCase).
+"""DatabricksGpuCluster / DatabricksWorkspace / DatabricksGpuClusterPolicy under Pulumi mocks: the exact inputs the
+engine receives (camelCase); every cluster's request passes the generated policy it references.
 
 Clusters and workspaces come from stack-config sections through ``components.wiring`` (as the program builds them),
 or from Args written directly (which refuse what the Databricks rules refuse, with their messages)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from components.config import StackConfig
 from components.databricks import (
+    DatabricksClusterPolicyArgs,
     DatabricksGpuCluster,
     DatabricksGpuClusterArgs,
     DatabricksWorkspace,
@@ -33,6 +36,7 @@ from tests.components.harness import (
     Run,
     run_program,
 )
+from tests.exports.databricks_policy_eval import api_spec, violations
 
 RG_ID = f"/subscriptions/{SUBSCRIPTION_ID}/resourceGroups/rg-gpu-prod"
 DBX_PROVIDER = "pulumi:providers:databricks"
@@ -269,3 +273,117 @@ def test_a_cluster_without_a_principal_never_reaches_the_engine():
         for key, message in cluster_problems(cluster_cfg(singleUserName=None))
         if "singleUserName is required" in message
     ] == ["singleUserName"]
+
+
+POLICY_RESOURCE = "databricks:index/clusterPolicy:ClusterPolicy"
+POLICY_ID = f"/mock/{POLICY_RESOURCE}/databricks-gpu-policy"
+COST = {"cost-center": "ml-research"}
+
+
+def run_with_policy(*cfgs: DatabricksClusterConfig, cost_tags: tuple[str, ...] = ("cost-center",)) -> Run:
+    """Clusters from stack-config entries in an existing workspace, with the generated cluster policy."""
+
+    def program() -> None:
+        build_databricks(
+            DatabricksWorkspaceArgs(url=f"https://{DATABRICKS_URL}"),
+            [databricks_cluster_args(DEV, c, COST) for c in cfgs],
+            cluster_policy=DatabricksClusterPolicyArgs(policy_name="gpu-clusters-dev", cost_tags=cost_tags),
+        )
+
+    return run_program(program, config={})
+
+
+SHAPES = {
+    "user": cluster_cfg(name="user"),
+    "group": cluster_cfg(name="group", singleUserName=None, dedicatedGroup="ml-platform"),
+    "group-single-node": cluster_cfg(
+        name="group-single-node",
+        workload="singleNode",
+        numWorkers=None,
+        nodeTypeId="Standard_NC24ads_A100_v4",
+        singleUserName=None,
+        dedicatedGroup="ml-platform",
+    ),
+    "user-single-node": cluster_cfg(
+        name="user-single-node", workload="singleNode", numWorkers=None, nodeTypeId="Standard_NC24ads_A100_v4"
+    ),
+    "custom-image": cluster_cfg(
+        name="custom-image", customImage="databricksruntime/gpu-pytorch:cuda11.8", sparkVersion="17.3.x-scala2.13"
+    ),
+}
+
+
+def test_every_cluster_references_the_policy_and_the_policy_admits_the_exact_request():
+    """Each request shape the components send (a user's, a group's — kind CLASSIC_PREVIEW, the DBR release key,
+    useMlRuntime —, single node, custom container) carries the wire policyId and passes the policy definition on the
+    wire, evaluated on the request exactly as the engine received it (tests/exports/databricks_policy_eval.py)."""
+    run = run_with_policy(*SHAPES.values())
+    assert run.error is None, run.error
+    policy = run.one(POLICY_RESOURCE)
+    definition = json.loads(policy.inputs["definition"])
+    for name in SHAPES:
+        inputs = run.by_name(f"databricks-{name}", DATABRICKS_CLUSTER).inputs
+        assert inputs["policyId"] == POLICY_ID, name
+        assert violations(definition, api_spec(inputs)) == {}, name
+
+
+def test_the_group_cluster_sends_its_policy_id_on_the_wire():
+    run = run_with_policy(SHAPES["group"])
+    assert run.error is None, run.error
+    assert run.one(DATABRICKS_CLUSTER).inputs == {
+        "clusterName": "group",
+        "kind": "CLASSIC_PREVIEW",
+        "sparkVersion": "17.3.x-scala2.13",
+        "useMlRuntime": True,
+        "nodeTypeId": "Standard_NC48ads_A100_v4",
+        "driverNodeTypeId": "Standard_NC48ads_A100_v4",
+        "numWorkers": 2.0,
+        "autoterminationMinutes": 60.0,
+        "dataSecurityMode": "DATA_SECURITY_MODE_DEDICATED",
+        "singleUserName": "ml-platform",
+        "runtimeEngine": "STANDARD",
+        "sparkConf": {"spark.task.resource.gpu.amount": "2"},
+        "customTags": {"cost-center": "ml-research"},
+        "policyId": POLICY_ID,
+    }
+    definition = json.loads(run.one(POLICY_RESOURCE).inputs["definition"])
+    assert definition["data_security_mode"] == {
+        "type": "allowlist",
+        "values": ["SINGLE_USER", "DATA_SECURITY_MODE_DEDICATED"],
+        "defaultValue": "SINGLE_USER",
+    }
+
+
+def test_a_group_cluster_without_the_cost_tag_is_refused_before_registration():
+    run = run_with_policy(SHAPES["group"], cost_tags=("cost-center", "owner"))
+    assert isinstance(run.error, InvalidArgsError), run.error
+    assert str(run.error) == (
+        "DatabricksGpuCluster 'group': invalid arguments (1 problem; nothing was registered):\n"
+        "  tags: the cluster policy 'gpu-clusters-dev' requires the cost tag(s) owner: add them to the cluster's tags"
+    )
+    assert run.records == []
+
+
+def test_a_cluster_the_policy_would_refuse_is_refused_before_registration():
+    """Args written directly, with a floor below the policy's: the node type is not on the policy's allowlist."""
+
+    def program() -> None:
+        args = DatabricksGpuClusterArgs(
+            cluster_name="ml",
+            node_type_id="Standard_NV36ads_A10_v5",
+            single_user_name=USER,
+            num_workers=1,
+            tags=COST,
+        )
+        build_databricks(
+            DatabricksWorkspaceArgs(url=f"https://{DATABRICKS_URL}"),
+            [args],
+            cluster_policy=DatabricksClusterPolicyArgs(policy_name="gpu", gpu_floor="Standard_NC24ads_A100_v4"),
+        )
+
+    run = run_program(program, config={})
+    assert isinstance(run.error, InvalidArgsError), run.error
+    assert "node_type_id: Standard_NV36ads_A10_v5 is not on the cluster policy's node type allowlist: " in str(
+        run.error
+    )
+    assert run.records == []

@@ -24,7 +24,7 @@ from tests.components.harness import (
     run_program,
     run_stack,
 )
-from tests.exports.databricks_policy_eval import violations
+from tests.exports.databricks_policy_eval import api_spec, violations
 
 POLICY_DEFINITION = "azure-native:authorization:PolicyDefinition"
 POLICY_ASSIGNMENT = "azure-native:authorization:PolicyAssignment"
@@ -173,29 +173,6 @@ def test_args_refuse_what_arm_would() -> None:
 # ------------------------------------------------------------------------------------------- Databricks policy
 
 
-def _snake(inputs: dict[str, Any]) -> dict[str, Any]:
-    """A recorded Cluster's inputs in the Clusters API's shape (the names the policy definition uses)."""
-    names = {
-        "clusterName": "cluster_name",
-        "sparkVersion": "spark_version",
-        "nodeTypeId": "node_type_id",
-        "driverNodeTypeId": "driver_node_type_id",
-        "autoterminationMinutes": "autotermination_minutes",
-        "dataSecurityMode": "data_security_mode",
-        "singleUserName": "single_user_name",
-        "runtimeEngine": "runtime_engine",
-        "customTags": "custom_tags",
-        "sparkConf": "spark_conf",
-        "autoscale": "autoscale",
-        "numWorkers": "num_workers",
-        "policyId": "policy_id",
-    }
-    out = {names[k]: v for k, v in inputs.items()}
-    if "autotermination_minutes" in out:
-        out["autotermination_minutes"] = int(out["autotermination_minutes"])
-    return out
-
-
 def test_prod_creates_the_cluster_policy_and_its_clusters_reference_it(prod: Any) -> None:
     policy = prod.one(CLUSTER_POLICY)
     definition = cluster_policy_definition(floor="Standard_NC6s_v3", cost_tags=["cost-center"])
@@ -208,7 +185,7 @@ def test_prod_creates_the_cluster_policy_and_its_clusters_reference_it(prod: Any
     assert len(clusters) == 2
     for cluster in clusters:
         assert cluster.inputs["policyId"] == policy_id
-        assert violations(definition, _snake(cluster.inputs)) == {}, cluster.name
+        assert violations(definition, api_spec(cluster.inputs)) == {}, cluster.name
     assert parse_contract(prod.outputs).databricks.cluster_policy_id == policy_id  # type: ignore[union-attr]
     assert prod.outputs["databricks"]["clusterPolicyId"] == policy_id
 
@@ -221,7 +198,9 @@ def test_without_the_policy_clusters_carry_no_policy_id() -> None:
     assert run.outputs["databricks"]["clusterPolicyId"] is None
 
 
-def test_group_dedicated_clusters_are_outside_the_policy() -> None:
+def test_group_dedicated_clusters_reference_the_policy_and_pass_it() -> None:
+    """Issue 20 defect 6: a group-dedicated cluster (kind CLASSIC_PREVIEW, DATA_SECURITY_MODE_DEDICATED, the DBR
+    release key with useMlRuntime) is no longer left without the policy, and its exact request passes it."""
     group = {k: v for k, v in TRAINING.items() if k != "singleUserName"} | {"name": "grp", "dedicatedGroup": "ml"}
     run = run_main(
         merged(
@@ -234,11 +213,35 @@ def test_group_dedicated_clusters_are_outside_the_policy() -> None:
         )
     )
     assert run.error is None, run.error
+    definition = json.loads(run.one(CLUSTER_POLICY).inputs["definition"])
     by_name = {c.inputs["clusterName"]: c.inputs for c in run.of_type(DATABRICKS_CLUSTER)}
-    assert "policyId" in by_name["train"] and "policyId" not in by_name["grp"]
+    policy_id = f"/mock/{CLUSTER_POLICY}/databricks-gpu-policy"
+    assert by_name["train"]["policyId"] == by_name["grp"]["policyId"] == policy_id
+    grp = by_name["grp"]
+    assert (grp["kind"], grp["dataSecurityMode"], grp["sparkVersion"], grp["useMlRuntime"]) == (
+        "CLASSIC_PREVIEW",
+        "DATA_SECURITY_MODE_DEDICATED",
+        "17.3.x-scala2.13",
+        True,
+    )
+    for name, inputs in by_name.items():
+        assert violations(definition, api_spec(inputs)) == {}, name
 
 
-def test_a_governed_cluster_without_the_cost_tag_is_refused_at_its_key() -> None:
+def test_a_group_cluster_without_the_cost_tag_is_refused_at_its_key() -> None:
+    group = {k: v for k, v in TRAINING.items() if k not in ("singleUserName", "tags")} | {"dedicatedGroup": "ml"}
+    run = run_main(
+        merged(
+            BASE,
+            databricks={"workspace": {"name": "dbw-gpu-dev"}, "clusters": [group], "clusterPolicy": {"enabled": True}},
+        )
+    )
+    assert isinstance(run.error, StackConfigError), run.error
+    assert run.records == []
+    assert run.error.paths == ["databricks.clusters[0].tags"]
+
+
+def test_a_cluster_without_the_cost_tag_is_refused_at_its_key() -> None:
     untagged = {k: v for k, v in TRAINING.items() if k != "tags"}
     run = run_main(
         merged(

@@ -14,6 +14,12 @@ An absent attribute passes when the limitation is ``fixed``, has a ``defaultValu
 default must satisfy the limitation) or has ``isOptional: true``; otherwise it is refused as required. Anything else
 raises, so a new limitation type cannot pass unnoticed. What this cannot show: Databricks' own evaluation in a
 workspace (docs/guardrail-layers.md).
+
+:func:`api_spec` turns a ``databricks:index/cluster:Cluster``'s inputs as the engine sees them (camelCase) into that
+shape: pulumi-databricks names each input after the bridged Terraform attribute in camelCase, and the Terraform
+attribute is the Clusters API field (databricks/terraform-provider-databricks ``clusters/clusters_api.go``, JSON tags
+such as ``data_security_mode``, ``custom_tags``; ``internal/service/compute_tf/legacy_model.go`` ``kind``,
+``use_ml_runtime``, ``is_single_node``); map values (``customTags``, ``sparkConf``, ``sparkEnvVars``) keep their keys.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 _MISSING = object()
+_MAP_INPUTS = ("customTags", "sparkConf", "sparkEnvVars")
 _MAPS = ("custom_tags.", "spark_conf.", "spark_env_vars.")
 _KEYS = {
     "fixed": {"type", "value", "hidden"},
@@ -35,6 +42,23 @@ _KEYS = {
 
 class UnsupportedLimitation(ValueError):
     """The definition uses a limitation or key this evaluator does not implement."""
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), name)
+
+
+def api_spec(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """A cluster's engine inputs (camelCase, numbers as floats) as a Clusters API spec (snake_case)."""
+    out: dict[str, Any] = {}
+    for key, value in inputs.items():
+        if key in _MAP_INPUTS:
+            out[_snake(key)] = dict(value)
+        elif isinstance(value, Mapping):
+            out[_snake(key)] = api_spec(value)
+        else:
+            out[_snake(key)] = value
+    return out
 
 
 def _lookup(spec: Mapping[str, Any], path: str) -> Any:

@@ -1,6 +1,8 @@
 """The generated Databricks cluster policy, evaluated on cluster specs with tests/exports/databricks_policy_eval.py:
 it refuses a CPU node type, an ML runtime without GPU, Photon, a shared access mode, autotermination off and a missing
-cost tag, accepts the GPU clusters the rules accept, and follows the catalog."""
+cost tag, accepts the GPU clusters the rules accept in both request shapes (a user's classic request, a group's
+``kind: CLASSIC_PREVIEW`` request) and with a custom container, and follows the catalog. The exact requests the
+components send are evaluated in tests/components/test_databricks.py."""
 
 from __future__ import annotations
 
@@ -11,14 +13,10 @@ from typing import Any
 
 import pytest
 
-from exports.databricks_policy import (
-    allowed_node_types,
-    cluster_policy_definition,
-    governs,
-)
+from exports.databricks_policy import allowed_node_types, cluster_policy_definition
 from gpu_catalog.catalog import CATALOG_PATH, default_catalog, load_catalog
 from rules import findings
-from rules.databricks import DatabricksCluster, gpu_node_types
+from rules.databricks import DatabricksCluster, gpu_node_types, gpu_runtime, policy_refusals
 from tests.exports.databricks_policy_eval import UnsupportedLimitation, violations
 from tests.policies._helpers import with_
 
@@ -34,6 +32,15 @@ GOOD: dict[str, Any] = {
     "autotermination_minutes": 60,
     "custom_tags": {"cost-center": "ml-research"},
 }
+GROUP: dict[str, Any] = {
+    **GOOD,
+    "kind": "CLASSIC_PREVIEW",
+    "spark_version": "17.3.x-scala2.13",
+    "use_ml_runtime": True,
+    "data_security_mode": "DATA_SECURITY_MODE_DEDICATED",
+    "single_user_name": "ml-platform",
+}
+"""A group-dedicated cluster: the ``kind`` request with the DBR release key and ``use_ml_runtime``."""
 
 
 def spec(**changes: Any) -> dict[str, Any]:
@@ -41,10 +48,57 @@ def spec(**changes: Any) -> dict[str, Any]:
     return with_(GOOD, **changes)
 
 
+def group(**changes: Any) -> dict[str, Any]:
+    return with_(GROUP, **changes)
+
+
 def test_a_gpu_cluster_the_rules_accept_is_accepted() -> None:
     assert violations(POLICY, GOOD) == {}
     assert violations(POLICY, spec(spark_version="18.x-gpu-ml-scala2.13")) == {}
     assert violations(POLICY, spec(driver_node_type_id="Standard_NV36ads_A10_v5")) == {}
+    assert violations(POLICY, spec(spark_version="15.4.x-gpu-ml-scala2.12")) == {}
+
+
+def test_both_request_shapes_and_a_custom_container_are_accepted() -> None:
+    assert violations(POLICY, GROUP) == {}
+    assert violations(POLICY, group(data_security_mode="SINGLE_USER")) == {}  # the alias the API reports back
+    assert violations(POLICY, group(spark_version="18.x-scala2.13")) == {}
+    single = group(num_workers=0, is_single_node=True)
+    assert violations(POLICY, single) == {}
+    image = spec(spark_version="17.3.x-scala2.13", docker_image={"url": "databricksruntime/gpu-pytorch:cuda11.8"})
+    assert violations(POLICY, image) == {}
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        ({"node_type_id": "Standard_D8ds_v5"}, "node_type_id"),
+        ({"spark_version": "17.3.x-cpu-ml-scala2.13"}, "spark_version"),
+        ({"spark_version": "17.3.x-photon-scala2.13"}, "spark_version"),
+        ({"runtime_engine": "PHOTON"}, "runtime_engine"),
+        ({"data_security_mode": "DATA_SECURITY_MODE_STANDARD"}, "data_security_mode"),
+        ({"data_security_mode": "DATA_SECURITY_MODE_AUTO"}, "data_security_mode"),  # may pick standard access
+        ({"single_user_name": None}, "single_user_name"),
+        ({"custom_tags": None}, "custom_tags.cost-center"),
+    ],
+)
+def test_the_group_shape_is_refused_what_the_rules_refuse(change: dict[str, Any], path: str) -> None:
+    assert list(violations(POLICY, group(**change))) == [path]
+
+
+def test_what_one_limitation_per_attribute_cannot_refuse() -> None:
+    """A DBR release key is on the pattern (the group request and custom containers need it), and a policy cannot
+    tie it to use_ml_runtime or docker_image: a release key with neither (a standard runtime) passes the policy. The
+    rules refuse it, so the stack config, the components and the pack do (docs/guardrail-layers.md)."""
+    standard = spec(spark_version="17.3.x-scala2.13")
+    assert violations(POLICY, standard) == {}
+    assert violations(POLICY, group(use_ml_runtime=False)) == {}
+    facts = DatabricksCluster(node_type="Standard_NC24ads_A100_v4", spark_version="17.3.x-scala2.13")
+    assert [f.field for f in findings(gpu_runtime(facts))] == ["sparkVersion"]
+    kind = DatabricksCluster(
+        node_type="Standard_NC24ads_A100_v4", spark_version="17.3.x-scala2.13", kind="CLASSIC_PREVIEW"
+    )
+    assert [f.field for f in findings(gpu_runtime(kind))] == ["useMlRuntime"]
 
 
 @pytest.mark.parametrize(
@@ -55,12 +109,13 @@ def test_a_gpu_cluster_the_rules_accept_is_accepted() -> None:
         ({"node_type_id": "Standard_NC6s_v3"}, "node_type_id"),  # NC v3: Azure Databricks no longer launches it
         ({"spark_version": "17.3.x-cpu-ml-scala2.13"}, "spark_version"),  # ML runtime, not the GPU flavour
         ({"spark_version": "17.3.x-ml-scala2.13"}, "spark_version"),
-        ({"spark_version": "17.3.x-scala2.13"}, "spark_version"),  # standard runtime: no CUDA
+        ({"spark_version": "17.3.x-gpu-ml-scala2.13-custom"}, "spark_version"),  # not a runtime key
         ({"spark_version": "17.3.x-photon-scala2.13"}, "spark_version"),  # a Photon runtime
         ({"runtime_engine": "PHOTON"}, "runtime_engine"),  # Photon
         ({"data_security_mode": "USER_ISOLATION"}, "data_security_mode"),  # shared access
         ({"data_security_mode": "DATA_SECURITY_MODE_STANDARD"}, "data_security_mode"),
         ({"data_security_mode": "NONE"}, "data_security_mode"),
+        ({"data_security_mode": "LEGACY_SINGLE_USER"}, "data_security_mode"),
         ({"single_user_name": None}, "single_user_name"),  # dedicated access without its principal
         ({"autotermination_minutes": 0}, "autotermination_minutes"),  # autotermination off
         ({"autotermination_minutes": 5}, "autotermination_minutes"),
@@ -79,14 +134,23 @@ def test_defaults_fill_what_the_form_leaves_out() -> None:
 
 def test_the_definition_uses_only_documented_limitations() -> None:
     assert POLICY["runtime_engine"] == {"type": "fixed", "value": "STANDARD", "hidden": True}
-    assert POLICY["data_security_mode"] == {"type": "fixed", "value": "SINGLE_USER"}
+    assert POLICY["data_security_mode"] == {
+        "type": "allowlist",
+        "values": ["SINGLE_USER", "DATA_SECURITY_MODE_DEDICATED"],
+        "defaultValue": "SINGLE_USER",
+    }
+    assert POLICY["spark_version"] == {
+        "type": "regex",
+        "pattern": r"^(\d+)(?:\.(\d+))?\.x-(?:gpu-ml-)?scala(2\.1[23])$",
+        "defaultValue": "17.3.x-gpu-ml-scala2.13",
+    }
+    assert "kind" not in POLICY and "use_ml_runtime" not in POLICY
     assert POLICY["autotermination_minutes"] == {
         "type": "range",
         "minValue": 10,
         "maxValue": 10000,
         "defaultValue": 60,
     }
-    assert POLICY["spark_version"]["type"] == "regex"
     assert POLICY["custom_tags.cost-center"] == {"type": "unlimited", "isOptional": False}
     assert POLICY["driver_node_type_id"]["isOptional"] is True
     with pytest.raises(UnsupportedLimitation):
@@ -129,26 +193,47 @@ def test_a_catalog_change_adding_a_retired_size_changes_the_policy(tmp_path: Pat
     assert changed != POLICY
 
 
-def test_governs_the_classic_single_user_shape_only() -> None:
-    classic = DatabricksCluster(
-        node_type="Standard_NC24ads_A100_v4",
-        declared_gpu=True,
-        spark_version="17.3.x-gpu-ml-scala2.13",
-        data_security_mode="SINGLE_USER",
+_FIELDS = {
+    "nodeTypeId": "node_type_id",
+    "driverNodeTypeId": "driver_node_type_id",
+    "sparkVersion": "spark_version",
+    "dataSecurityMode": "data_security_mode",
+    "runtimeEngine": "runtime_engine",
+    "singleUserName": "single_user_name",
+}
+
+
+def _facts(api: dict[str, Any]) -> DatabricksCluster:
+    return DatabricksCluster(
+        node_type=api.get("node_type_id"),
+        driver_node_type=api.get("driver_node_type_id"),
+        spark_version=api.get("spark_version"),
+        use_ml_runtime=bool(api.get("use_ml_runtime")),
+        kind=api.get("kind"),
+        runtime_engine=api.get("runtime_engine"),
+        data_security_mode=api.get("data_security_mode"),
+        single_user_name=api.get("single_user_name"),
     )
-    assert governs(classic)
-    group = DatabricksCluster(
-        node_type="Standard_NC24ads_A100_v4",
-        spark_version="17.3.x-scala2.13",
-        kind="CLASSIC_PREVIEW",
-        use_ml_runtime=True,
-        data_security_mode="DATA_SECURITY_MODE_DEDICATED",
-    )
-    assert not governs(group)
-    image = DatabricksCluster(
-        node_type="Standard_NC24ads_A100_v4",
-        spark_version="17.3.x-scala2.13",
-        custom_image="ghcr.io/contoso/gpu:1",
-        data_security_mode="SINGLE_USER",
-    )
-    assert not governs(image)
+
+
+@pytest.mark.parametrize(
+    "request_spec",
+    [
+        GOOD,
+        GROUP,
+        spec(node_type_id="Standard_D8ds_v5"),
+        spec(driver_node_type_id="Standard_E8ds_v5"),
+        spec(spark_version="17.3.x-cpu-ml-scala2.13"),
+        spec(spark_version="17.3.x-photon-scala2.13"),
+        spec(runtime_engine="PHOTON"),
+        spec(data_security_mode="USER_ISOLATION"),
+        group(data_security_mode="DATA_SECURITY_MODE_AUTO"),
+        group(single_user_name=None),
+    ],
+)
+def test_policy_refusals_name_what_the_policy_refuses(request_spec: dict[str, Any]) -> None:
+    """The components' early check (rules.databricks.policy_refusals) and the policy agree, attribute by attribute,
+    on everything but cost tags and autotermination (checked elsewhere)."""
+    refused = {_FIELDS[f.field] for f in policy_refusals(_facts(request_spec), allowed_node_types())}
+    by_policy = set(violations(POLICY, request_spec)) - {"custom_tags.cost-center", "autotermination_minutes"}
+    assert refused == by_policy

@@ -312,18 +312,36 @@ def test_task_gpu_amount_is_one_over_n() -> None:
         dbx.task_gpu_amount(1)
 
 
-def test_cost_tags_of_a_governed_cluster() -> None:
-    """missing_cost_tags: the policy's cost tags the cluster carries nowhere, in the policy's order; nothing for a
-    cluster the policy does not govern (a group-dedicated cluster, a custom container, a CPU runtime)."""
-    assert dbx.policy_governs(GPU)
+def test_cost_tags_of_a_cluster_under_the_policy() -> None:
+    """missing_cost_tags: the policy's cost tags a GPU cluster carries nowhere, in the policy's order — for every GPU
+    cluster (user-, group-dedicated, custom container: all reference the policy); nothing for a CPU cluster."""
     assert dbx.missing_cost_tags(GPU, ["cost-center", "owner"], {"owner": "x"}) == ["cost-center"]
     assert dbx.missing_cost_tags(GPU, ["owner", "cost-center"], set(), {}) == ["owner", "cost-center"]
     assert dbx.missing_cost_tags(GPU, ["cost-center", "owner"], {"cost-center"}, {"owner": "x"}) == []
-    for other in (GROUP, replace(GPU, custom_image="img"), CPU, replace(GPU, data_security_mode="USER_ISOLATION")):
-        assert not dbx.policy_governs(other)
-        assert dbx.missing_cost_tags(other, ["cost-center"], set()) == []
+    for other in (GROUP, replace(GPU, custom_image="img", spark_version="17.3.x-scala2.13")):
+        assert dbx.missing_cost_tags(other, ["cost-center"], set()) == ["cost-center"]
+    assert dbx.missing_cost_tags(CPU, ["cost-center"], set()) == []
     assert dbx.blank_cost_tags(["cost-center", "", "  "]) == ["", "  "]
     assert dbx.blank_cost_tags(["cost-center"]) == []
+
+
+def test_policy_refusals_admit_both_request_shapes_and_custom_containers() -> None:
+    nodes = dbx.accepted_node_types()
+    group = replace(GROUP, spark_version="17.3.x-scala2.13", use_ml_runtime=True, single_user_name="ml-platform")
+    image = replace(GPU, spark_version="17.3.x-scala2.13", custom_image="databricksruntime/gpu-pytorch:cuda11.8")
+    for admitted in (GPU, group, image, replace(GPU, spark_version="18.x-gpu-ml-scala2.13")):
+        assert dbx.policy_refusals(admitted, nodes) == []
+    refused = replace(GPU, data_security_mode="USER_ISOLATION", spark_version="17.3.x-cpu-ml-scala2.13")
+    assert [f.field for f in dbx.policy_refusals(refused, nodes)] == ["sparkVersion", "dataSecurityMode"]
+    below = dbx.policy_refusals(GPU, dbx.accepted_node_types("Standard_NC40ads_H100_v5"))
+    assert [f.field for f in below] == ["nodeTypeId"]
+    assert below[0].message.startswith("Standard_NV36ads_A10_v5 is not on the cluster policy's node type allowlist: ")
+    for mode in ("SINGLE_USER", "DATA_SECURITY_MODE_DEDICATED"):
+        assert mode in dbx.POLICY_ACCESS_MODES
+    for key in ("17.3.x-gpu-ml-scala2.13", "17.3.x-scala2.13", "18.x-gpu-ml-scala2.13", "15.4.x-scala2.12"):
+        assert dbx.POLICY_RUNTIME_RE.match(key)
+    for key in ("17.3.x-cpu-ml-scala2.13", "17.3.x-ml-scala2.13", "17.3.x-photon-scala2.13", "auto:latest-ml"):
+        assert not dbx.POLICY_RUNTIME_RE.match(key)
 
 
 def test_accepted_node_types_are_what_the_node_type_rule_accepts() -> None:
