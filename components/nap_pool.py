@@ -52,6 +52,7 @@ from rules.karpenter import (
 )
 from rules.node_stack import (
     DEVICE_PLUGIN_CHART,
+    EXTERNAL,
     GPU_OPERATOR,
     GpuNode,
     NodeStack,
@@ -116,6 +117,8 @@ class NapGpuPoolArgs:
     gpu_operator: PoolGpuOperator | None = None
     device_plugin: PoolDevicePlugin | None = None
     """The nvidia-device-plugin chart on the cluster (when the GPU operator is off)."""
+    external_device_plugin: bool = False
+    """A device plugin installed outside this program serves the NodePool (see ``GpuPoolSpec``)."""
     kaito_addon: bool = False
     """The cluster runs the KAITO add-on (its device-plugin DaemonSet lands where it tolerates the taints)."""
     gpu_floor: str = DEFAULT_FLOOR
@@ -132,7 +135,9 @@ class NapGpuPoolArgs:
         """The device plugin the platform deploys for the pool's nodes (:attr:`GpuPoolSpec.manager`)."""
         if self.gpu_operator is not None:
             return GPU_OPERATOR
-        return DEVICE_PLUGIN_CHART if self.device_plugin is not None else None
+        if self.device_plugin is not None:
+            return DEVICE_PLUGIN_CHART
+        return EXTERNAL if self.external_device_plugin else None
 
     def node_stack(self) -> NodeStack:
         """The software stack of the pool's nodes, for the smallest allowed size (:mod:`rules.node_stack`)."""
