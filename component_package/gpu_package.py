@@ -469,6 +469,8 @@ def pool_spec(pool: GpuPool) -> gpu_node_pool.GpuPoolSpec:
     operator = pool.get("gpu_operator")
     if operator is not None:
         kwargs["gpu_operator"] = _pool_operator(operator)
+    else:  # an existing cluster's own device plugin, which the package cannot see (docs/component-package.md)
+        kwargs["external_device_plugin"] = True
     return gpu_node_pool.GpuPoolSpec(**kwargs)
 
 
@@ -1005,6 +1007,8 @@ def nap_pool_args(args: NapGpuPoolArgs) -> nap_pool.NapGpuPoolArgs:
     operator = args.get("gpu_operator")
     if operator is not None:
         kwargs["gpu_operator"] = _pool_operator(operator)
+    else:  # an existing cluster's own device plugin, which the package cannot see (docs/component-package.md)
+        kwargs["external_device_plugin"] = True
     disruption = args.get("disruption")
     if disruption is not None:
         kwargs |= _present(disruption, "consolidation_policy", "consolidate_after")

@@ -64,6 +64,7 @@ from rules.aks import (
 )
 from rules.karpenter import AgentPoolFacts, nap_agent_pools
 from rules.lifecycle import check_kubernetes_version
+from rules.node_stack import kaito_addon_with_nap
 from rules.upgrade import channel_owns_version, upgrade_channel_range, validated_minors, version_pin_fits_channel
 
 from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
@@ -337,6 +338,9 @@ class AksGpuCluster(pulumi.ComponentResource):
         )
         self.kubeconfig = pulumi.Output.secret(creds.apply(_decode_kubeconfig))
         self.role_assignments, self.kubernetes_access = self._grant_kubernetes_access(name, args)
+
+        for finding in kaito_addon_with_nap(args.kaito_addon, args.node_auto_provisioning):
+            pulumi.log.warn(f"{COMPONENT} '{args.cluster_name}': {finding.message}", resource=self)
 
         self.pools = []
         previous: pulumi.Resource = self.cluster

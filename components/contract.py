@@ -20,12 +20,16 @@ output                what
 ``kubeconfig``        **secret**: user kubeconfig (exec plugin ``kubelogin``; local accounts are disabled)
 ``gpuPools``          ``{<pool name>: {azureName, vmSize, gpuModel, gpusPerNode, os, driver, migProfile,``
                       ``spot, minCount, maxCount, count, scheduling: {nodeSelector, tolerations, resourceName,``
-                      ``sharing, replicas, mpsActiveThreadPercentage, allocatablePerNode}}}``
+                      ``sharing, replicas, mpsActiveThreadPercentage, allocatablePerNode, devicePlugin}}}``:
+                      ``resourceName`` × ``allocatablePerNode`` is what one node advertises, read off the node's
+                      software stack (``rules/node_stack.py``); ``devicePlugin`` the one plugin that serves it
 ``gpuNodePools``      ``{<pool name>: {nodePool, sizes, gpuModels, capacityTypes, driver, maxGpus, minNodes: 0,``
                       ``scheduling: {...as above}}}``: node auto-provisioning (Karpenter) GPU NodePools, from zero
                       nodes to ``maxGpus``; the autoscaler ``minCount ≥ 1`` rule does not apply to them
                       (``allocatablePerNode``: what the smallest allowed size advertises)
 ``gpuOperatorVersion`` chart version of the NVIDIA GPU operator, or ``null`` when it is not installed
+``devicePluginVersion`` chart version of NVIDIA's nvidia-device-plugin (deployed when the operator is off), or
+                      ``null`` (added in version 1: additive)
 ``kaitoWorkspaces``   ``{<workspace>: {workspace, namespace, preset, instanceType, count, service, port, endpoint}}``:
                       the in-cluster Service KAITO serves each model on (OpenAI-compatible ``endpoint``)
 ``databricks``        ``{workspaceUrl, clusters: {<name>: {clusterId, nodeTypeId, driverNodeTypeId, gpusPerWorker,``
@@ -61,6 +65,7 @@ _SCALAR_KEYS: tuple[str, ...] = (
     "gpuPools",
     "gpuNodePools",
     "gpuOperatorVersion",
+    "devicePluginVersion",
     "kaitoWorkspaces",
     "databricks",
 )
@@ -109,6 +114,9 @@ class Scheduling:
     """For MPS pools: the ``CUDA_MPS_ACTIVE_THREAD_PERCENTAGE`` each workload gets (100 / replicas)."""
     allocatable_per_node: int = 1
     """How many ``resource_name`` units one node advertises."""
+    device_plugin: str | None = None
+    """The one NVIDIA device plugin on the pool's nodes (``gpu-operator``, ``nvidia-device-plugin``,
+    ``aks-windows``; ``kaito-addon`` on a KAITO workspace's nodes): :mod:`rules.node_stack`."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -119,6 +127,7 @@ class Scheduling:
             "replicas": self.replicas,
             "mpsActiveThreadPercentage": self.mps_active_thread_percentage,
             "allocatablePerNode": self.allocatable_per_node,
+            "devicePlugin": self.device_plugin,
         }
 
     @classmethod
@@ -132,6 +141,7 @@ class Scheduling:
             replicas=int(data.get("replicas", 1)),
             mps_active_thread_percentage=int(pct) if pct is not None else None,
             allocatable_per_node=int(data.get("allocatablePerNode", 1)),
+            device_plugin=data.get("devicePlugin"),
         )
 
 
@@ -330,6 +340,7 @@ class PlatformContract:
     oidc_issuer_url: str | None
     gpu_pools: dict[str, GpuPoolContract] = field(default_factory=dict)
     gpu_operator_version: str | None = None
+    device_plugin_version: str | None = None
     kaito_workspaces: dict[str, KaitoWorkspaceContract] = field(default_factory=dict)
     databricks: DatabricksContract | None = None
     gpu_node_pools: dict[str, NapGpuPoolContract] = field(default_factory=dict)
@@ -386,6 +397,7 @@ def parse_contract(outputs: Mapping[str, Any], *, source: str = "the referenced 
         oidc_issuer_url=outputs.get("oidcIssuerUrl"),
         gpu_pools=pools,
         gpu_operator_version=outputs.get("gpuOperatorVersion"),
+        device_plugin_version=outputs.get("devicePluginVersion"),
         kaito_workspaces={
             str(n): KaitoWorkspaceContract.from_dict(w) for n, w in (outputs.get("kaitoWorkspaces") or {}).items()
         },

@@ -49,14 +49,25 @@ from rules.aks import (
     gpu_sharing,
     mig_pool,
     operator_autoscale_min_count,
-    parse_taint,
     pool_name,
     pool_os_sku,
     pool_taints,
     windows_gpu_pool,
 )
-from rules.karpenter import GPU_RESOURCE
 from rules.lifecycle import check_operator_platform
+from rules.node_stack import (
+    DEVICE_PLUGIN_CHART,
+    EXTERNAL,
+    GPU_OPERATOR,
+    GPU_RESOURCE,
+    NodeStack,
+    Sharing,
+    mig_instance,
+    node_stack_findings,
+    pool_node_stack,
+)
+from rules.node_stack import DEVICE_PLUGIN_CONFIG_LABEL as _CONFIG_LABEL
+from rules.node_stack import taint_tolerations as _rule_tolerations
 from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
 from .contract import GpuPoolContract, Scheduling, Toleration
@@ -69,20 +80,19 @@ COMPONENT = "GpuNodePool"
 POOL_LABEL = "azure-gpu-platform/pool"
 """Node label carrying the logical pool name: stable across replacements (the Azure name is not)."""
 GPU_MODEL_LABEL = "azure-gpu-platform/gpu-model"
-DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
-"""The GPU operator's device plugin picks its named config (time-slicing/MPS) from this node label."""
+DEVICE_PLUGIN_CONFIG_LABEL = _CONFIG_LABEL
+"""The device plugin (the GPU operator's or the chart's) picks its named config (time-slicing/MPS) by this label."""
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 """The GPU operator's MIG manager partitions a node's GPUs into the layout this label names (``all-3g.40gb``: every
 GPU split into 3g.40gb instances). NVIDIA/gpu-operator v26.7.0 ``assets/state-mig-manager/0400_configmap.yaml`` and
 the MIG manager's hardware-generated configs name layouts ``all-<profile>``; without the label the operator sets
 ``all-disabled`` on MIG-capable nodes (``controllers/nodelabeling_controller.go``)."""
+SPOT_TAINT_TEXT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
+"""AKS adds this taint to every spot pool."""
 SPOT_TAINT = Toleration(
     key="kubernetes.azure.com/scalesetpriority", operator="Equal", value="spot", effect="NoSchedule"
 )
-"""AKS adds this taint to every spot pool."""
-
-_MIG_SLICES = {"MIG1g": (1, 7, 1), "MIG2g": (2, 3, 2), "MIG3g": (3, 2, 4), "MIG4g": (4, 1, 4), "MIG7g": (7, 1, 8)}
-"""profile → (compute slices, instances per GPU, memory eighths): NVIDIA's A100/H100/H200 MIG geometry."""
+"""What tolerates :data:`SPOT_TAINT_TEXT`."""
 
 MigStrategy = Literal["single", "mixed"]
 
@@ -113,6 +123,15 @@ class PoolGpuOperator:
     def facts(self) -> rules_aks.GpuOperator:
         """The operator as the AKS rules see it."""
         return rules_aks.GpuOperator(driver_enabled=self.installs_driver, toolkit_enabled=self.installs_driver)
+
+
+@dataclass(frozen=True)
+class PoolDevicePlugin:
+    """NVIDIA's nvidia-device-plugin chart on a pool's cluster (the platform deploys it when the GPU operator is off):
+    it serves every Linux GPU pool whose driver AKS installs (:mod:`components.device_plugin`)."""
+
+    version: str
+    mig_strategy: MigStrategy = "single"
 
 
 @dataclass(frozen=True)
@@ -172,6 +191,14 @@ class GpuPoolSpec:
     """Azure tags (``gpu-pool: <name>`` is added)."""
     gpu_operator: PoolGpuOperator | None = None
     """The NVIDIA GPU operator on the cluster; ``None``: none runs."""
+    device_plugin: PoolDevicePlugin | None = None
+    """The nvidia-device-plugin chart on the cluster (when the GPU operator is off); ``None``: none runs."""
+    external_device_plugin: bool = False
+    """A device plugin installed outside this program serves the pool (neither the operator nor the chart is on the
+    cluster): the node-stack rule then takes its word for it instead of refusing a pool with no plugin."""
+    kaito_addon: bool = False
+    """The cluster runs the KAITO add-on, whose own device-plugin DaemonSet lands on every node whose taints it
+    tolerates (``gpu_catalog/facts/device_plugins.json``)."""
     gpu_floor: str = DEFAULT_FLOOR
     """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
 
@@ -188,6 +215,44 @@ class GpuPoolSpec:
     def operator_managed(self) -> bool:
         """The GPU operator manages the pool (device plugin, labels, MIG): every Linux pool of a cluster it runs on."""
         return self.gpu_operator is not None and self.os == "Linux"
+
+    @property
+    def manager(self) -> str | None:
+        """The device plugin the platform deploys for the pool: the GPU operator's (it manages every Linux pool of
+        its cluster) or the nvidia-device-plugin chart's (Linux pools, when the operator is off); ``None`` on
+        Windows, where AKS brings its own."""
+        if self.os != "Linux":
+            return None
+        if self.gpu_operator is not None:
+            return GPU_OPERATOR
+        if self.device_plugin is not None:
+            return DEVICE_PLUGIN_CHART
+        return EXTERNAL if self.external_device_plugin else None
+
+    @property
+    def mig_strategy(self) -> MigStrategy:
+        """The MIG strategy of the pool's device plugin."""
+        if self.gpu_operator is not None:
+            return self.gpu_operator.mig_strategy
+        return self.device_plugin.mig_strategy if self.device_plugin is not None else "single"
+
+    def node_stack(self, size: GpuSize) -> NodeStack:
+        """The software stack of the pool's nodes (:mod:`rules.node_stack`): which device plugins land on them and
+        what they advertise."""
+        return pool_node_stack(
+            self.name,
+            os=self.os,
+            gpus=int(size.gpu_count),
+            whole_gpu_memory_gib=size.whole_gpu_memory_gib,
+            taints=self.taints,
+            spot=self.spot,
+            sharing=_rule_sharing(self.sharing),
+            driver_skipped=self.driver_skipped,
+            mig_profile=self.mig_profile,
+            manager=self.manager,
+            mig_strategy=self.mig_strategy,
+            kaito_addon=self.kaito_addon,
+        )
 
     @property
     def mig_partitioned_by_operator(self) -> bool:
@@ -223,8 +288,7 @@ def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
     if mig is not None:
         found.append(Finding("migProfile", mig.message))
     operator = pool.gpu_operator.facts if pool.gpu_operator is not None else None
-    if mig is None or pool.os == "Windows":
-        found += mig_pool(pool.facts, pool.mig_profile, operator)
+    found += mig_pool(pool.facts, pool.mig_profile)
     amd = check_amd_features(
         pool.vm_size,
         nvidia_operator=pool.operator_managed,
@@ -247,14 +311,28 @@ def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
             time_slicing=pool.sharing.mode == "timeSlicing",
             mps=pool.sharing.mode == "mps",
             mig_profile=pool.mig_profile,
-            operator=operator,
-            mig_strategy=pool.gpu_operator.mig_strategy if pool.gpu_operator is not None else "single",
+            mig_strategy=pool.mig_strategy,
         )
     found += pool_taints(pool.taints)
     for key, value in pool.labels.items():
         problems = (node_label_key_problem(key), label_value_problem(value))
         found += [Finding("labels", f"{key}: {problem}") for problem in problems if problem is not None]
+    size = default_catalog().lookup(pool.vm_size)
+    if size is not None and mig is None and not any(f.field in ("taints", "vmSize") for f in found):
+        found += node_stack_findings(pool.node_stack(size), fix=_fix(pool))
     return found
+
+
+def _fix(pool: GpuPoolSpec) -> str:
+    return (
+        "Enable the GPU operator or the nvidia-device-plugin chart for the pool."
+        if pool.os == "Linux"
+        else "Keep the AKS driver on the Windows pool (AKS then installs its DirectX device plugin)."
+    )
+
+
+def _rule_sharing(sharing: GpuSharing | None) -> Sharing | None:
+    return Sharing(sharing.mode, sharing.replicas, sharing.rename_by_default) if sharing is not None else None
 
 
 def _operator_platform(pool: GpuPoolSpec) -> list[Finding]:
@@ -278,16 +356,13 @@ def mig_profile_name(pool: GpuPoolSpec, size: GpuSize) -> str:
     """NVIDIA's name of a pool's MIG instance (``MIG3g`` on an A100 80GB → ``3g.40gb``)."""
     if pool.mig_profile is None:
         raise ValueError(f"pool {pool.name} has no migProfile")
-    g, _, eighths = _MIG_SLICES[pool.mig_profile]
-    memory = int(size.whole_gpu_memory_gib / 8 * eighths + 0.5)
-    return f"{g}g.{memory}gb"
+    return mig_instance(pool.mig_profile, size.whole_gpu_memory_gib)[0]
 
 
-def advertised_resource(pool: GpuPoolSpec, size: GpuSize) -> str:
-    """What the device plugin advertises for the pool before sharing (``nvidia.com/gpu``; a MIG pool under the mixed
-    strategy: ``nvidia.com/mig-<profile>``)."""
-    op = pool.gpu_operator
-    if pool.mig_profile is None or op is None or op.mig_strategy == "single":
+def plugin_resource(pool: GpuPoolSpec, size: GpuSize) -> str:
+    """What the pool's device plugin advertises before sharing (``nvidia.com/gpu``; a MIG pool under the mixed
+    strategy: ``nvidia.com/mig-<profile>``): the resource its sharing config replicates."""
+    if pool.mig_profile is None or pool.mig_strategy == "single":
         return GPU_RESOURCE
     return f"nvidia.com/mig-{mig_profile_name(pool, size)}"
 
@@ -295,17 +370,10 @@ def advertised_resource(pool: GpuPoolSpec, size: GpuSize) -> str:
 def taint_tolerations(taints: Sequence[str]) -> list[Toleration]:
     """What a pod (and the GPU operator) needs to tolerate these taints (``key=value:effect`` or ``key:effect``);
     shared by agent pools and NAP NodePools."""
-    out: list[Toleration] = []
-    for taint in taints:
-        parsed = parse_taint(taint)
-        if parsed is None:
-            continue
-        key, value, effect = parsed
-        if value:
-            out.append(Toleration(key=key, operator="Equal", value=value, effect=effect))
-        else:
-            out.append(Toleration(key=key, operator="Exists", effect=effect))
-    return out
+    return [
+        Toleration(key=t.key or "", operator=t.operator, effect=t.effect or "NoSchedule", value=t.value)
+        for t in _rule_tolerations(taints)
+    ]
 
 
 def pool_tolerations(pool: GpuPoolSpec) -> list[Toleration]:
@@ -316,13 +384,14 @@ def pool_tolerations(pool: GpuPoolSpec) -> list[Toleration]:
 
 
 def base_node_labels(
-    labels: Mapping[str, str], name: str, *, operator_managed: bool, sharing: GpuSharing | None
+    labels: Mapping[str, str], name: str, *, plugin_managed: bool, sharing: GpuSharing | None
 ) -> dict[str, str]:
-    """A pool's own labels plus the pool label (the contract's node selector) and, when the operator shares its GPUs,
-    the device-plugin config label; shared by agent pools and NAP NodePools."""
+    """A pool's own labels plus the pool label (the contract's node selector) and, when the platform's device plugin
+    (the GPU operator's or the chart's) shares its GPUs, the device-plugin config label; shared by agent pools and
+    NAP NodePools."""
     out = dict(labels)
     out[POOL_LABEL] = name
-    if operator_managed and sharing is not None:
+    if plugin_managed and sharing is not None:
         out[DEVICE_PLUGIN_CONFIG_LABEL] = name
     return out
 
@@ -349,27 +418,27 @@ def shared_scheduling(resource: str, sharing: GpuSharing | None) -> SharedSchedu
 
 
 def pool_node_labels(pool: GpuPoolSpec, size: GpuSize) -> dict[str, str]:
-    labels = base_node_labels(pool.labels, pool.name, operator_managed=pool.operator_managed, sharing=pool.sharing)
+    labels = base_node_labels(pool.labels, pool.name, plugin_managed=pool.manager is not None, sharing=pool.sharing)
     labels[GPU_MODEL_LABEL] = _slug(size.gpu_model)
     if pool.mig_partitioned_by_operator:
         labels[MIG_CONFIG_LABEL] = f"all-{mig_profile_name(pool, size)}"
     return labels
 
 
-def pool_scheduling(pool: GpuPoolSpec, size: GpuSize, resource: str) -> Scheduling:
-    """Node selector, tolerations and the resource a pod requests to land on this pool (``resource``: what the device
-    plugin advertises before sharing)."""
-    gpus = max(int(size.gpu_count), 1)
-    per_gpu = _MIG_SLICES[pool.mig_profile][1] if pool.mig_profile is not None else 1
-    shared = shared_scheduling(resource, pool.sharing)
+def pool_scheduling(pool: GpuPoolSpec, stack: NodeStack) -> Scheduling:
+    """Node selector, tolerations and the resource a pod requests to land on this pool, read off the pool's node
+    stack (what its one device plugin advertises)."""
+    shared = shared_scheduling(GPU_RESOURCE, pool.sharing)
+    advertised = stack.advertised[0] if stack.advertised else None
     return Scheduling(
         node_selector={POOL_LABEL: pool.name},
         tolerations=pool_tolerations(pool),
-        resource_name=shared.resource_name,
+        resource_name=advertised.resource if advertised is not None else GPU_RESOURCE,
         sharing=shared.mode,
         replicas=shared.replicas,
         mps_active_thread_percentage=shared.mps_active_thread_percentage,
-        allocatable_per_node=gpus * per_gpu * shared.replicas,
+        allocatable_per_node=advertised.per_node if advertised is not None else 0,
+        device_plugin=stack.plugins[0].plugin if len(stack.plugins) == 1 else None,
     )
 
 
@@ -420,7 +489,8 @@ class GpuNodePool(pulumi.ComponentResource):
     contract: GpuPoolContract
     """The pool's output-contract entry (computed once, here)."""
     shared: SharedPool | None
-    """The device plugin's sharing config for this pool, when the GPU operator manages it and it shares its GPUs."""
+    """The device plugin's sharing config for this pool, when the platform's device plugin (GPU operator or chart)
+    serves it and it shares its GPUs."""
 
     def __init__(
         self,
@@ -434,10 +504,13 @@ class GpuNodePool(pulumi.ComponentResource):
         pool = args.pool
         self.pool = pool
         size = default_catalog()[pool.vm_size]
-        resource = advertised_resource(pool, size)
         self.azure_name = pool.azure_name or pool.name
-        self.contract = pool_contract(pool, size, pool_scheduling(pool, size, resource))
-        self.shared = SharedPool(resource, pool.sharing) if pool.operator_managed and pool.sharing is not None else None
+        self.contract = pool_contract(pool, size, pool_scheduling(pool, pool.node_stack(size)))
+        self.shared = (
+            SharedPool(plugin_resource(pool, size), pool.sharing)
+            if pool.manager is not None and pool.sharing is not None
+            else None
+        )
 
         self.agent_pool = containerservice.AgentPool(
             name,

@@ -50,6 +50,15 @@ from rules.karpenter import (
     gpu_nodepool_limits,
     resolve_sizes,
 )
+from rules.node_stack import (
+    DEVICE_PLUGIN_CHART,
+    EXTERNAL,
+    GPU_OPERATOR,
+    GpuNode,
+    NodeStack,
+    node_stack_findings,
+    platform_node_stack,
+)
 from rules.resource_types import KARPENTER_NODE_POOL
 from rules.sizes import DEFAULT_FLOOR
 
@@ -57,8 +66,10 @@ from .contract import NapGpuPoolContract, Scheduling
 from .gpu_node_pool import (
     POOL_LABEL,
     GpuSharing,
+    PoolDevicePlugin,
     PoolGpuOperator,
     SharedPool,
+    _rule_sharing,
     base_node_labels,
     shared_scheduling,
     taint_tolerations,
@@ -104,6 +115,12 @@ class NapGpuPoolArgs:
     tags: Mapping[str, str] = field(default_factory=dict)
     """Azure tags of the VMs NAP creates (AKSNodeClass ``tags``)."""
     gpu_operator: PoolGpuOperator | None = None
+    device_plugin: PoolDevicePlugin | None = None
+    """The nvidia-device-plugin chart on the cluster (when the GPU operator is off)."""
+    external_device_plugin: bool = False
+    """A device plugin installed outside this program serves the NodePool (see ``GpuPoolSpec``)."""
+    kaito_addon: bool = False
+    """The cluster runs the KAITO add-on (its device-plugin DaemonSet lands where it tolerates the taints)."""
     gpu_floor: str = DEFAULT_FLOOR
 
     def __post_init__(self) -> None:
@@ -112,6 +129,33 @@ class NapGpuPoolArgs:
     @property
     def operator_managed(self) -> bool:
         return self.gpu_operator is not None
+
+    @property
+    def manager(self) -> str | None:
+        """The device plugin the platform deploys for the pool's nodes (:attr:`GpuPoolSpec.manager`)."""
+        if self.gpu_operator is not None:
+            return GPU_OPERATOR
+        if self.device_plugin is not None:
+            return DEVICE_PLUGIN_CHART
+        return EXTERNAL if self.external_device_plugin else None
+
+    def node_stack(self) -> NodeStack:
+        """The software stack of the pool's nodes, for the smallest allowed size (:mod:`rules.node_stack`)."""
+        gpus = min((max(int(s.gpu_count), 1) for s in _sizes(self)), default=1)
+        return platform_node_stack(
+            GpuNode(
+                where=self.name,
+                os="Linux",
+                gpus=gpus,
+                taints=self.taints,
+                labels=node_labels(self),
+                driver="operator" if self.driver_skipped else "aks",
+            ),
+            manager=self.manager,
+            mig_strategy="single" if self.manager is not None else "none",
+            sharing=_rule_sharing(self.sharing),
+            kaito_addon=self.kaito_addon,
+        )
 
     @property
     def gpu_mode(self) -> str:
@@ -143,7 +187,6 @@ def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:
             time_slicing=args.sharing.mode == "timeSlicing",
             mps=args.sharing.mode == "mps",
             mig_profile=None,
-            operator=operator,
             mig_strategy=args.gpu_operator.mig_strategy if args.gpu_operator is not None else "single",
         )
     found += pool_taints(args.taints)
@@ -155,6 +198,9 @@ def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:
         found += [
             Finding(name, f"{v!r} is not allowed; allowed: {', '.join(allowed)}.") for v in value if v not in allowed
         ]
+    if args.sizes and not any(f.field == "taints" for f in found):
+        fix = "Enable the GPU operator or the nvidia-device-plugin chart for the NodePool."
+        found += node_stack_findings(args.node_stack(), fix=fix)
     return found
 
 
@@ -164,7 +210,7 @@ def _sizes(args: NapGpuPoolArgs) -> list[GpuSize]:
 
 
 def node_labels(args: NapGpuPoolArgs) -> dict[str, str]:
-    return base_node_labels(args.labels, args.name, operator_managed=args.operator_managed, sharing=args.sharing)
+    return base_node_labels(args.labels, args.name, plugin_managed=args.manager is not None, sharing=args.sharing)
 
 
 def node_class_manifest(args: NapGpuPoolArgs) -> dict[str, Any]:
@@ -208,7 +254,7 @@ def node_pool_manifest(args: NapGpuPoolArgs) -> dict[str, Any]:
         disruption["budgets"] = [dict(b) for b in args.budgets]
     spec: dict[str, Any] = {
         "template": {"metadata": {"labels": node_labels(args)}, "spec": template_spec},
-        "limits": {GPU_LIMIT: str(args.gpu_limit)},
+        "limits": {GPU_LIMIT: str(karpenter_gpu_units(args))},
         "disruption": disruption,
     }
     if args.weight is not None:
@@ -216,19 +262,31 @@ def node_pool_manifest(args: NapGpuPoolArgs) -> dict[str, Any]:
     return {"metadata": {"name": args.name, "labels": {"app.kubernetes.io/managed-by": "pulumi"}}, "spec": spec}
 
 
+def karpenter_gpu_units(args: NapGpuPoolArgs) -> int:
+    """``limits["nvidia.com/gpu"]`` in the units Karpenter counts: a running node counts what its device plugin
+    advertises (time-slicing / MPS replicas included), a node still launching counts its physical GPUs
+    (kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/state/statenode.go`` ``Capacity()``; karpenter-provider-azure
+    v1.14.2 ``instancetype.go`` sizes instance types by physical GPUs, issue kubernetes-sigs/karpenter #729). So a
+    shared pool's limit is ``gpu_limit`` × replicas: at steady state it holds ``gpu_limit`` physical GPUs, and in a
+    burst of new nodes (each pod taken to need a whole GPU) up to ``gpu_limit`` × replicas physical GPUs."""
+    return args.gpu_limit * (args.sharing.replicas if args.sharing is not None else 1)
+
+
 def scheduling(args: NapGpuPoolArgs) -> Scheduling:
-    """Node selector, tolerations and the resource a pod requests to land on the pool. ``allocatable_per_node`` is
-    what the smallest allowed size advertises (Karpenter may choose a larger one)."""
-    gpus = min((max(int(s.gpu_count), 1) for s in _sizes(args)), default=1)
+    """Node selector, tolerations and the resource a pod requests to land on the pool, read off the node stack.
+    ``allocatable_per_node`` is what the smallest allowed size advertises (Karpenter may choose a larger one)."""
+    stack = args.node_stack()
     shared = shared_scheduling(GPU_RESOURCE, args.sharing)
+    advertised = stack.advertised[0] if stack.advertised else None
     return Scheduling(
         node_selector={POOL_LABEL: args.name},
         tolerations=taint_tolerations(args.taints),
-        resource_name=shared.resource_name,
+        resource_name=advertised.resource if advertised is not None else GPU_RESOURCE,
         sharing=shared.mode,
         replicas=shared.replicas,
         mps_active_thread_percentage=shared.mps_active_thread_percentage,
-        allocatable_per_node=gpus * shared.replicas,
+        allocatable_per_node=advertised.per_node if advertised is not None else 0,
+        device_plugin=stack.plugins[0].plugin if len(stack.plugins) == 1 else None,
     )
 
 
@@ -269,7 +327,7 @@ class NapGpuPool(pulumi.ComponentResource):
         self.contract = pool_contract(args)
         self.shared = (
             SharedPool(resource_name=GPU_RESOURCE, sharing=args.sharing)
-            if args.sharing is not None and args.operator_managed
+            if args.sharing is not None and args.manager is not None
             else None
         )
         node_class = node_class_manifest(args)

@@ -13,6 +13,8 @@ Resource tree (URNs are pinned by the snapshot tests in ``tests/components/snaps
       GpuNodePool "aks-<pool>" → AgentPool "aks-<pool>"   (chained: each after the previous)
       kubernetes Provider "aks-k8s"     (when something runs in the cluster)
     GpuOperator "gpu-operator" → helm.sh/v3 Release "gpu-operator-release"   (when gpuOperator.enabled)
+    NvidiaDevicePlugin "nvidia-device-plugin" → helm.sh/v3 Release "nvidia-device-plugin-release"
+      (when the operator is off and a Linux GPU pool or NodePool needs a device plugin)
     NapGpuPool "nap-<pool>" → karpenter.azure.com AKSNodeClass "nap-<pool>-nodeclass",
       karpenter.sh/v1 NodePool "nap-<pool>-nodepool"        (per gpuNodePools entry; NAP on the cluster)
     KaitoWorkspace "kaito-<name>" → kaito.sh/v1beta1 Workspace "kaito-<name>"  (per kaito.workspaces entry)
@@ -38,6 +40,7 @@ from .aks_cluster import AksGpuCluster
 from .azure_policy import AksGpuSizePolicy
 from .config import StackConfig
 from .contract import CONTRACT_VERSION
+from .device_plugin import NvidiaDevicePlugin
 from .gpu_operator import GpuOperator
 from .kaito import KaitoWorkspace
 from .nap_pool import NapGpuPool
@@ -49,6 +52,7 @@ if TYPE_CHECKING:
 
 CLUSTER_COMPONENT = "aks"
 OPERATOR_COMPONENT = "gpu-operator"
+DEVICE_PLUGIN_COMPONENT = "nvidia-device-plugin"
 AZURE_POLICY_COMPONENT = "azure-policy"
 
 
@@ -59,6 +63,7 @@ class Platform:
     cfg: StackConfig
     cluster: AksGpuCluster
     gpu_operator: GpuOperator | None = None
+    device_plugin: NvidiaDevicePlugin | None = None
     kaito_workspaces: list[KaitoWorkspace] = field(default_factory=list)
     databricks: DatabricksDeployment | None = None
     nap_pools: list[NapGpuPool] = field(default_factory=list)
@@ -96,6 +101,14 @@ def build_platform(cfg: StackConfig) -> Platform:
             # assignments have propagated (the first `pulumi up`).
             depends_on=[*([p.agent_pool for p in cluster.pools] or [cluster.cluster]), *cluster.kubernetes_access],
         )
+    device_plugin = None
+    if cfg.device_plugin_chart:
+        device_plugin = NvidiaDevicePlugin(
+            DEVICE_PLUGIN_COMPONENT,
+            wiring.device_plugin_args(cfg, cluster.pools, nap_pools),
+            provider=cluster.kubernetes_provider(),
+            depends_on=[*([p.agent_pool for p in cluster.pools] or [cluster.cluster]), *cluster.kubernetes_access],
+        )
     kaito = [
         KaitoWorkspace(
             f"kaito-{args.workspace_name}",
@@ -118,6 +131,7 @@ def build_platform(cfg: StackConfig) -> Platform:
         cfg=cfg,
         cluster=cluster,
         gpu_operator=gpu_operator,
+        device_plugin=device_plugin,
         kaito_workspaces=kaito,
         databricks=databricks,
         nap_pools=nap_pools,
@@ -196,6 +210,7 @@ def contract_outputs(platform: Platform) -> dict[str, Any]:
         "gpuPools": {p.pool.name: p.contract.to_dict() for p in cluster.pools},
         "gpuNodePools": {p.args.name: p.contract.to_dict() for p in platform.nap_pools},
         "gpuOperatorVersion": platform.gpu_operator.version if platform.gpu_operator is not None else None,
+        "devicePluginVersion": platform.device_plugin.version if platform.device_plugin is not None else None,
         "kaitoWorkspaces": {ws.workspace_name: ws.contract.to_dict() for ws in platform.kaito_workspaces},
         "databricks": _databricks_contract(platform),
     }

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 import pulumi
 
 from rules.karpenter import resolve_sizes
+from rules.node_stack import DEVICE_PLUGIN_CHART
 
 from .aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
 from .azure_policy import AksGpuSizePolicyArgs
@@ -29,7 +30,8 @@ from .databricks import (
     DatabricksWorkspaceArgs,
 )
 from .databricks_config import DatabricksClusterConfig, DatabricksWorkspaceConfig
-from .gpu_node_pool import GpuNodePool, GpuPoolSpec, GpuSharing, PoolGpuOperator
+from .device_plugin import NvidiaDevicePluginArgs
+from .gpu_node_pool import GpuNodePool, GpuPoolSpec, GpuSharing, PoolDevicePlugin, PoolGpuOperator
 from .gpu_operator import GpuOperatorArgs
 from .kaito import KaitoWorkspaceArgs
 from .kaito_config import KaitoWorkspaceConfig
@@ -54,6 +56,40 @@ def pool_gpu_operator(cfg: StackConfig) -> PoolGpuOperator | None:
     return PoolGpuOperator(version=op.version, installs_driver=installs, mig_strategy=op.migStrategy)
 
 
+def pool_device_plugin(cfg: StackConfig) -> PoolDevicePlugin | None:
+    """The nvidia-device-plugin chart as the pools see it (``None`` when the GPU operator runs or no pool needs it)."""
+    if not cfg.device_plugin_chart:
+        return None
+    return PoolDevicePlugin(version=cfg.devicePlugin.version, mig_strategy=cfg.devicePlugin.migStrategy)
+
+
+def device_plugin_args(
+    cfg: StackConfig, pools: Sequence[GpuNodePool], nap_pools: Sequence[NapGpuPool] = ()
+) -> NvidiaDevicePluginArgs:
+    """``devicePlugin`` and the pools the chart serves (their tolerations and sharing configs), NodePools included."""
+    served = [p for p in pools if p.pool.manager == DEVICE_PLUGIN_CHART]
+    nap_served = [p for p in nap_pools if p.args.manager == DEVICE_PLUGIN_CHART]
+    return NvidiaDevicePluginArgs(
+        version=cfg.devicePlugin.version,
+        namespace=cfg.devicePlugin.namespace,
+        mig_strategy=cfg.devicePlugin.migStrategy,
+        pools=(*(p.pool.name for p in served), *(p.args.name for p in nap_served)),
+        shared_pools={
+            **{p.pool.name: p.shared for p in served if p.shared is not None},
+            **{p.args.name: p.shared for p in nap_served if p.shared is not None},
+        },
+        tolerations=(
+            *(t for p in served for t in p.contract.scheduling.tolerations),
+            *(t for p in nap_served for t in p.contract.scheduling.tolerations),
+        ),
+        gpu_feature_discovery=any(
+            p.pool.mig_profile is not None or (p.pool.sharing is not None and p.pool.sharing.mode == "mps")
+            for p in served
+        )
+        or any(p.args.sharing is not None and p.args.sharing.mode == "mps" for p in nap_served),
+    )
+
+
 def gpu_sharing(config: SharingConfig | None) -> GpuSharing | None:
     """A pool's ``sharing`` (``gpuPools[i]``, ``gpuNodePools[i]``) as the components take it (``None``: none)."""
     if config is None or config.mode == "none":
@@ -68,7 +104,7 @@ def gpu_pool_spec(cfg: StackConfig, pool: GpuPoolConfig, operator: PoolGpuOperat
     return GpuPoolSpec(
         name=pool.name,
         vm_size=pool.vmSize,
-        azure_name=azure_pool_name(pool, driver),
+        azure_name=azure_pool_name(pool, driver, cfg.pool_taints(pool)),
         os=pool.os,
         os_sku=pool.effective_os_sku,
         count=pool.effective_count,
@@ -77,7 +113,7 @@ def gpu_pool_spec(cfg: StackConfig, pool: GpuPoolConfig, operator: PoolGpuOperat
         driver_skipped=driver == "operator",
         mig_profile=pool.migProfile,
         sharing=sharing,
-        taints=tuple(pool.taints),
+        taints=tuple(cfg.pool_taints(pool)),
         labels=dict(pool.labels),
         zones=tuple(pool.zones),
         spot=pool.spot,
@@ -85,6 +121,8 @@ def gpu_pool_spec(cfg: StackConfig, pool: GpuPoolConfig, operator: PoolGpuOperat
         orchestrator_version=cfg.pool_kubernetes_version(pool),
         tags={**cfg.cluster.tags, **pool.tags, "environment": cfg.environment},
         gpu_operator=operator,
+        device_plugin=pool_device_plugin(cfg),
+        kaito_addon=cfg.kaito_addon,
         gpu_floor=cfg.gpu_floor,
     )
 
@@ -143,7 +181,7 @@ def nap_pool_args(
         zones=tuple(pool.zones),
         driver_skipped=nap_driver(cfg, pool) == "operator",
         sharing=sharing,
-        taints=tuple(pool.taints),
+        taints=tuple(cfg.pool_taints(pool)),
         labels=dict(pool.labels),
         image_family=pool.imageFamily,
         os_disk_size_gb=pool.osDiskSizeGB,
@@ -158,6 +196,8 @@ def nap_pool_args(
         weight=pool.weight,
         tags={**tags, "gpu-node-pool": pool.name},
         gpu_operator=operator,
+        device_plugin=pool_device_plugin(cfg),
+        kaito_addon=cfg.kaito_addon,
         gpu_floor=cfg.gpu_floor,
     )
 

@@ -34,6 +34,7 @@ from rules.karpenter import (
     parse_quantity,
     read_requirements,
 )
+from rules.node_stack import DEVICE_PLUGIN_CONFIG_LABEL
 
 CPU_CAPACITY = "(CPU capacity)"
 """The size column of an unconstrained NodePool's line: it is priced as CPU capacity, which this estimate leaves out."""
@@ -82,10 +83,18 @@ def nodepool_cost_lines(r: RecordedResource, props: Mapping[str, Any], catalog: 
     worst_fill = limit_cost(names, gpus, catalog)
     if worst_fill is None:
         return [CostLine(r.urn, r.type, "nodepool", names[0], 0, None, None, "no allowed size is priced")]
-    note = None
+    notes: list[str] = []
     unpriced = [n for n in names if n not in catalog or catalog[n].price_usd_per_hour is None]
     if unpriced:
-        note = f"maximum leaves out allowed sizes without a price: {', '.join(unpriced)}"
+        notes.append(f"maximum leaves out allowed sizes without a price: {', '.join(unpriced)}")
+    template = spec.get("template")
+    labels = template.get("metadata", {}).get("labels") if isinstance(template, Mapping) else None
+    if isinstance(labels, Mapping) and DEVICE_PLUGIN_CONFIG_LABEL in labels:
+        notes.append(
+            "GPUs shared by time-slicing/MPS: Karpenter sizes new nodes by physical GPUs and counts a running node's "
+            "replicas (kubernetes-sigs/karpenter #729), so the maximum is a burst of new nodes, one GPU per pending pod"
+        )
+    note = "; ".join(notes) or None
     return [
         CostLine(
             r.urn,

@@ -158,22 +158,13 @@ def pool_taints(taints: tuple[str, ...]) -> list[Finding]:
     ]
 
 
-def mig_pool(pool: GpuPool, mig_profile: str | None, operator: GpuOperator | None) -> list[Finding]:
-    """A MIG profile only on Linux, and only with the GPU operator (whose device plugin advertises MIG devices)."""
-    if mig_profile is None:
+def mig_pool(pool: GpuPool, mig_profile: str | None) -> list[Finding]:
+    """A MIG profile only on Linux. Whether a device plugin then advertises the MIG devices is the node-stack rule's
+    (:func:`rules.node_stack.node_stack_findings`): the GPU operator's, or the nvidia-device-plugin chart on a pool
+    AKS partitions."""
+    if mig_profile is None or pool.os != "Windows":
         return []
-    if pool.os == "Windows":
-        return [Finding("migProfile", "MIG profiles are not supported on Windows GPU pools.")]
-    if operator is None:
-        return [
-            Finding(
-                "migProfile",
-                "a MIG pool needs gpuOperator.enabled: true here: AKS installs no NVIDIA device plugin (only its "
-                "preview managed-GPU mode does, which API 2025-09-01 lacks), so without the operator's device plugin "
-                "no MIG resource is ever advertised and pods that request one stay Pending.",
-            )
-        ]
-    return []
+    return [Finding("migProfile", "MIG profiles are not supported on Windows GPU pools.")]
 
 
 def gpu_sharing(
@@ -182,11 +173,11 @@ def gpu_sharing(
     time_slicing: bool,
     mps: bool,
     mig_profile: str | None,
-    operator: GpuOperator | None,
     mig_strategy: str = "single",
 ) -> list[Finding]:
-    """Time-slicing or MPS: one of them, rendered by the GPU operator's device plugin (Linux), MPS neither on MIG
-    devices nor with the mixed MIG strategy (the device plugin refuses both at start-up)."""
+    """Time-slicing or MPS: one of them, rendered by the pool's NVIDIA device plugin (the GPU operator's or the
+    nvidia-device-plugin chart's, both Linux only), MPS neither on MIG devices nor with the mixed MIG strategy (the
+    device plugin refuses both at start-up)."""
     found: list[Finding] = []
     if time_slicing and mps:
         found.append(
@@ -196,13 +187,13 @@ def gpu_sharing(
                 "node). Keep one of them.",
             )
         )
-    if mps and operator is not None and mig_strategy == "mixed":
+    if mps and mig_strategy == "mixed":
         found.append(
             Finding(
                 "sharing.mps",
-                "MPS sharing cannot run with gpuOperator.migStrategy 'mixed': the NVIDIA device plugin refuses "
-                "that combination at start-up (k8s-device-plugin cmd/nvidia-device-plugin/main.go), so the pool "
-                "would advertise no GPUs. Allowed: migStrategy 'single' with MPS, or timeSlicing with 'mixed'.",
+                "MPS sharing cannot run with migStrategy 'mixed': the NVIDIA device plugin refuses that combination "
+                "at start-up (k8s-device-plugin cmd/nvidia-device-plugin/main.go), so the pool would advertise no "
+                "GPUs. Allowed: migStrategy 'single' with MPS, or timeSlicing with 'mixed'.",
             )
         )
     if mps and mig_profile is not None:
@@ -215,14 +206,10 @@ def gpu_sharing(
         )
     if (time_slicing or mps) and pool.os == "Windows":
         found.append(
-            Finding("sharing", "GPU sharing is rendered by the NVIDIA GPU operator, which does not support Windows.")
-        )
-    elif (time_slicing or mps) and operator is None:
-        found.append(
             Finding(
                 "sharing",
-                "GPU sharing is configured through the NVIDIA GPU operator's device plugin: set "
-                "gpuOperator.enabled: true, or remove sharing.",
+                "GPU sharing is rendered by the NVIDIA device plugin (GPU operator or nvidia-device-plugin chart), "
+                "which runs on Linux only: Windows GPU nodes use AKS's DirectX device plugin.",
             )
         )
     return found

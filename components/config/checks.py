@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from gpu_catalog import clock, default_catalog
-from gpu_catalog.lifecycle import load_operator_facts
+from gpu_catalog.device_plugins import load_device_plugin_facts
+from gpu_catalog.lifecycle import load_operator_facts, minor_of, minor_tuple
 from gpu_catalog.problems import Problem, key_path, show
 from rules import Finding
 from rules import aks as rules_aks
@@ -34,6 +35,16 @@ from rules.aks import (
 )
 from rules.budget import budget_shape
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
+from rules.node_stack import (
+    KAITO_ADDON,
+    GpuNode,
+    node_stack_findings,
+    operator_driver_os_findings,
+    platform_node_stack,
+    pool_node_stack,
+    taint_tolerations,
+    ubuntu_release,
+)
 from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 from rules.upgrade import upgrade_channel_range, validated_minors, version_pin_fits_channel
 
@@ -45,20 +56,21 @@ from .models import (
     PolicyLevel,
     StackConfig,
 )
-from .nap import nap_problems  # after .models: models imports nap last
+from .nap import nap_driver, nap_problems  # after .models: models imports nap last
 
 # --------------------------------------------------------------------------------------------------- semantics
 
 
-def azure_pool_name(pool: GpuPoolConfig, driver: str) -> str:
-    """The Azure agent-pool name: prefix of the logical name + a stable hash of the create-time fields."""
+def azure_pool_name(pool: GpuPoolConfig, driver: str, taints: list[str]) -> str:
+    """The Azure agent-pool name: prefix of the logical name + a stable hash of the create-time fields (``taints``:
+    the pool's resolved taints, :meth:`StackConfig.pool_taints`)."""
     immutable = {
         "name": pool.name,
         "vmSize": pool.vmSize.lower(),
         "os": pool.os,
         "migProfile": pool.migProfile,
         "driver": driver,
-        "taints": sorted(pool.taints),
+        "taints": sorted(taints),
         "zones": sorted(pool.zones),
         "spot": pool.spot,
         "maxPods": pool.maxPods,
@@ -73,7 +85,6 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
     """Every cross-field problem of one GPU pool. Also called by ``GpuNodePool`` at construction."""
     at = f"gpuPools[{index}]"
     problems: list[Problem] = []
-    windows = pool.os == "Windows"
     facts = pool_facts(cfg, pool)
     operator = operator_facts(cfg)
 
@@ -90,8 +101,7 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
     mig = check_mig_profile(pool.vmSize, pool.migProfile)
     if mig is not None:
         problems.append(Problem(f"{at}.migProfile", mig.message))
-    if mig is None or windows:
-        problems.extend(_at(at, mig_pool(facts, pool.migProfile, operator)))
+    problems.extend(_at(at, mig_pool(facts, pool.migProfile)))
 
     # AMD GPUs: none of the NVIDIA stack applies.
     for field, finding in check_amd_features(
@@ -142,19 +152,40 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
                     time_slicing=pool.sharing.timeSlicing is not None,
                     mps=pool.sharing.mps is not None,
                     mig_profile=pool.migProfile,
-                    operator=operator,
-                    mig_strategy=cfg.gpuOperator.migStrategy,
+                    mig_strategy=cfg.plugin_mig_strategy,
                 ),
             )
         )
 
     # Taints and labels.
-    problems.extend(_at(at, pool_taints(tuple(pool.taints))))
+    taints = tuple(cfg.pool_taints(pool))
+    taint_problems = pool_taints(taints)
+    problems.extend(_at(at, taint_problems))
     for key, value in pool.labels.items():
         path = f"{at}.{key_path(['labels', key])}"
         for problem in (node_label_key_problem(key), label_value_problem(value)):
             if problem is not None:
                 problems.append(Problem(path, problem))
+
+    # What runs on the nodes: exactly one device plugin, and something a pod can request.
+    size = default_catalog().lookup(pool.vmSize)
+    if size is not None and mig is None and not taint_problems:
+        stack = pool_node_stack(
+            pool.name,
+            os=pool.os,
+            gpus=int(size.gpu_count),
+            whole_gpu_memory_gib=size.whole_gpu_memory_gib,
+            taints=taints,
+            spot=pool.spot,
+            sharing=pool.sharing.node_sharing if pool.sharing is not None else None,
+            driver_skipped=cfg.pool_driver(pool) == "operator",
+            mig_profile=pool.migProfile,
+            manager=cfg.pool_device_plugin(pool),
+            mig_strategy=cfg.plugin_mig_strategy,
+            kaito_addon=cfg.kaito_addon,
+        )
+        key = f"{at}.taints" if any(p.plugin == KAITO_ADDON for p in stack.plugins) else at
+        problems.extend(Problem(key, f.message) for f in node_stack_findings(stack))
     return problems
 
 
@@ -168,7 +199,7 @@ def pool_facts(cfg: StackConfig, pool: GpuPoolConfig) -> rules_aks.GpuPool:
         driver_skipped=cfg.pool_driver(pool) == "operator",
         autoscaling=pool.autoscaling,
         min_count=pool.effective_min_count,
-        taints=tuple(pool.taints),
+        taints=tuple(cfg.pool_taints(pool)),
     )
 
 
@@ -264,7 +295,7 @@ def semantic_problems(cfg: StackConfig) -> list[Problem]:
 
     owners: dict[str, int] = {}
     for i, pool in enumerate(cfg.gpuPools):
-        azure_name = azure_pool_name(pool, cfg.pool_driver(pool))
+        azure_name = azure_pool_name(pool, cfg.pool_driver(pool), cfg.pool_taints(pool))
         if azure_name in owners and cfg.gpuPools[owners[azure_name]].name != pool.name:
             problems.append(
                 Problem(
@@ -325,6 +356,71 @@ def _operator_platform_problems(cfg: StackConfig) -> list[Problem]:
     return problems
 
 
+def _device_plugin_problems(cfg: StackConfig) -> list[Problem]:
+    """``devicePlugin`` applies only without the GPU operator, at the chart version the facts were read at."""
+    problems: list[Problem] = []
+    chart = load_device_plugin_facts().chart
+    if "devicePlugin" in cfg.model_fields_set and cfg.gpuOperator.enabled:
+        problems.append(
+            Problem(
+                "devicePlugin",
+                "set, but gpuOperator.enabled is true: the GPU operator brings its own device plugin, and the "
+                "nvidia-device-plugin chart is deployed only when the operator is off (two plugins on one node "
+                "otherwise). Remove devicePlugin, or set gpuOperator.enabled: false.",
+            )
+        )
+    if cfg.devicePlugin.version != chart.version:
+        problems.append(
+            Problem(
+                "devicePlugin.version",
+                f"{show(cfg.devicePlugin.version)} is not a chart version the facts were read at "
+                f"(gpu_catalog/facts/device_plugins.json). Allowed: {chart.version}.",
+            )
+        )
+    return problems
+
+
+def _operator_os_problems(cfg: StackConfig) -> list[Problem]:
+    """One OS version on the GPU nodes whose driver the GPU operator installs (:func:`operator_driver_os_findings`)."""
+    if not cfg.gpuOperator.enabled:
+        return []
+    minor = minor_of(cfg.cluster.kubernetesVersion)
+    k8s = minor_tuple(minor) if minor is not None else (0, 0)
+    pools: dict[str, str] = {}
+    for i, pool in enumerate(cfg.gpuPools):
+        if cfg.operator_manages(pool) and cfg.pool_driver(pool) == "operator":
+            pools[f"gpuPools[{i}] ({pool.name})"] = ubuntu_release(pool.effective_os_sku, k8s)
+    for i, nap in enumerate(cfg.gpuNodePools):
+        if nap_driver(cfg, nap) == "operator":
+            pools[f"gpuNodePools[{i}] ({nap.name})"] = ubuntu_release(nap.imageFamily or "Ubuntu", k8s)
+    return [Problem("gpuOperator", f.message) for f in operator_driver_os_findings(pools)]
+
+
+def _kaito_node_problems(cfg: StackConfig) -> list[Problem]:
+    """A KAITO workspace's nodes get the add-on's device plugin; the GPU operator must stay off them (it lands where
+    it tolerates the taints, and it tolerates every managed pool's)."""
+    if not cfg.kaito_addon or not cfg.kaito.workspaces:
+        return []
+    facts = load_device_plugin_facts()
+    operator = (
+        tuple(t for p in cfg.gpuPools if cfg.operator_manages(p) for t in taint_tolerations(cfg.pool_taints(p)))
+        + tuple(t for p in cfg.gpuNodePools for t in taint_tolerations(cfg.pool_taints(p)))
+        if cfg.gpuOperator.enabled
+        else ()
+    )
+    problems: list[Problem] = []
+    for i, ws in enumerate(cfg.kaito.workspaces):
+        size = default_catalog().lookup(ws.instanceType)
+        if size is None:
+            continue
+        node = GpuNode(
+            f"kaito.workspaces[{i}] ({ws.name})", "Linux", max(int(size.gpu_count), 1), facts.kaito_node_taints
+        )
+        stack = platform_node_stack(node, manager=None, kaito_addon=True, operator_tolerations=operator)
+        problems += [Problem(f"kaito.workspaces[{i}]", f.message) for f in node_stack_findings(stack)]
+    return problems
+
+
 def _kaito_problems(cfg: StackConfig) -> list[Problem]:
     found = kaito_stack_problems(
         cfg.kaito,
@@ -346,6 +442,9 @@ def _cluster_policy_problems(cfg: StackConfig) -> list[Problem]:
 
 
 EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [
+    _device_plugin_problems,
+    _operator_os_problems,
+    _kaito_node_problems,
     _kaito_problems,
     _databricks_problems,
     _cluster_policy_problems,

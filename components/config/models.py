@@ -8,6 +8,7 @@ from pydantic import Field, field_validator
 
 from gpu_catalog import MIG_PROFILES, canonical_mig_profile, default_catalog
 from gpu_catalog.access import load_access_facts
+from gpu_catalog.device_plugins import load_device_plugin_facts
 from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN, default_gpu_operator_version
 from gpu_catalog.problems import show
 from gpu_catalog.regions import check_region
@@ -16,6 +17,7 @@ from rules.aks import (
     DEFAULT_GPU_TAINT,
     GpuOperator,
 )
+from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, KAITO_SAFE_TAINT, Sharing
 from rules.sizes import DEFAULT_FLOOR
 from rules.upgrade import AutoUpgradeChannel
 
@@ -203,6 +205,12 @@ class SharingConfig(StrictModel):
         chosen = self.mps or self.timeSlicing
         return chosen.renameByDefault if chosen is not None else False
 
+    @property
+    def node_sharing(self) -> Sharing | None:
+        """The sharing as the node-stack model takes it (``None``: none)."""
+        mode = self.mode
+        return None if mode == "none" else Sharing(mode, self.replicas, self.rename_by_default)
+
 
 class GpuPoolConfig(StrictModel):
     """``gpuPools[i]``: one AKS GPU node pool (a separate AgentPool resource)."""
@@ -226,7 +234,10 @@ class GpuPoolConfig(StrictModel):
     migProfile: str | None = None
     """AKS ``gpuInstanceProfile`` (A100, H100, H200 sizes only)."""
     sharing: SharingConfig | None = None
-    taints: list[str] = Field(default_factory=lambda: [DEFAULT_GPU_TAINT])
+    taints: list[str] | None = None
+    """Defaults to ``nvidia.com/gpu=present:NoSchedule``; on a cluster with the KAITO add-on to
+    ``azure-gpu-platform/gpu=present:NoSchedule``, which the add-on's own device plugin does not tolerate
+    (:meth:`StackConfig.pool_taints`)."""
     labels: dict[str, str] = Field(default_factory=dict)
     spot: bool = False
     zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
@@ -293,6 +304,29 @@ class GpuOperatorConfig(StrictModel):
     dcgmExporter: bool = True
 
 
+_CHART = load_device_plugin_facts().chart
+
+
+class DevicePluginConfig(StrictModel):
+    """``devicePlugin``: NVIDIA's ``nvidia-device-plugin`` Helm chart, which the platform deploys for the Linux GPU
+    pools and NodePools whose driver AKS installs when ``gpuOperator.enabled`` is false (AKS installs the driver
+    only: ``gpu_catalog/facts/device_plugins.json``). It renders the pools' time-slicing / MPS configs and the MIG
+    strategy for AKS-partitioned MIG pools."""
+
+    version: Annotated[str, worded(r"^\d+\.\d+\.\d+$", "must be a chart version like '0.20.0'")] = _CHART.version
+    namespace: Annotated[
+        str,
+        worded(
+            r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$",
+            "must be a Kubernetes namespace: ≤63 lowercase letters, digits and '-', starting and ending with a "
+            "letter or digit",
+        ),
+    ] = _CHART.namespace
+    migStrategy: Literal["single", "mixed"] = "single"
+    """How AKS-partitioned MIG devices are advertised: ``single`` as ``nvidia.com/gpu``, ``mixed`` as
+    ``nvidia.com/mig-<profile>``."""
+
+
 PolicySetting = PolicyLevel | dict[str, Any]
 
 
@@ -309,6 +343,8 @@ class StackConfig(StrictModel):
     """GPU capacity from node auto-provisioning (Karpenter NodePools, ``components/config/nap.py``): from zero to a
     GPU limit. Any entry turns node auto-provisioning on for the cluster."""
     gpuOperator: GpuOperatorConfig = GpuOperatorConfig()
+    devicePlugin: DevicePluginConfig = DevicePluginConfig()
+    """The nvidia-device-plugin chart, for GPU pools when the GPU operator is off."""
     kaito: KaitoConfig = KaitoConfig()
     """KAITO model workspaces (``components/kaito_config.py``); ``kaito.enabled`` also turns the add-on on."""
     databricks: DatabricksConfig | None = None
@@ -375,6 +411,35 @@ class StackConfig(StrictModel):
         if pool.driver is not None:
             return pool.driver
         return "operator" if (self.gpuOperator.enabled and pool.os == "Linux") else "aks"
+
+    def pool_taints(self, pool: GpuPoolConfig | GpuNodePoolConfig) -> list[str]:
+        """A pool's taints: its own, or the default — ``nvidia.com/gpu=present:NoSchedule``, and on a cluster with the
+        KAITO add-on a key the add-on's device-plugin DaemonSet does not tolerate (two device plugins on one node
+        otherwise: ``rules/node_stack.py``)."""
+        if pool.taints is not None:
+            return list(pool.taints)
+        return [KAITO_SAFE_TAINT if self.kaito_addon else DEFAULT_GPU_TAINT]
+
+    @property
+    def device_plugin_chart(self) -> bool:
+        """The platform deploys the nvidia-device-plugin chart: the GPU operator is off and some Linux GPU pool or
+        NodePool needs a device plugin."""
+        if self.gpuOperator.enabled:
+            return False
+        return any(p.os == "Linux" for p in self.gpuPools) or bool(self.gpuNodePools)
+
+    def pool_device_plugin(self, pool: GpuPoolConfig) -> str | None:
+        """The device plugin the platform deploys for a pool (``rules.node_stack`` names; ``None`` on Windows)."""
+        if pool.os != "Linux":
+            return None
+        if self.gpuOperator.enabled:
+            return GPU_OPERATOR
+        return DEVICE_PLUGIN_CHART
+
+    @property
+    def plugin_mig_strategy(self) -> Literal["single", "mixed"]:
+        """The MIG strategy of the platform's device plugin (the operator's or the chart's)."""
+        return self.gpuOperator.migStrategy if self.gpuOperator.enabled else self.devicePlugin.migStrategy
 
     def pool_kubernetes_version(self, pool: GpuPoolConfig) -> str:
         return pool.orchestratorVersion or self.cluster.kubernetesVersion

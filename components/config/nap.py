@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
+from gpu_catalog import default_catalog
 from gpu_catalog.karpenter import load_karpenter_facts
 from gpu_catalog.problems import Problem, key_path
 from rules import Finding
 from rules import aks as rules_aks
-from rules.aks import DEFAULT_GPU_TAINT, driver_install, gpu_sharing, pool_taints
+from rules.aks import driver_install, gpu_sharing, pool_taints
 from rules.karpenter import (
     DEFAULT_CAPACITY_TYPES,
     DEFAULT_CONSOLIDATE_AFTER,
@@ -31,6 +32,7 @@ from rules.karpenter import (
     resolve_sizes,
 )
 from rules.lifecycle import check_operator_platform
+from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, node_stack_findings, pool_node_stack
 
 from ..config_base import StrictModel
 from ..kube_names import label_value_problem, node_label_key_problem
@@ -112,7 +114,8 @@ class GpuNodePoolConfig(StrictModel):
     """``operator``: AKSNodeClass ``gpu.mode: None`` (the GPU operator installs the driver); ``aks``: ``Driver``.
     Defaults to ``operator`` when ``gpuOperator.enabled``, otherwise ``aks``."""
     sharing: SharingConfig | None = None
-    taints: list[str] = Field(default_factory=lambda: [DEFAULT_GPU_TAINT])
+    taints: list[str] | None = None
+    """Defaults as a GPU pool's (:meth:`StackConfig.pool_taints`)."""
     labels: dict[str, str] = Field(default_factory=dict)
     imageFamily: ImageFamily | None = None
     """Unset: AKS's default for the Kubernetes version (Ubuntu 24.04 from 1.34)."""
@@ -155,11 +158,12 @@ def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> 
             )
         )
     operator = cfg.gpu_operator_facts
+    taints = tuple(cfg.pool_taints(pool))
     facts = rules_aks.GpuPool(
         name=pool.name,
         vm_size=sizes[0] if sizes else "",
         driver_skipped=nap_driver(cfg, pool) == "operator",
-        taints=tuple(pool.taints),
+        taints=taints,
     )
     problems += _at(at, driver_install(facts, operator))
     if pool.sharing is not None:
@@ -170,11 +174,28 @@ def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> 
                 time_slicing=pool.sharing.timeSlicing is not None,
                 mps=pool.sharing.mps is not None,
                 mig_profile=None,
-                operator=operator,
-                mig_strategy=cfg.gpuOperator.migStrategy,
+                mig_strategy=cfg.plugin_mig_strategy,
             ),
         )
-    problems += _at(at, pool_taints(tuple(pool.taints)))
+    taint_problems = pool_taints(taints)
+    problems += _at(at, taint_problems)
+    catalog = default_catalog()
+    known = [s for s in (catalog.lookup(n) for n in sizes) if s is not None]
+    if known and not taint_problems:
+        smallest = min(known, key=lambda s: max(int(s.gpu_count), 1))
+        stack = pool_node_stack(
+            pool.name,
+            os="Linux",
+            gpus=int(smallest.gpu_count),
+            whole_gpu_memory_gib=smallest.whole_gpu_memory_gib,
+            taints=taints,
+            sharing=pool.sharing.node_sharing if pool.sharing is not None else None,
+            driver_skipped=nap_driver(cfg, pool) == "operator",
+            manager=GPU_OPERATOR if cfg.gpuOperator.enabled else DEVICE_PLUGIN_CHART,
+            mig_strategy=cfg.plugin_mig_strategy,
+            kaito_addon=cfg.kaito_addon,
+        )
+        problems += [Problem(f"{at}.taints", f.message) for f in node_stack_findings(stack)]
     if cfg.gpuOperator.enabled:  # the operator manages every NAP GPU node: NVIDIA must validate its OS
         os_sku = IMAGE_FAMILY_OS_SKU.get(pool.imageFamily or "Ubuntu", pool.imageFamily or "Ubuntu")
         problem = check_operator_platform(cfg.gpuOperator.version, cfg.cluster.kubernetesVersion, os_sku)

@@ -17,15 +17,19 @@ from components.gpu_node_pool import (
     GpuNodePoolArgs,
     GpuPoolSpec,
     GpuSharing,
+    PoolDevicePlugin,
     PoolGpuOperator,
     SharedPool,
 )
 from components.gpu_operator import GpuOperatorArgs, operator_values
 from components.validation import InvalidArgsError
 from components.wiring import aks_cluster_args, platform_tags, pool_gpu_operator
+from gpu_catalog.device_plugins import load_device_plugin_facts
 from rules.aks import windows_pool_name
 from rules.sizes import check_gpu_size
 from tests.components.harness import AGENT_POOL, Run, run_program, run_stack, stack_config
+
+CHART_VERSION = load_device_plugin_facts().chart.version
 
 T4 = "Standard_NC4as_T4_v3"
 OPERATOR = PoolGpuOperator(version="v26.7.0", installs_driver=True)
@@ -35,7 +39,8 @@ def run_pool(**spec: Any) -> Run:
     """One GpuNodePool written in Python (no stack file, no cluster component); the spec is built in the program."""
 
     def program() -> None:
-        pool = GpuPoolSpec(**spec)
+        # As the stack config wires it: without the GPU operator, the platform's nvidia-device-plugin chart serves it.
+        pool = GpuPoolSpec(**{"device_plugin": PoolDevicePlugin(CHART_VERSION), **spec})
         GpuNodePool(f"aks-{pool.name}", GpuNodePoolArgs(pool=pool, resource_group_name="rg", cluster_name="aks"))
 
     return run_program(program, config={})
@@ -133,7 +138,8 @@ def test_a_bad_size_is_refused_with_the_catalogs_messages() -> None:
             "gpuPools[0].minCount",
         ),
         # Stack-file checks that are guard rails on the pool too (rules/aks.py): malformed taint, OS SKU of the other
-        # OS, MIG or sharing without the GPU operator, a name AKS refuses.
+        # OS, a name AKS refuses. (MIG and sharing without the GPU operator are served by the nvidia-device-plugin
+        # chart now: tests/components/test_node_stack.py.)
         (
             {"taints": ("gpu:NoSchedul",)},
             {"gpuPools": [{"name": "t4", "vmSize": T4, "taints": ["gpu:NoSchedul"]}]},
@@ -143,16 +149,6 @@ def test_a_bad_size_is_refused_with_the_catalogs_messages() -> None:
             {"os_sku": "Windows2022"},
             {"gpuPools": [{"name": "t4", "vmSize": T4, "osSku": "Windows2022"}]},
             "gpuPools[0].osSku",
-        ),
-        (
-            {"mig_profile": "MIG3g", "vm_size": "Standard_NC24ads_A100_v4"},
-            {"gpuPools": [{"name": "t4", "vmSize": "Standard_NC24ads_A100_v4", "migProfile": "MIG3g"}]},
-            "gpuPools[0].migProfile",
-        ),
-        (
-            {"sharing": GpuSharing(mode="timeSlicing", replicas=4)},
-            {"gpuPools": [{"name": "t4", "vmSize": T4, "sharing": {"timeSlicing": {"replicas": 4}}}]},
-            "gpuPools[0].sharing",
         ),
         (
             {"name": "T4"},
@@ -191,7 +187,8 @@ def test_a_pool_written_in_python_registers_what_its_spec_says() -> None:
     pools: list[GpuNodePool] = []
 
     def program() -> None:
-        pool = GpuPoolSpec(**spec)
+        # As the stack config wires it: without the GPU operator, the platform's nvidia-device-plugin chart serves it.
+        pool = GpuPoolSpec(**{"device_plugin": PoolDevicePlugin(CHART_VERSION), **spec})
         pools.append(GpuNodePool("t4", GpuNodePoolArgs(pool=pool, resource_group_name="rg", cluster_name="aks")))
 
     run = run_program(program, config={})
@@ -232,7 +229,9 @@ def test_cluster_args_refuse_cost_analysis_on_the_free_tier_with_the_rules_messa
 
 def test_cluster_args_refuse_what_the_stack_file_refuses_with_the_same_words() -> None:
     """Workload identity without the OIDC issuer, a GPU system pool, a GPU pool ahead of the control plane."""
-    pool = GpuPoolSpec(name="t4", vm_size=T4, orchestrator_version="1.37")
+    pool = GpuPoolSpec(
+        name="t4", vm_size=T4, orchestrator_version="1.37", device_plugin=PoolDevicePlugin(CHART_VERSION)
+    )
     with pytest.raises(InvalidArgsError) as err:
         AksGpuClusterArgs(
             "aks",

@@ -127,12 +127,6 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
         "MPS cannot be combined with MIG",
     ),
     (
-        "sharing-without-operator",
-        mutate(**{"gpuOperator.enabled": False, "gpuPools.0.sharing": {"timeSlicing": {"replicas": 2}}}),
-        "gpuPools[0].sharing",
-        "gpuOperator.enabled: true",
-    ),
-    (
         "windows-driver-skipped",
         mutate(gpuPools=[{**WIN, "driver": "operator"}]),
         "gpuPools[0].driver",
@@ -148,7 +142,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
         "windows-sharing",
         mutate(gpuPools=[{**WIN, "sharing": {"timeSlicing": {"replicas": 2}}}]),
         "gpuPools[0].sharing",
-        "does not support Windows",
+        "runs on Linux only: Windows GPU nodes use AKS's DirectX device plugin",
     ),
     ("min-above-max", mutate(**{"gpuPools.0.minCount": 3}), "gpuPools[0].minCount", "greater than maxCount 2"),
     ("count-and-autoscale", mutate(**{"gpuPools.0.count": 2}), "gpuPools[0].count", "not both"),
@@ -217,7 +211,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
 
 def test_baseline_is_valid() -> None:
     cfg = validate_stack_config(BASE, stack_file="stacks/Pulumi.dev.yaml")
-    assert cfg.gpuPools[0].taints == [DEFAULT_GPU_TAINT]
+    assert cfg.pool_taints(cfg.gpuPools[0]) == [DEFAULT_GPU_TAINT]
     assert cfg.pool_driver(cfg.gpuPools[0]) == "operator"
     assert cfg.gpuPools[0].effective_min_count == 1
 

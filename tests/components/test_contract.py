@@ -53,12 +53,14 @@ def test_contract_round_trips_through_the_consumer(prod_outputs: dict[str, Any])
     assert pool.mig_profile == "MIG3g"
     assert pool.scheduling == Scheduling(
         node_selector={"azure-gpu-platform/pool": "a100mig"},
-        tolerations=[Toleration(key="nvidia.com/gpu", operator="Equal", value="present", effect="NoSchedule")],
+        # prod runs the KAITO add-on: its pools default to a taint the add-on's device plugin does not tolerate.
+        tolerations=[Toleration(key="azure-gpu-platform/gpu", operator="Equal", value="present", effect="NoSchedule")],
         resource_name="nvidia.com/mig-3g.40gb",
         sharing="none",
         replicas=1,
         mps_active_thread_percentage=None,
         allocatable_per_node=2,
+        device_plugin="gpu-operator",
     )
     assert run.outputs["kubeconfig"] == FAKE_KUBECONFIG
     assert run.secret_outputs == {"kubeconfig"}

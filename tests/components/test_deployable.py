@@ -210,9 +210,11 @@ def test_mig_pool_with_aks_driver_is_partitioned_by_aks() -> None:
     assert default["flags"] == {"migStrategy": "mixed"}
 
 
-def test_mig_without_the_operator_refused() -> None:
-    found = problems(config(gpuPools=[A100]))
-    assert found["gpuPools[0].migProfile"].startswith("a MIG pool needs gpuOperator.enabled: true here")
+def test_mig_without_the_operator_is_served_by_the_device_plugin_chart() -> None:
+    # Was refused ("a MIG pool needs gpuOperator.enabled"): AKS partitions the pool (it installs the driver) and the
+    # nvidia-device-plugin chart advertises the MIG devices (azure-aks-docs gpu-multi-instance.md).
+    cfg = validate_stack_config(config(gpuPools=[A100]), stack_file="stacks/Pulumi.dev.yaml")
+    assert cfg.device_plugin_chart and cfg.pool_device_plugin(cfg.gpuPools[0]) == "nvidia-device-plugin"
 
 
 def test_mixed_strategy_with_mps_refused() -> None:
@@ -220,7 +222,7 @@ def test_mixed_strategy_with_mps_refused() -> None:
     found = problems(config(gpuPools=[pool, A100], gpuOperator={"enabled": True, "migStrategy": "mixed"}))
     assert list(found) == ["gpuPools[0].sharing.mps"]
     assert found["gpuPools[0].sharing.mps"].startswith(
-        "MPS sharing cannot run with gpuOperator.migStrategy 'mixed': the NVIDIA device plugin refuses"
+        "MPS sharing cannot run with migStrategy 'mixed': the NVIDIA device plugin refuses"
     )
 
 

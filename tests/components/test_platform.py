@@ -123,7 +123,24 @@ def test_gpu_pool_inputs_without_operator() -> None:
     assert i["enableNodePublicIP"] is False
     assert i["orchestratorVersion"] == "1.36"
     assert "scaleSetPriority" not in i
-    assert run.of_type(HELM_RELEASE) == []
+    # Defect: AKS installs the driver only, so without the GPU operator nothing advertised nvidia.com/gpu and the
+    # preflight passed. Now the platform deploys NVIDIA's device-plugin chart for the pool.
+    [release] = run.of_type(HELM_RELEASE)
+    assert release.name == "nvidia-device-plugin-release"
+    r = release.inputs
+    assert (r["chart"], r["version"], r["namespace"]) == ("nvidia-device-plugin", "0.20.0", "nvidia-device-plugin")
+    assert r["repositoryOpts"] == {"repo": "https://nvidia.github.io/k8s-device-plugin"}
+    values = r["values"]
+    assert values["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+    ]
+    terms = values["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert terms == [{"matchExpressions": [{"key": POOL_LABEL, "operator": "In", "values": ["t4"]}]}]
+    assert values["config"]["default"] == "default"
+    assert list(values["config"]["map"]) == ["default"]
+    assert values["gfd"] == {"enabled": False}
+    assert run.outputs["gpuPools"]["t4"]["scheduling"]["devicePlugin"] == "nvidia-device-plugin"
+    assert run.outputs["devicePluginVersion"] == "0.20.0"
 
 
 def test_operator_managed_mig_spot_pool_inputs() -> None:
@@ -313,6 +330,7 @@ def test_output_contract() -> None:
         "replicas": 4,
         "mpsActiveThreadPercentage": 25,
         "allocatablePerNode": 4,
+        "devicePlugin": "gpu-operator",
     }
     a100 = out["gpuPools"]["a100"]["scheduling"]
     assert a100["resourceName"] == "nvidia.com/gpu"
