@@ -477,8 +477,10 @@ def _judge(
             cluster_kaito = bool(clusters[item.cluster])
         else:
             cluster_kaito = None  # a NodePool, or a pool of a cluster outside the stack
-        base = [windows, *([kaito] if cluster_kaito else [])]
-        upper = _findings(node, [*base, *own, *([kaito] if cluster_kaito is None and any_kaito else [])], outside)
+        # AKS's Windows plugin only on Windows nodes: a Linux node's message lists no plugin that could never land
+        base = [*([windows] if node.os == "Windows" else []), *([kaito] if cluster_kaito else [])]
+        maybe_kaito = [kaito] if cluster_kaito is None and any_kaito else []
+        upper = _findings(node, [*own, *base, *maybe_kaito], outside)
         lower = upper if single else _findings(node, base, outside)
         if upper == lower:
             for message in upper:
