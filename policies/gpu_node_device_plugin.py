@@ -24,7 +24,7 @@ from typing import Any, Final, Literal, cast
 import yaml
 from pulumi_policy import PolicyConfigSchema, PolicyResource, ReportViolation, Severity, StackValidationArgs
 
-from gpu_catalog import canonical_mig_profile, default_catalog
+from gpu_catalog import GpuSize, canonical_mig_profile, default_catalog
 from rules.karpenter import (
     REQUIREMENTS_PATH,
     SKU_GPU_COUNT,
@@ -280,15 +280,23 @@ class _Node:
         return f"{self.resource.name}: {self.path}" if self.path else self.resource.name
 
 
-def _size_facts(size_label: str) -> tuple[int, float]:
-    size = default_catalog().lookup(size_label.split(", ", maxsplit=1)[0])
-    if size is None:
-        return 1, 0.0
-    return max(int(size.gpu_count), 1), size.whole_gpu_memory_gib
+def _nvidia_size(pool: Any) -> GpuSize | None:
+    """The pool's first NVIDIA catalog size (``pool``: :class:`policies._resources.Pool`); ``None`` for an AMD pool
+    (AMD's device plugin, not NVIDIA's) and for sizes the catalog does not know (``gpu-size-known`` refuses them)."""
+    cat = default_catalog()
+    for _, value in pool.size_values():
+        size = cat.lookup(value) if isinstance(value, str) else None
+        if size is not None and size.gpu_vendor == "NVIDIA":
+            return size
+    return None
 
 
 def _aks_node(resource: PolicyResource, pool: Any, cluster: ClusterKey | None, review: Review) -> _Node | None:
-    """The GpuNode of one AKS pool (``pool``: :class:`policies._resources.Pool`); ``None`` when a field is unknown."""
+    """The GpuNode of one AKS pool (``pool``: :class:`policies._resources.Pool`); ``None`` when a field is unknown
+    or the pool has no NVIDIA size."""
+    size = _nvidia_size(pool)
+    if size is None:
+        return None
     fields = {k: pool.get(k) for k in ("osType", "nodeTaints", "nodeLabels", "scaleSetPriority", "gpuInstanceProfile")}
     fields["gpuProfile.driver"] = pool.get("gpuProfile", "driver")
     unknown = [k for k, v in fields.items() if v is UNKNOWN]
@@ -305,10 +313,10 @@ def _aks_node(resource: PolicyResource, pool: Any, cluster: ClusterKey | None, r
     if isinstance(priority, str) and priority.lower() == "spot":
         taints.append(SPOT_TAINT)
     labels = fields["nodeLabels"]
-    gpus, memory = _size_facts(pool.size_label)
+    gpus, memory = max(int(size.gpu_count), 1), size.whole_gpu_memory_gib
     profile = fields["gpuInstanceProfile"]
     mig_profile = canonical_mig_profile(profile) if isinstance(profile, str) else None
-    mig = mig_instance(mig_profile, memory) if mig_profile in MIG_GEOMETRY and memory else None
+    mig = mig_instance(mig_profile, memory) if mig_profile in MIG_GEOMETRY else None
     driver = fields["gpuProfile.driver"]
     skipped = isinstance(driver, str) and driver.lower() == "none"
     node = GpuNode(
@@ -330,8 +338,9 @@ def _nodepool_node(resource: PolicyResource, props: Any, review: Review) -> _Nod
     sizes, _ = allowed_sizes(props)
     cat = default_catalog()
     named = [cat.lookup(n.size) for n in sizes.named]
-    gpu_named = [s for s in named if s is not None]
-    explicit = bool(gpu_named) or (any(r.key in _GPU_LABEL_KEYS for r in reqs) and bool(sizes.admitted))
+    gpu_named = [s for s in named if s is not None and s.gpu_vendor == "NVIDIA"]
+    admitted = [s for s in (cat.lookup(n) for n in sizes.admitted) if s is not None and s.gpu_vendor == "NVIDIA"]
+    explicit = bool(gpu_named) or (any(r.key in _GPU_LABEL_KEYS for r in reqs) and bool(admitted))
     for path in unknown:
         review.unknown_field(f"{resource.name}: {path}")
     if unknown or not explicit:
@@ -347,8 +356,8 @@ def _nodepool_node(resource: PolicyResource, props: Any, review: Review) -> _Nod
         if isinstance(t, dict) and isinstance(t.get("key"), str) and isinstance(t.get("effect"), str):
             value = t.get("value")
             taints.append(f"{t['key']}{'=' + value if isinstance(value, str) and value else ''}:{t['effect']}")
-    smallest = gpu_named[0] if gpu_named else cat.lookup(sizes.admitted[0])
-    gpus = max(int(smallest.gpu_count), 1) if smallest is not None else 1
+    smallest = gpu_named[0] if gpu_named else admitted[0]
+    gpus = max(int(smallest.gpu_count), 1)
     pool_name = get(props, "metadata", "name")
     node = GpuNode(
         where=f"NodePool '{pool_name if isinstance(pool_name, str) else resource.name}'",

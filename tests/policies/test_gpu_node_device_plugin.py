@@ -290,3 +290,8 @@ def test_unknown_values_are_reported_not_passed() -> None:
     assert outcome.violations == []
     assert outcome.preview_unknown is not None
     assert "op: values.daemonsets.tolerations" in outcome.preview_unknown
+
+
+def test_amd_pool_needs_no_nvidia_device_plugin() -> None:
+    pool = with_(T4_POOL, vmSize="Standard_ND96isr_MI300X_v5")
+    assert run_stack_policy(POLICY, stack(pool)).violations == []
