@@ -15,6 +15,7 @@ from . import (
     gpu_driver_no_legacy_skip_tag,
     gpu_driver_skipped_needs_operator,
     gpu_mig_profile_capable_size,
+    gpu_node_device_plugin,
     gpu_nodepool_constrains_gpus,
     gpu_nodepool_limits,
     gpu_operator_autoscale_min_count,
@@ -68,4 +69,6 @@ ALL_POLICIES: list[DocumentedPolicy] = [
     gpu_driver_skipped_needs_operator.POLICY,
     gpu_operator_autoscale_min_count.POLICY,
     gpu_operator_platform_supported.POLICY,
+    # Stack: what runs on each GPU node
+    gpu_node_device_plugin.POLICY,
 ]

@@ -4,7 +4,8 @@ The requests are vendored in tests/fixtures/aks_rest_examples/ with their source
 commit). Each becomes one resource as azure-native sends it: the path parameters (resourceGroupName, resourceName,
 agentPoolName) and the body's top level (location, tags, sku) as inputs, ``properties.*`` flattened to the top, numbers
 as floats. Each example is its own stack (Analyze per resource, then AnalyzeStack). Where the sizes are fine, no
-mandatory violation is allowed — except the ones listed in ``EXPECTED`` with the reason.
+mandatory violation is allowed — except the ones listed in ``EXPECTED`` with the reason (a GPU pool alone in its stack
+has no device plugin: ``gpu-node-device-plugin``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ PACK_DIR = REPO / "policies"
 PATH_PARAMETERS = ("resourceGroupName", "resourceName", "agentPoolName")
 
 EXPECTED: dict[str, set[str]] = {
-    "AgentPoolsCreate_GPUMIG": set(),  # A100 40 GiB x8 with MIG2g, orchestratorVersion "" (the cluster's)
+    # A100 40 GiB x8 with MIG2g, orchestratorVersion "" (the cluster's). Alone in its stack nothing installs a device
+    # plugin (AKS installs the driver only; Microsoft's MIG guide installs the nvidia-device-plugin chart by hand), so
+    # gpu-node-device-plugin reports that the nodes advertise no GPU.
+    "AgentPoolsCreate_GPUMIG": {"gpu-node-device-plugin"},
     "AgentPoolsCreate_OSSKU": set(),
     "AgentPoolsCreate_Spot": set(),
     # Refused for a legitimate reason, not for its sizes: the example pins Kubernetes 1.9.6, which AKS removed years
@@ -35,7 +39,8 @@ EXPECTED: dict[str, set[str]] = {
     "AgentPoolsCreate_TypeVirtualMachines": {"aks-kubernetes-version-supported"},
     # Same: Kubernetes 1.23.3 can no longer be created on AKS.
     "AgentPoolsCreate_WindowsOSSKU": {"aks-kubernetes-version-supported"},
-    "ManagedClustersCreate_GPUMIG": set(),  # kubernetesVersion "" (AKS's default), MIG3g on Standard_ND96asr_v4
+    # kubernetesVersion "" (AKS's default), MIG3g on Standard_ND96asr_v4; no device plugin, as above.
+    "ManagedClustersCreate_GPUMIG": {"gpu-node-device-plugin"},
 }
 
 

@@ -45,6 +45,7 @@ EXPECTED_LEVELS = {
     "gpu-driver-skipped-needs-operator": "advisory",
     "gpu-operator-autoscale-min-count": "mandatory",
     "gpu-operator-platform-supported": "mandatory",
+    "gpu-node-device-plugin": "mandatory",
 }
 
 
@@ -81,6 +82,7 @@ def test_stack_policies() -> None:
         "aks-kubernetes-version-expiring",
         "aks-kubernetes-version-supported",
         "gpu-driver-skipped-needs-operator",
+        "gpu-node-device-plugin",
         "gpu-operator-autoscale-min-count",
         "gpu-operator-driver-mode",
         "gpu-operator-platform-supported",

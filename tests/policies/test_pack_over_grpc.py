@@ -296,3 +296,42 @@ def test_one_process_serves_many_resources(default_config: PolicyPackProcess) ->
     flagged = {v.urn for v in result.violations if v.enforcement_level == "mandatory"}
     assert flagged == {p.urn for p in pools if p.inputs["vmSize"] in REJECTED}
     assert default_config.pid == pid
+
+
+def test_analyze_stack_reports_two_device_plugins_on_a_kaito_cluster(default_config: PolicyPackProcess) -> None:
+    cluster = RecordedResource(
+        urn=f"{PREFIX}{CLUSTER}::aks",
+        type=CLUSTER,
+        name="aks",
+        inputs={
+            "resourceGroupName": "rg-gpu",
+            "resourceName": "aks-gpu",
+            "kubernetesVersion": "1.34",
+            "agentPoolProfiles": [
+                {"name": "system", "vmSize": "Standard_D4s_v5", "count": 1.0, "mode": "System", "osType": "Linux"}
+            ],
+            "aiToolchainOperatorProfile": {"enabled": True},
+            "oidcIssuerProfile": {"enabled": True},
+        },
+    )
+    operator = RecordedResource(
+        urn=f"{PREFIX}{HELM}::gpu-operator",
+        type=HELM,
+        name="gpu-operator",
+        inputs={"chart": "gpu-operator", "namespace": "gpu-operator", "values": {"driver": {"enabled": False}}},
+    )
+    t4 = agent_pool("t4", "Standard_NC4as_T4_v3")  # tainted nvidia.com/gpu=present:NoSchedule: both tolerate it
+    result = default_config.analyze_stack([cluster, operator, t4])
+    [two] = [v for v in result.violations if v.policy_name == "gpu-node-device-plugin"]
+    assert (two.urn, two.enforcement_level) == (t4.urn, "mandatory")
+    assert (
+        "2 NVIDIA device plugins land on these GPU nodes (the NVIDIA GPU operator's device plugin and the KAITO "
+        "add-on's device plugin)" in two.message
+    )
+
+    safe = agent_pool("safe", "Standard_NC4as_T4_v3", nodeTaints=["azure-gpu-platform/gpu=present:NoSchedule"])
+    operator.inputs["values"]["daemonsets"] = {
+        "tolerations": [{"key": "azure-gpu-platform/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    }
+    result = default_config.analyze_stack([cluster, operator, safe])
+    assert [v for v in result.violations if v.policy_name == "gpu-node-device-plugin"] == []

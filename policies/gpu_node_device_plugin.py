@@ -1,0 +1,526 @@
+"""gpu-node-device-plugin: every GPU node of the stack gets exactly one NVIDIA device plugin (raw resources too).
+
+The stack's GPU pools (azure-native AgentPools and ``ManagedCluster.agentPoolProfiles`` with a GPU size, Linux and
+Windows, and Karpenter NodePools that explicitly admit GPU sizes) become :class:`rules.node_stack.GpuNode` values; the
+device-plugin DaemonSets of their cluster are read back from the stack: Helm releases of ``gpu-operator`` and
+``nvidia-device-plugin`` (their values, with the charts' defaults when unset), raw ``apps/v1`` DaemonSets whose image
+is NVIDIA's ``k8s-device-plugin``, the KAITO add-on's DaemonSet on a ManagedCluster with
+``aiToolchainOperatorProfile.enabled``, and AKS's Windows plugin. Then :func:`rules.node_stack.node_stack_findings`,
+the rule the stack config and the components call, decides.
+
+Clusters: a Helm release or a Kubernetes DaemonSet does not say which cluster it runs on (its provider does, and the
+engine does not send the provider's kubeconfig to a policy). With one cluster in the stack (one ManagedCluster, or
+only AgentPools naming one cluster) every release and DaemonSet applies to it. With several, a finding is reported
+only when it holds whichever cluster the releases run on; otherwise the pool is reported as not checked, with the
+reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, cast
+
+import yaml
+from pulumi_policy import PolicyConfigSchema, PolicyResource, ReportViolation, Severity, StackValidationArgs
+
+from gpu_catalog import GpuSize, canonical_mig_profile, default_catalog
+from rules.karpenter import (
+    REQUIREMENTS_PATH,
+    SKU_GPU_COUNT,
+    SKU_GPU_MANUFACTURER,
+    SKU_GPU_NAME,
+    read_requirements,
+)
+from rules.node_stack import (
+    DEVICE_PLUGIN_CHART,
+    GPU_OPERATOR,
+    MIG_GEOMETRY,
+    OPERATOR_DEFAULT_TOLERATION,
+    SPOT_TAINT,
+    GpuNode,
+    MigStrategy,
+    PluginDaemonSet,
+    Sharing,
+    Toleration,
+    chart_daemonset,
+    kaito_addon_daemonset,
+    mig_instance,
+    node_stack,
+    node_stack_findings,
+    operator_daemonset,
+    windows_daemonset,
+)
+from rules.resource_types import is_agent_pool, is_karpenter_node_pool, is_managed_cluster
+
+from ._karpenter import allowed_sizes
+from ._meta import MANDATORY, GpuStackPolicy
+from ._resources import UNKNOWN, Review, as_bool, get, is_gpu_pool, is_unknown, plain, pools_of
+from ._stack import _ScopedReview
+
+NAME = "gpu-node-device-plugin"
+OUTSIDE_STACK = "devicePluginOutsideStack"
+
+HELM_V3_RELEASE: Final = "kubernetes:helm.sh/v3:Release"
+HELM_V4_CHART: Final = "kubernetes:helm.sh/v4:Chart"
+DAEMONSET: Final = "kubernetes:apps/v1:DaemonSet"
+PLUGIN_IMAGE: Final = "k8s-device-plugin"
+
+CHART_DEFAULT_TOLERATIONS: Final = (
+    Toleration("CriticalAddonsOnly", "Exists"),
+    Toleration("nvidia.com/gpu", "Exists", None, "NoSchedule"),
+)
+"""The nvidia-device-plugin chart's default ``tolerations`` (NVIDIA/k8s-device-plugin v0.20.0 values.yaml)."""
+GPU_PRESENT_LABEL: Final = "nvidia.com/gpu.present"
+"""The chart's default affinity also accepts nodes with this label ``true`` (besides node-feature-discovery's)."""
+OPERATOR_DEFAULT_MIG_STRATEGY: Final[MigStrategy] = "single"
+"""NVIDIA/gpu-operator values.yaml ``mig.strategy``."""
+_MIG_STRATEGIES: Final = ("none", "single", "mixed")
+_GPU_LABEL_KEYS: Final = (SKU_GPU_NAME, SKU_GPU_MANUFACTURER, SKU_GPU_COUNT)
+
+Terms = tuple[Mapping[str, tuple[str, ...]], ...]
+"""Node-affinity terms (ORed); each maps a label to its allowed values (``In``, ANDed)."""
+
+
+# --------------------------------------------------------------------------------------------------- reading
+
+
+def _chart_name(chart: Any) -> str | None:
+    if not isinstance(chart, str):
+        return None
+    return chart.rstrip("/").rsplit("/", 1)[-1].lower()
+
+
+def _tolerations(raw: Any) -> tuple[Toleration, ...]:
+    return tuple(Toleration.from_wire(t) for t in raw if isinstance(t, dict)) if isinstance(raw, list) else ()
+
+
+def _mig_strategy(value: Any, default: MigStrategy) -> MigStrategy:
+    if isinstance(value, str) and value.lower() in _MIG_STRATEGIES:
+        return cast(MigStrategy, value.lower())
+    return default
+
+
+def _sharing(text: Any) -> Sharing | None:
+    """The sharing of one device-plugin config file (``version: v1``; ``sharing.timeSlicing`` / ``sharing.mps``)."""
+    try:
+        doc = yaml.safe_load(text) if isinstance(text, str) else text
+    except yaml.YAMLError:
+        return None
+    sharing = doc.get("sharing") if isinstance(doc, dict) else None
+    if not isinstance(sharing, dict):
+        return None
+    for mode in ("timeSlicing", "mps"):
+        body = sharing.get(mode)
+        if not isinstance(body, dict):
+            continue
+        resources = body.get("resources")
+        replicas = [r.get("replicas") for r in resources if isinstance(r, dict)] if isinstance(resources, list) else []
+        counts = [int(r) for r in replicas if isinstance(r, int | float) and r >= 1]
+        if counts:
+            rename = as_bool(body.get("renameByDefault")) or False
+            return Sharing(cast(Literal["timeSlicing", "mps"], mode), counts[0], rename)
+    return None
+
+
+def _configs(raw: Any) -> dict[str, Sharing | None]:
+    return {str(k): _sharing(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
+
+
+def _affinity_terms(affinity: Any) -> Terms | None:
+    """The required node-affinity terms (``In`` expressions; other operators are not modelled); ``None`` when the
+    manifest sets none."""
+    terms = get(affinity, "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    if not isinstance(terms, list) or not terms:
+        return None
+    out: list[dict[str, tuple[str, ...]]] = []
+    for term in terms:
+        selector: dict[str, tuple[str, ...]] = {}
+        for expr in get(term, "matchExpressions") or []:
+            if isinstance(expr, dict) and expr.get("operator") == "In" and isinstance(expr.get("key"), str):
+                selector[expr["key"]] = tuple(str(v) for v in expr.get("values") or [])
+        out.append(selector)
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _Plugin:
+    """A device-plugin DaemonSet read from the stack; node affinity resolved per node (its terms are ORed)."""
+
+    source: str
+    """The resource that brings it (``gpu-operator`` Helm release ``op``), for messages."""
+    daemonset: PluginDaemonSet
+    terms: Terms | None = None
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+
+    def for_node(self, node: GpuNode) -> PluginDaemonSet:
+        if self.terms is None and not self.node_selector:
+            return self.daemonset
+        selector: dict[str, tuple[str, ...]] = {k: (v,) for k, v in self.node_selector.items()}
+        if self.terms is not None:
+            matching = [t for t in self.terms if all(node.labels.get(k) in v for k, v in t.items())]
+            selector.update(matching[0] if matching else self.terms[0])
+        return PluginDaemonSet(
+            self.daemonset.plugin,
+            self.daemonset.tolerations,
+            selector,
+            self.daemonset.os,
+            self.daemonset.mig_strategy,
+            self.daemonset.configs,
+            self.daemonset.default_config,
+        )
+
+
+def _operator(resource: PolicyResource, values: dict[str, Any], review: Review) -> _Plugin | None:
+    name = resource.name
+    enabled = get(values, "devicePlugin", "enabled")
+    tolerations = get(values, "daemonsets", "tolerations")
+    strategy = get(values, "mig", "strategy")
+    data = get(values, "devicePlugin", "config", "data")
+    read = {
+        "devicePlugin.enabled": enabled,
+        "daemonsets.tolerations": tolerations,
+        "mig.strategy": strategy,
+        "devicePlugin.config.data": data,
+    }
+    unknown = [path for path, value in read.items() if value is UNKNOWN]
+    for path in unknown:
+        review.unknown_field(f"{name}: values.{path}")
+    if unknown or as_bool(enabled) is False:
+        return None
+    tols = _tolerations(tolerations) if tolerations is not None else (OPERATOR_DEFAULT_TOLERATION,)
+    ds = operator_daemonset(tols, _mig_strategy(strategy, OPERATOR_DEFAULT_MIG_STRATEGY), _configs(data))
+    return _Plugin(f"gpu-operator Helm release '{name}'", ds)
+
+
+def _chart(resource: PolicyResource, values: dict[str, Any], review: Review) -> _Plugin | None:
+    name = resource.name
+    fields = {k: get(values, k) for k in ("tolerations", "affinity", "nodeSelector", "migStrategy")}
+    fields["config.map"] = get(values, "config", "map")
+    fields["gfd.enabled"] = get(values, "gfd", "enabled")
+    fields["nfd.enabled"] = get(values, "nfd", "enabled")
+    unknown = [k for k, v in fields.items() if v is UNKNOWN]
+    for key in unknown:
+        review.unknown_field(f"{name}: values.{key}")
+    if unknown:
+        return None
+    raw_tols = fields["tolerations"]
+    tols = _tolerations(raw_tols) if raw_tols is not None else CHART_DEFAULT_TOLERATIONS
+    terms = _affinity_terms(fields["affinity"])
+    if terms is None:  # the chart's default affinity: node-feature-discovery's NVIDIA label, or gpu.present=true
+        nfd = as_bool(fields["nfd.enabled"])
+        nfd = as_bool(fields["gfd.enabled"]) if nfd is None else nfd
+        terms = None if nfd else ({GPU_PRESENT_LABEL: ("true",)},)
+    selector = fields["nodeSelector"]
+    ds = chart_daemonset(tols, None, _mig_strategy(fields["migStrategy"], "none"), _configs(fields["config.map"]))
+    node_selector = {str(k): str(v) for k, v in selector.items()} if isinstance(selector, dict) else {}
+    return _Plugin(f"nvidia-device-plugin Helm release '{name}'", ds, terms, node_selector)
+
+
+def _raw_daemonset(resource: PolicyResource, props: Any, review: Review) -> _Plugin | None:
+    name = resource.name
+    pod = get(props, "spec", "template", "spec")
+    if pod is UNKNOWN:
+        review.unknown_field(f"{name}: spec.template.spec")
+        return None
+    containers = get(pod, "containers")
+    if containers is UNKNOWN:
+        review.unknown_field(f"{name}: spec.template.spec.containers")
+        return None
+    plugin = None
+    for i, container in enumerate(containers if isinstance(containers, list) else []):
+        image = get(container, "image")
+        if image is UNKNOWN:
+            review.unknown_field(f"{name}: spec.template.spec.containers[{i}].image")
+            return None
+        if isinstance(image, str) and PLUGIN_IMAGE in image:
+            plugin = container
+    if plugin is None:
+        return None
+    tolerations, affinity, selector = get(pod, "tolerations"), get(pod, "affinity"), get(pod, "nodeSelector")
+    for key, value in (("tolerations", tolerations), ("affinity", affinity), ("nodeSelector", selector)):
+        if value is UNKNOWN:
+            review.unknown_field(f"{name}: spec.template.spec.{key}")
+            return None
+    strategy: Any = None
+    for env in get(plugin, "env") or []:
+        if isinstance(env, dict) and env.get("name") == "MIG_STRATEGY":
+            strategy = env.get("value")
+    for arg in get(plugin, "args") or []:
+        if isinstance(arg, str) and arg.startswith("--mig-strategy="):
+            strategy = arg.split("=", 1)[1]
+    ds = PluginDaemonSet(DEVICE_PLUGIN_CHART, _tolerations(tolerations), None, "Linux", _mig_strategy(strategy, "none"))
+    node_selector = {str(k): str(v) for k, v in selector.items()} if isinstance(selector, dict) else {}
+    return _Plugin(f"DaemonSet '{name}'", ds, _affinity_terms(affinity), node_selector)
+
+
+# --------------------------------------------------------------------------------------------------- pools
+
+
+ClusterKey = tuple[str, str]
+
+
+def _key(props: Any) -> ClusterKey | None:
+    """The cluster a ManagedCluster is, or an AgentPool names: resource group and name, lower-cased."""
+    group, name = get(props, "resourceGroupName"), get(props, "resourceName")
+    return (group.lower(), name.lower()) if isinstance(group, str) and isinstance(name, str) else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Node:
+    resource: PolicyResource
+    path: str
+    node: GpuNode
+    cluster: ClusterKey | None
+    """The pool's cluster (``None``: a NodePool, which names none)."""
+    driver_skipped: bool = False
+
+    @property
+    def where(self) -> str:
+        return f"{self.resource.name}: {self.path}" if self.path else self.resource.name
+
+
+def _nvidia_size(pool: Any) -> GpuSize | None:
+    """The pool's first NVIDIA catalog size (``pool``: :class:`policies._resources.Pool`); ``None`` for an AMD pool
+    (AMD's device plugin, not NVIDIA's) and for sizes the catalog does not know (``gpu-size-known`` refuses them)."""
+    cat = default_catalog()
+    for _, value in pool.size_values():
+        size = cat.lookup(value) if isinstance(value, str) else None
+        if size is not None and size.gpu_vendor == "NVIDIA":
+            return size
+    return None
+
+
+def _aks_node(resource: PolicyResource, pool: Any, cluster: ClusterKey | None, review: Review) -> _Node | None:
+    """The GpuNode of one AKS pool (``pool``: :class:`policies._resources.Pool`); ``None`` when a field is unknown
+    or the pool has no NVIDIA size."""
+    size = _nvidia_size(pool)
+    if size is None:
+        return None
+    fields = {k: pool.get(k) for k in ("osType", "nodeTaints", "nodeLabels", "scaleSetPriority", "gpuInstanceProfile")}
+    fields["gpuProfile.driver"] = pool.get("gpuProfile", "driver")
+    unknown = [k for k, v in fields.items() if v is UNKNOWN]
+    for key in unknown:
+        review.unknown_field(f"{resource.name}: {pool.path(*key.split('.'))}")
+    if unknown:
+        return None
+    os_type = fields["osType"]
+    os: Literal["Linux", "Windows"] = (
+        "Windows" if isinstance(os_type, str) and os_type.lower() == "windows" else "Linux"
+    )
+    taints = [t for t in fields["nodeTaints"] or [] if isinstance(t, str)]
+    priority = fields["scaleSetPriority"]
+    if isinstance(priority, str) and priority.lower() == "spot":
+        taints.append(SPOT_TAINT)
+    labels = fields["nodeLabels"]
+    gpus, memory = max(int(size.gpu_count), 1), size.whole_gpu_memory_gib
+    profile = fields["gpuInstanceProfile"]
+    mig_profile = canonical_mig_profile(profile) if isinstance(profile, str) else None
+    mig = mig_instance(mig_profile, memory) if mig_profile in MIG_GEOMETRY else None
+    driver = fields["gpuProfile.driver"]
+    skipped = isinstance(driver, str) and driver.lower() == "none"
+    node = GpuNode(
+        where=f"{pool.label(resource.name)} ({pool.size_label})",
+        os=os,
+        gpus=gpus,
+        taints=tuple(taints),
+        labels={str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {},
+        driver="aks",
+        mig=mig,
+    )
+    return _Node(resource, pool.prefix, node, cluster, skipped)
+
+
+def _nodepool_node(resource: PolicyResource, props: Any, review: Review) -> _Node | None:
+    """A Karpenter NodePool that explicitly admits GPU sizes (a GPU size named in an ``In`` list, or a requirement
+    on a GPU label): its template's taints and labels."""
+    reqs, unknown = read_requirements(props, is_unknown)
+    sizes, _ = allowed_sizes(props)
+    cat = default_catalog()
+    named = [cat.lookup(n.size) for n in sizes.named]
+    gpu_named = [s for s in named if s is not None and s.gpu_vendor == "NVIDIA"]
+    admitted = [s for s in (cat.lookup(n) for n in sizes.admitted) if s is not None and s.gpu_vendor == "NVIDIA"]
+    explicit = bool(gpu_named) or (any(r.key in _GPU_LABEL_KEYS for r in reqs) and bool(admitted))
+    for path in unknown:
+        review.unknown_field(f"{resource.name}: {path}")
+    if unknown or not explicit:
+        return None
+    template = get(props, *REQUIREMENTS_PATH[:2])
+    raw_taints, labels = get(template, "spec", "taints"), get(template, "metadata", "labels")
+    for key, value in (("spec.template.spec.taints", raw_taints), ("spec.template.metadata.labels", labels)):
+        if value is UNKNOWN:
+            review.unknown_field(f"{resource.name}: {key}")
+            return None
+    taints: list[str] = []
+    for t in raw_taints or []:
+        if isinstance(t, dict) and isinstance(t.get("key"), str) and isinstance(t.get("effect"), str):
+            value = t.get("value")
+            taints.append(f"{t['key']}{'=' + value if isinstance(value, str) and value else ''}:{t['effect']}")
+    smallest = gpu_named[0] if gpu_named else admitted[0]
+    gpus = max(int(smallest.gpu_count), 1)
+    pool_name = get(props, "metadata", "name")
+    node = GpuNode(
+        where=f"NodePool '{pool_name if isinstance(pool_name, str) else resource.name}'",
+        os="Linux",
+        gpus=gpus,
+        taints=tuple(taints),
+        labels={str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {},
+    )
+    return _Node(resource, "spec.template", node, None)
+
+
+# --------------------------------------------------------------------------------------------------- the policy
+
+
+def _plugins_of(resource: PolicyResource, props: Any, review: Review) -> _Plugin | None:
+    rtype = resource.resource_type
+    if rtype == DAEMONSET:
+        return _raw_daemonset(resource, props, review)
+    if rtype not in (HELM_V3_RELEASE, HELM_V4_CHART):
+        return None
+    chart = get(props, "chart")
+    if chart is UNKNOWN:
+        review.unknown_field(f"{resource.name}: chart")
+        return None
+    name = _chart_name(chart)
+    # a v4 Chart of nvidia-device-plugin renders its DaemonSet into the stack: that DaemonSet is read instead
+    if name not in (GPU_OPERATOR, DEVICE_PLUGIN_CHART) or (name == DEVICE_PLUGIN_CHART and rtype == HELM_V4_CHART):
+        return None
+    values = get(props, "values")
+    if values is UNKNOWN:
+        review.unknown_field(f"{resource.name}: values")
+        return None
+    values = values if isinstance(values, dict) else {}
+    return _operator(resource, values, review) if name == GPU_OPERATOR else _chart(resource, values, review)
+
+
+def _findings(node: GpuNode, daemonsets: Iterable[PluginDaemonSet], outside: bool) -> list[str]:
+    stack = node_stack(node, daemonsets)
+    if outside and not stack.plugins:
+        return []
+    return [f.message for f in node_stack_findings(stack)]
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    review = Review(report, args)
+    outside = bool((args.get_config() or {}).get(OUTSIDE_STACK, False))
+    clusters: dict[ClusterKey | None, bool] = {}
+    """Cluster → its KAITO add-on is on; key ``None``: a ManagedCluster that names no resource group / name."""
+    managed = 0
+    nodes: list[_Node] = []
+    plugins: list[_Plugin] = []
+    operator_installs_driver = False
+    pool_owners: set[ClusterKey] = set()
+    for resource in args.resources:
+        rtype = resource.resource_type
+        if is_managed_cluster(rtype) or is_agent_pool(rtype):
+            props = plain(resource.props)
+            key = _key(props)
+            if is_managed_cluster(rtype):
+                kaito = get(props, "aiToolchainOperatorProfile", "enabled")
+                if kaito is UNKNOWN:
+                    review.unknown_field(f"{resource.name}: aiToolchainOperatorProfile.enabled")
+                clusters[key] = clusters.get(key) or as_bool(kaito) is True
+                managed += 1
+            elif key is not None:
+                pool_owners.add(key)
+            scoped = _ScopedReview(review, resource.name)
+            for pool in pools_of(rtype, props, scoped):
+                if pool.get("osType") is UNKNOWN:
+                    scoped.unknown_field(pool.path("osType"))
+                elif is_gpu_pool(pool, scoped):
+                    built = _aks_node(resource, pool, key, review)
+                    if built is not None:
+                        nodes.append(built)
+        elif is_karpenter_node_pool(rtype):
+            built = _nodepool_node(resource, plain(resource.props), review)
+            if built is not None:
+                nodes.append(built)
+        elif rtype in (HELM_V3_RELEASE, HELM_V4_CHART, DAEMONSET):
+            props = plain(resource.props)
+            plugin = _plugins_of(resource, props, review)
+            if plugin is not None:
+                plugins.append(plugin)
+                if plugin.daemonset.plugin == GPU_OPERATOR:
+                    operator_installs_driver |= as_bool(get(props, "values", "driver", "enabled")) is not False
+
+    if not review.unknown:
+        outside_pools = pool_owners - set(clusters) if None not in clusters else set()
+        count = max(managed, len(clusters)) + len(outside_pools)
+        _judge(
+            review,
+            nodes=nodes,
+            plugins=plugins,
+            clusters=clusters,
+            count=count,
+            operator_installs_driver=operator_installs_driver,
+            outside=outside,
+        )
+    review.finish()
+
+
+def _judge(
+    review: Review,
+    *,
+    nodes: Sequence[_Node],
+    plugins: Sequence[_Plugin],
+    clusters: Mapping[ClusterKey | None, bool],
+    count: int,
+    operator_installs_driver: bool,
+    outside: bool,
+) -> None:
+    """``count``: the AKS clusters of the stack (ManagedClusters, and clusters AgentPools name that are not in it)."""
+    single = count <= 1
+    any_kaito = any(clusters.values())
+    windows = windows_daemonset()
+    kaito = kaito_addon_daemonset()
+    for item in nodes:
+        node = item.node
+        if item.driver_skipped:
+            node = GpuNode(node.where, node.os, node.gpus, node.taints, node.labels,
+                           "operator" if operator_installs_driver else "none", node.mig)  # fmt: skip
+        own = [p.for_node(node) for p in plugins]
+        if single:
+            cluster_kaito = any_kaito
+        elif item.cluster in clusters:
+            cluster_kaito = bool(clusters[item.cluster])
+        else:
+            cluster_kaito = None  # a NodePool, or a pool of a cluster outside the stack
+        # AKS's Windows plugin only on Windows nodes: a Linux node's message lists no plugin that could never land
+        base = [*([windows] if node.os == "Windows" else []), *([kaito] if cluster_kaito else [])]
+        maybe_kaito = [kaito] if cluster_kaito is None and any_kaito else []
+        upper = _findings(node, [*own, *base, *maybe_kaito], outside)
+        lower = upper if single else _findings(node, base, outside)
+        if upper == lower:
+            for message in upper:
+                review.violation(f"{item.where}: {message}", item.resource.urn)
+        else:
+            review.not_checked(
+                f"{item.where}: this stack has {count} AKS clusters, and which cluster its device-plugin "
+                f"releases and DaemonSets ({', '.join(p.source for p in plugins) or 'none'}) run on is not visible "
+                "to the pack, so whether exactly one device plugin lands on these GPU nodes was not checked"
+            )
+
+
+POLICY = GpuStackPolicy(
+    name=NAME,
+    what="Every GPU node pool of the stack (AKS pools, Windows too, and GPU NodePools) gets exactly one device plugin "
+    "that advertises a GPU resource: the GPU operator's, the nvidia-device-plugin chart's, a raw k8s-device-plugin "
+    "DaemonSet, the KAITO add-on's, or AKS's on Windows.",
+    why="AKS installs the GPU driver only: with no device plugin the nodes advertise no nvidia.com/gpu and GPU pods "
+    "stay Pending; with two (the KAITO add-on's beside the operator's) whichever registers last decides what the node "
+    "advertises, and its MIG / sharing configuration silently disappears; MIG nodes need migStrategy single or mixed.",
+    validate=validate,
+    level=MANDATORY,
+    severity=Severity.HIGH,
+    topics=["gpu", "aks", "device-plugin", "gpu-operator", "kaito"],
+    fix="Deploy the GPU operator or the nvidia-device-plugin chart tolerating (and selecting) the pool's nodes; on a "
+    "KAITO add-on cluster taint the pool with a key the add-on's DaemonSet does not tolerate "
+    "(azure-gpu-platform/gpu=present:NoSchedule); give MIG pools migStrategy single or mixed.",
+    config_schema=PolicyConfigSchema(
+        properties={OUTSIDE_STACK: {"type": "boolean", "default": False}},
+    ),
+    config_doc=f"`{OUTSIDE_STACK}` (boolean, default false): a device plugin is installed outside this stack "
+    "(GitOps, another stack): silences only the finding that no device plugin lands on a pool; two plugins and "
+    "the MIG strategy are still checked.",
+)
