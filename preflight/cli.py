@@ -291,6 +291,7 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
         policy_config=config,
         not_applicable=list(analysis.not_applicable),
         checked_on=clock.today().isoformat(),
+        scheduling=run.scheduling,
     )
 
 

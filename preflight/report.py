@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,9 @@ class Report:
     """Policies that said they could not check a resource, with the reason (not violations)."""
     checked_on: str | None = None
     """The date the lifecycle checks used (ISO): today, or ``--today``."""
+    scheduling: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """What a pod requests per pool (``gpuPools.<name>`` → the output contract's ``scheduling``), computed by the
+    components from the node-stack model (rules/node_stack.py)."""
 
     @property
     def mandatory(self) -> list[Violation]:
@@ -234,6 +237,7 @@ def to_json(report: Report) -> dict[str, Any]:
             "exitCode": report.exit_code,
         },
         "warnings": report.warnings,
+        "scheduling": report.scheduling,
     }
 
 
@@ -274,6 +278,34 @@ def _cost_rows(report: Report) -> list[list[str]]:
     return rows
 
 
+def _taint_text(t: Mapping[str, Any]) -> str:
+    value = f"={t['value']}" if t.get("value") else ""
+    return f"{t.get('key', '')}{value}:{t.get('effect', '')}" + (" (Exists)" if t.get("operator") == "Exists" else "")
+
+
+def request_rows(report: Report) -> list[list[str]]:
+    """One row per pool: pool, what a pod requests (resource × per node), device plugin, sharing, node selector,
+    tolerations."""
+    rows: list[list[str]] = []
+    for pool, s in report.scheduling.items():
+        sharing = s.get("sharing") or "none"
+        shared = f"{sharing} ×{s.get('replicas')}" if sharing != "none" else "none"
+        if s.get("mpsActiveThreadPercentage") is not None:
+            shared += f" ({s['mpsActiveThreadPercentage']}% threads each)"
+        per_node = s.get("allocatablePerNode")
+        rows.append(
+            [
+                pool,
+                f"{s.get('resourceName')} ×{per_node} per node",
+                str(s.get("devicePlugin") or "none"),
+                shared,
+                ", ".join(f"{k}={v}" for k, v in (s.get("nodeSelector") or {}).items()),
+                ", ".join(_taint_text(t) for t in s.get("tolerations") or []) or "none",
+            ]
+        )
+    return rows
+
+
 def render_text(report: Report) -> str:
     by_urn = report.by_urn()
     out: list[str] = []
@@ -289,6 +321,13 @@ def render_text(report: Report) -> str:
     for prefix, r in _tree(report.resources):
         out.append(f"  {prefix}{r.type}  {r.name}{_gpu_note(r, lines_by_urn)}")
     out.append("")
+    rows = request_rows(report)
+    if rows:
+        out.append("What a pod requests (output contract, from each node's software stack)")
+        for pool, request, plugin, sharing, selector, tolerations in rows:
+            out.append(f"  {pool}: {request} · device plugin {plugin} · sharing {sharing}")
+            out.append(f"      nodeSelector {selector} · tolerations {tolerations}")
+        out.append("")
     groups: dict[str, list[Violation]] = {}
     for v in report.sorted_violations():
         groups.setdefault(v.enforcement_level, []).append(v)
@@ -378,6 +417,15 @@ def render_markdown(report: Report) -> str:
         out.append("")
     else:
         out += ["No policy violations.", ""]
+    rows = request_rows(report)
+    if rows:
+        out += ["#### What a pod requests", ""]
+        out += [
+            "| Pool | Request | Device plugin | Sharing | Node selector | Tolerations |",
+            "|---|---|---|---|---|---|",
+        ]
+        out += ["| " + " | ".join(_md(cell) for cell in row) + " |" for row in rows]
+        out.append("")
     c = report.cost
     out.append(f"#### GPU cost (indicative {c.currency}, VM only, {c.hours_per_month} h/month)")
     out.append("")

@@ -76,6 +76,34 @@ class ProgramRun:
 
     resources: list[RecordedResource]
     warnings: list[str] = field(default_factory=list)
+    scheduling: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """What a pod requests per pool, as the program's output contract exports it (``gpuPools`` / ``gpuNodePools``
+    entries' ``scheduling``; empty for a program that exports no such contract)."""
+
+
+SCHEDULING_OUTPUTS = ("gpuPools", "gpuNodePools")
+"""The contract outputs whose entries carry a ``scheduling`` block (components/contract.py)."""
+
+
+async def _scheduling_outputs() -> dict[str, dict[str, Any]]:
+    """The root stack's ``gpuPools`` / ``gpuNodePools`` outputs reduced to each pool's ``scheduling`` (never a secret:
+    the kubeconfig output is not read)."""
+    import pulumi
+    from pulumi.runtime import settings as rt_settings
+
+    root = rt_settings.get_root_resource()
+    exported = dict(getattr(root, "outputs", {}) or {})
+    out: dict[str, dict[str, Any]] = {}
+    for key in SCHEDULING_OUTPUTS:
+        if key not in exported:
+            continue
+        value = await pulumi.Output.from_input(exported[key]).future()
+        if not isinstance(value, Mapping):
+            continue
+        for pool, entry in value.items():
+            if isinstance(entry, Mapping) and isinstance(entry.get("scheduling"), Mapping):
+                out[f"{key}.{pool}"] = dict(entry["scheduling"])
+    return out
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -243,12 +271,13 @@ def run_program_in_process(settings: StackSettings) -> ProgramRun:
                 logger=_warning_logger(warnings),
             ) as loop:
                 loop.run_until_complete(run_pulumi_func(program))
+                scheduling = loop.run_until_complete(_scheduling_outputs())
         except pulumi.RunError as exc:
             raise ProgramError(str(exc), exc_type=type(exc).__name__, problems=_listed_problems(exc)) from exc
         except Exception as exc:
             detail = _program_traceback(exc, settings.program_dir)
             raise ProgramError(f"{type(exc).__name__}: {exc}", detail=detail, exc_type=type(exc).__name__) from exc
-    return ProgramRun(resources=list(monitor.recorded), warnings=warnings)
+    return ProgramRun(resources=list(monitor.recorded), warnings=warnings, scheduling=scheduling)
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -340,7 +369,9 @@ def run_program(
         problems = [Problem(p["path"], p["message"]) for p in listed] if isinstance(listed, list) else None
         raise ProgramError(err["message"], detail=err.get("detail"), exc_type=err.get("type"), problems=problems)
     resources = [RecordedResource(**r) for r in doc["resources"]]
-    return ProgramRun(resources=resources, warnings=list(doc.get("warnings", [])))
+    return ProgramRun(
+        resources=resources, warnings=list(doc.get("warnings", [])), scheduling=dict(doc.get("scheduling") or {})
+    )
 
 
 def _has_fileno(stream: Any) -> bool:
@@ -361,7 +392,12 @@ def child_main(argv: list[str]) -> int:
     out: dict[str, Any]
     try:
         run = run_program_in_process(settings)
-        out = {"resources": [asdict(r) for r in run.resources], "warnings": run.warnings, "error": None}
+        out = {
+            "resources": [asdict(r) for r in run.resources],
+            "warnings": run.warnings,
+            "scheduling": run.scheduling,
+            "error": None,
+        }
     except ProgramError as exc:
         out = {
             "resources": [],

@@ -165,6 +165,7 @@ def test_the_old_dev_stack_rapid_with_136_pins_and_the_operator_is_refused_with_
     old_dev["azure-gpu-platform:cluster"]["autoUpgradeChannel"] = "rapid"  # what dev said before issue 20
     config = {key.split(":", 1)[1]: value for key, value in old_dev.items() if key.startswith("azure-gpu-platform:")}
     config["gpuPools"][0]["orchestratorVersion"] = "1.36"
+    config["gpuOperator"] = {"enabled": True}  # dev ran the GPU operator before issue 20 too
     found = problems(config)
     assert found == {"cluster.autoUpgradeChannel": RAPID}
 

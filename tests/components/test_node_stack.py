@@ -28,7 +28,7 @@ from rules.node_stack import (
     operator_driver_os_findings,
     ubuntu_release,
 )
-from tests.components.harness import AGENT_POOL, HELM_RELEASE, run_main
+from tests.components.harness import AGENT_POOL, HELM_RELEASE, run_main, with_ci_deployer
 
 T4 = "Standard_NC4as_T4_v3"
 A100 = "Standard_NC24ads_A100_v4"
@@ -38,7 +38,7 @@ BASE: dict[str, Any] = {"environment": "dev", "location": "westeurope"}
 def config(**top: Any) -> dict[str, Any]:
     out = copy.deepcopy(BASE)
     out.update(copy.deepcopy(top))
-    return out
+    return with_ci_deployer(out)
 
 
 def ok(run: Any) -> Any:

@@ -250,9 +250,10 @@ def _refused(
 
 
 def _python_refusal(**kwargs: Any) -> InvalidArgsError:
-    """The same pool given to the component from Python."""
+    """The same pool given to the component from Python (on an existing cluster, as the package builds it: the
+    cluster's own device plugin taken on trust)."""
     with pytest.raises(InvalidArgsError) as caught:
-        GpuPoolSpec(**kwargs)
+        GpuPoolSpec(**{"external_device_plugin": True, **kwargs})
     return caught.value
 
 
@@ -616,7 +617,7 @@ def test_construct_registers_the_aks_node_class_and_node_pool_with_the_engines_i
                     "taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule", "value": "present"}],
                 },
             },
-            "limits": {"nvidia.com/gpu": "8"},
+            "limits": {"nvidia.com/gpu": "16"},  # 8 GPUs x 2 time-slicing replicas: the units Karpenter counts
             "disruption": {
                 "consolidationPolicy": "WhenEmpty",
                 "consolidateAfter": "10m",
@@ -668,7 +669,7 @@ def test_gpu_models_and_series_resolve_through_the_catalog_as_from_a_stack_file(
 def _nap_python_refusal(**kwargs: Any) -> InvalidArgsError:
     """The same NodePool given to the component from Python."""
     with pytest.raises(InvalidArgsError) as caught:
-        NapGpuPoolArgs(**{"name": "refused", "location": "westeurope", **kwargs})
+        NapGpuPoolArgs(**{"name": "refused", "location": "westeurope", "external_device_plugin": True, **kwargs})
     return caught.value
 
 

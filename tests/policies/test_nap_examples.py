@@ -174,12 +174,14 @@ def test_the_examples_through_the_pack_over_the_analyzer_protocol() -> None:
     result = run_policy_pack(Path(__file__).resolve().parents[2] / "policies", resources, stack="dev")
     mandatory = sorted({(v.urn.rsplit("::", 1)[1], v.policy_name) for v in result.mandatory})
     assert mandatory == [
+        # The example alone in a stack: no device plugin serves its GPU nodes (issue 20's node-stack rule).
+        ("aks-managed-gpu-nodes", "gpu-node-device-plugin"),
         ("aks-managed-gpu-nodes", "gpu-nodepool-limits"),
         ("aks-managed-gpu-nodes", "gpu-size-aks-supported"),
         ("aks-managed-gpu-nodes", "gpu-size-minimum"),
         ("aks-managed-gpu-nodes", "gpu-size-not-retired"),
     ]
-    assert len(result.mandatory) == 4
+    assert len(result.mandatory) == 5
     advisory = sorted(
         (v.urn.rsplit("::", 1)[1], v.policy_name) for v in result.violations if v.enforcement_level == "advisory"
     )
