@@ -123,3 +123,16 @@ def test_an_explicit_gpu_family_is_still_priced_as_gpu_capacity() -> None:
     ]
     [line] = cost_lines(raw_node_pool(requirements))
     assert not line.priced and line.note == "no spec.limits['nvidia.com/gpu']: unbounded"
+
+
+def test_a_shared_node_pool_says_its_maximum_is_a_burst_of_new_nodes() -> None:
+    # Issue 20 (defect 7): Karpenter sizes new nodes by physical GPUs (kubernetes-sigs/karpenter #729).
+    pool = node_pool(limits={"nvidia.com/gpu": "8"})
+    pool.inputs["spec"]["template"]["metadata"] = {"labels": {"nvidia.com/device-plugin.config": "np"}}
+    [line] = estimate_cost([pool]).lines
+    assert line.note == (
+        "GPUs shared by time-slicing/MPS: Karpenter sizes new nodes by physical GPUs and counts a running node's "
+        "replicas (kubernetes-sigs/karpenter #729), so the maximum is a burst of new nodes, one GPU per pending pod"
+    )
+    [plain] = estimate_cost([node_pool(limits={"nvidia.com/gpu": "8"})]).lines
+    assert plain.note is None
