@@ -37,6 +37,7 @@ from rules import Finding
 from .contract import Toleration
 from .gpu_node_pool import POOL_LABEL, MigStrategy, SharedPool
 from .gpu_operator import DEFAULT_DEVICE_PLUGIN_CONFIG, device_plugin_config
+from .helm import helm_release
 from .validation import refuse_findings
 
 TYPE_TOKEN = "azure-gpu-platform:components:NvidiaDevicePlugin"
@@ -131,21 +132,18 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         depends_on: Sequence[pulumi.Resource] = (),
     ) -> None:
         super().__init__(TYPE_TOKEN, name, None, opts)
-        from pulumi_kubernetes.helm.v3 import Release, ReleaseArgs, RepositoryOptsArgs
-
         self.version = args.version
         self.namespace = args.namespace
-        self.release = Release(
+        self.release = helm_release(
             f"{name}-release",
-            ReleaseArgs(
-                name=RELEASE_NAME,
-                chart=CHART.name,
-                version=args.version,
-                repository_opts=RepositoryOptsArgs(repo=CHART.repository),
-                namespace=args.namespace,
-                create_namespace=True,
-                values=device_plugin_values(args),
-            ),
-            opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=list(depends_on)),
+            release_name=RELEASE_NAME,
+            chart=CHART.name,
+            repo=CHART.repository,
+            version=args.version,
+            namespace=args.namespace,
+            values=device_plugin_values(args),
+            parent=self,
+            provider=provider,
+            depends_on=depends_on,
         )
         self.register_outputs({"version": self.version, "namespace": self.namespace})

@@ -39,6 +39,7 @@ from gpu_catalog.lifecycle import default_gpu_operator_version
 
 from .contract import Toleration
 from .gpu_node_pool import MigStrategy, SharedPool
+from .helm import helm_release
 
 TYPE_TOKEN = "azure-gpu-platform:components:GpuOperator"
 CHART = "gpu-operator"
@@ -143,21 +144,18 @@ class GpuOperator(pulumi.ComponentResource):
         depends_on: Sequence[pulumi.Resource] = (),
     ) -> None:
         super().__init__(TYPE_TOKEN, name, None, opts)
-        from pulumi_kubernetes.helm.v3 import Release, ReleaseArgs, RepositoryOptsArgs
-
         self.version = args.version
         self.namespace = args.namespace
-        self.release = Release(
+        self.release = helm_release(
             f"{name}-release",
-            ReleaseArgs(
-                name=RELEASE_NAME,
-                chart=CHART,
-                version=args.version,
-                repository_opts=RepositoryOptsArgs(repo=CHART_REPO),
-                namespace=args.namespace,
-                create_namespace=True,
-                values=operator_values(args),
-            ),
-            opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=list(depends_on)),
+            release_name=RELEASE_NAME,
+            chart=CHART,
+            repo=CHART_REPO,
+            version=args.version,
+            namespace=args.namespace,
+            values=operator_values(args),
+            parent=self,
+            provider=provider,
+            depends_on=depends_on,
         )
         self.register_outputs({"version": self.version, "namespace": self.namespace})

@@ -72,6 +72,14 @@ KubernetesVersion = Annotated[
         "must be a Kubernetes version like '1.36' or '1.36.2' (quote it: 1.30 unquoted is the number 1.3)",
     ),
 ]
+KubernetesNamespace = Annotated[
+    str,
+    worded(
+        r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$",
+        "must be a Kubernetes namespace: ≤63 lowercase letters, digits and '-', starting and ending with a "
+        "letter or digit",
+    ),
+]
 LinuxOsSku = Literal["Ubuntu", "Ubuntu2204", "AzureLinux", "AzureLinux3"]
 WindowsOsSku = Literal["Windows2022"]
 PolicyLevel = Literal["advisory", "mandatory", "remediate", "disabled"]
@@ -291,14 +299,7 @@ class GpuOperatorConfig(StrictModel):
     version: Annotated[str, worded(r"^v\d+\.\d+\.\d+$", "must be a chart version like 'v26.7.0'")] = (
         DEFAULT_GPU_OPERATOR_VERSION
     )
-    namespace: Annotated[
-        str,
-        worded(
-            r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$",
-            "must be a Kubernetes namespace: ≤63 lowercase letters, digits and '-', starting and ending with a "
-            "letter or digit",
-        ),
-    ] = "gpu-operator"
+    namespace: KubernetesNamespace = "gpu-operator"
     migStrategy: Literal["single", "mixed"] = "single"
     """``single``: MIG slices are advertised as ``nvidia.com/gpu``; ``mixed``: as ``nvidia.com/mig-<profile>``."""
     dcgmExporter: bool = True
@@ -314,14 +315,7 @@ class DevicePluginConfig(StrictModel):
     strategy for AKS-partitioned MIG pools."""
 
     version: Annotated[str, worded(r"^\d+\.\d+\.\d+$", "must be a chart version like '0.20.0'")] = _CHART.version
-    namespace: Annotated[
-        str,
-        worded(
-            r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$",
-            "must be a Kubernetes namespace: ≤63 lowercase letters, digits and '-', starting and ending with a "
-            "letter or digit",
-        ),
-    ] = _CHART.namespace
+    namespace: KubernetesNamespace = _CHART.namespace
     migStrategy: Literal["single", "mixed"] = "single"
     """How AKS-partitioned MIG devices are advertised: ``single`` as ``nvidia.com/gpu``, ``mixed`` as
     ``nvidia.com/mig-<profile>``."""

@@ -32,6 +32,8 @@ def test_stack_conforms(stack: str) -> None:
 
     not_covered = sorted({f.type for f in findings if f.rule == "not-covered" and f.path == ""})
     assert not_covered == [], f"resource types no facts file covers: {not_covered}"
+    unchecked = sorted({f.message for f in findings if f.rule == "not-covered"})
+    assert unchecked == [], f"values no facts file covers (e.g. a Helm chart's): {unchecked}"
     errors = failures(findings)
     assert errors == [], f"{len(errors)} conformance failures:\n" + "\n".join(map(str, errors))
 
