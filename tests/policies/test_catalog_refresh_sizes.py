@@ -39,9 +39,10 @@ VERDICTS: dict[str, list[str]] = {
     "Standard_NV8ahs_v4": [FLOOR, NVV4, RETIRED],
     "Standard_NV16ahs_v4": [FLOOR, NVV4, RETIRED],
     "Standard_NV32ahs_v4": [NVV4, RETIRED],
-    # sizes AKS's GPU registry knows
-    "Standard_NC8ads_A10_v4": [FLOOR],
-    "Standard_NC16ads_A10_v4": [FLOOR],
+    # sizes AKS's GPU registry knows (NCads_A10_v4: whole A10 GPUs, the only evidence read; a guess of partitions was
+    # no ground for a refusal)
+    "Standard_NC8ads_A10_v4": [],
+    "Standard_NC16ads_A10_v4": [],
     "Standard_NC32ads_A10_v4": [],
     "Standard_ND96is_H100_v5": [],
     "Standard_ND96is_noib_H100_v5": [],

@@ -103,9 +103,9 @@ def test_the_unconstrained_finding_names_counts_first_sizes_why_and_the_fix() ->
     assert finding.field == "requirements"
     assert finding.message == (
         "NodePool 'default' does not constrain GPUs: its requirements admit 89 GPU sizes that Karpenter on AKS can "
-        "launch (karpenter-provider-azure's GPU registry), and 43 of them are refused by the size rules (30 retired, "
-        "39 below the floor Standard_NC6s_v3): Standard_NC6, Standard_NC12, "
-        "Standard_NC6s_v2, Standard_NC6s_v3, Standard_NC24 and 38 more. A pending pod that requests nvidia.com/gpu "
+        "launch (karpenter-provider-azure's GPU registry), and 41 of them are refused by the size rules (30 retired, "
+        "37 below the floor Standard_NC6s_v3): Standard_NC6, Standard_NC12, "
+        "Standard_NC6s_v2, Standard_NC6s_v3, Standard_NC24 and 36 more. A pending pod that requests nvidia.com/gpu "
         "makes Karpenter create whichever of them fits, on a node without the nvidia.com/gpu taint (so ordinary pods "
         "share the GPU VM). Add the requirement {key: karpenter.azure.com/sku-family, operator: NotIn, values: [N]} "
         "to keep GPUs out of this NodePool, or pin its GPU sizes, e.g. {key: karpenter.azure.com/sku-name, "
