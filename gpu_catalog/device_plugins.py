@@ -61,6 +61,10 @@ def load_device_plugin_facts() -> DevicePluginFacts:
     for where, block in (("chart", chart), ("kaitoAddon", kaito)):
         if _req(block, "source", where) not in sources:
             raise DevicePluginFactsError(f"{DEVICE_PLUGIN_FACTS.name}: {where}.source names no recorded source")
+    for key in ("napSharingSources", "operatorOsSources", "kaitoNapSources"):
+        missing = [sid for sid in doc.get(key, []) if sid not in sources]
+        if missing:
+            raise DevicePluginFactsError(f"{DEVICE_PLUGIN_FACTS.name}: {key} names unrecorded sources {missing}")
     selector = kaito.get("nodeSelector")
     return DevicePluginFacts(
         gpu_resource=_req(doc, "gpuResource", "the file"),

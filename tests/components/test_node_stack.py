@@ -275,3 +275,17 @@ def test_ubuntu_release_follows_the_kubernetes_minor() -> None:
     assert ubuntu_release("Ubuntu", (1, 33)) == "Ubuntu 22.04"
     assert ubuntu_release("Ubuntu", (1, 34)) == "Ubuntu 24.04"
     assert operator_driver_os_findings({"a": "Ubuntu 24.04", "b": "Ubuntu 24.04"}) == []
+
+
+def test_every_rule_of_the_model_names_recorded_sources() -> None:
+    import json
+
+    from gpu_catalog.device_plugins import DEVICE_PLUGIN_FACTS, load_device_plugin_facts
+
+    doc = json.loads(DEVICE_PLUGIN_FACTS.read_text(encoding="utf-8"))
+    sources = load_device_plugin_facts().sources
+    for key in ("napSharingSources", "operatorOsSources", "kaitoNapSources"):
+        assert doc[key] and set(doc[key]) <= set(sources), key
+    for source in sources.values():
+        assert source["repository"] and source["path"] and source["read"] == "2026-12-01"
+        assert "commit" in source or "tag" in source or source["path"].startswith("issues/")
