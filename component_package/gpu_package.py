@@ -42,7 +42,7 @@ from pulumi.provider.experimental.util import camel_case
 from pulumi.provider.provider import ConstructResult
 from pulumi.provider.server import ComponentInitError
 
-from components import aks_cluster, databricks, gpu_node_pool, gpu_operator, kaito, nap_pool
+from components import aks_cluster, databricks, device_plugin, gpu_node_pool, gpu_operator, kaito, nap_pool
 from components.config.models import ClusterAccessConfig, ClusterConfig, GpuPoolConfig
 from components.config.nap import DisruptionBudgetConfig
 from components.contract import Scheduling
@@ -219,6 +219,16 @@ class PoolGpuOperator(TypedDict):
     """How MIG slices are advertised; default `single`."""
 
 
+class PoolDevicePlugin(TypedDict):
+    """NVIDIA's nvidia-device-plugin chart on the pool's cluster (the `NvidiaDevicePlugin` component), as the pool sees
+    it. Without it and without `gpuOperator`, the pool takes the cluster's own device plugin on trust."""
+
+    version: NotRequired[str]
+    """Chart version; default: the one the project pins (`gpu_catalog/facts/device_plugins.json`)."""
+    mig_strategy: NotRequired[MigStrategy]
+    """How AKS-partitioned MIG slices are advertised; default `single`."""
+
+
 class GpuPool(TypedDict):
     """One AKS GPU node pool. Checked at construction with the project's rules (size, name, MIG, sharing, driver,
     autoscaling, taints, labels)."""
@@ -262,6 +272,7 @@ class GpuPool(TypedDict):
     tags: NotRequired[dict[str, str]]
     """Azure tags (`gpu-pool: <name>` is added)."""
     gpu_operator: NotRequired[PoolGpuOperator]
+    device_plugin: NotRequired[PoolDevicePlugin]
     """The NVIDIA GPU operator on the cluster, when one runs: it manages every Linux GPU pool."""
     gpu_floor: NotRequired[str]
     """The smallest GPU size allowed (policy `gpu-size-minimum`); default `Standard_NC6s_v3`."""
@@ -359,6 +370,9 @@ class PoolScheduling(TypedDict):
     """For MPS pools: the `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` each workload gets."""
     allocatable_per_node: int
     """How many `resourceName` units one node advertises."""
+    device_plugin: str | None
+    """The one device plugin on the nodes: `gpu-operator`, `nvidia-device-plugin`, `aks-windows`, or `external` (the
+    cluster's own, taken on trust); `None` when the rules found none or two (the component then refuses)."""
 
 
 class GpuPoolInfo(TypedDict):
@@ -426,6 +440,20 @@ def _present(args: Mapping[str, Any], *keys: str) -> dict[str, Any]:
     return {k: _plain(args[k]) for k in keys if args.get(k) is not None}
 
 
+def _pool_plugin_kwargs(args: Mapping[str, Any]) -> dict[str, Any]:
+    """``gpu_operator`` / ``device_plugin`` as the pool specs take them: the operator, the chart, or (neither given)
+    the cluster's own device plugin taken on trust (docs/component-package.md)."""
+    operator = args.get("gpu_operator")
+    if operator is not None:
+        return {"gpu_operator": _pool_operator(operator)}
+    chart = args.get("device_plugin")
+    if chart is not None:
+        plugin = _present(chart, "version", "mig_strategy")
+        plugin.setdefault("version", device_plugin.CHART.version)
+        return {"device_plugin": gpu_node_pool.PoolDevicePlugin(**plugin)}
+    return {"external_device_plugin": True}
+
+
 def _pool_operator(operator: PoolGpuOperator) -> gpu_node_pool.PoolGpuOperator:
     """The operator as a pool sees it; the chart version defaults to the release the project pins (as documented)."""
     kwargs = _present(operator, "version", "installs_driver", "mig_strategy")
@@ -466,11 +494,7 @@ def pool_spec(pool: GpuPool) -> gpu_node_pool.GpuPoolSpec:
         value = pool.get(key)
         if value is not None:
             kwargs[key] = dict(value)
-    operator = pool.get("gpu_operator")
-    if operator is not None:
-        kwargs["gpu_operator"] = _pool_operator(operator)
-    else:  # an existing cluster's own device plugin, which the package cannot see (docs/component-package.md)
-        kwargs["external_device_plugin"] = True
+    kwargs |= _pool_plugin_kwargs(pool)
     return gpu_node_pool.GpuPoolSpec(**kwargs)
 
 
@@ -546,6 +570,7 @@ def _scheduling(sched: Scheduling) -> PoolScheduling:
         "replicas": sched.replicas,
         "mps_active_thread_percentage": sched.mps_active_thread_percentage,
         "allocatable_per_node": sched.allocatable_per_node,
+        "device_plugin": sched.device_plugin,
     }
 
 
@@ -723,6 +748,59 @@ class GpuOperator(pulumi.ComponentResource):
         )
         self.version = pulumi.Output.from_input(operator.version)
         self.namespace = pulumi.Output.from_input(operator.namespace)
+        self.register_outputs({"version": self.version, "namespace": self.namespace})
+
+
+class NvidiaDevicePluginArgs(TypedDict):
+    """NVIDIA's nvidia-device-plugin chart for GPU pools the GPU operator does not manage (AKS installs the driver
+    only): affinity on the pools' `azure-gpu-platform/pool` label, their tolerations, one config per sharing pool."""
+
+    kubeconfig: pulumi.Input[str]
+    """A kubeconfig for the cluster (e.g. `AksGpuCluster.kubeconfig`)."""
+    pools: list[str]
+    """The logical names of the pools it serves (their nodes carry `azure-gpu-platform/pool: <name>`)."""
+    version: NotRequired[str]
+    """Chart version; the only one the facts cover (`gpu_catalog/facts/device_plugins.json`)."""
+    namespace: NotRequired[str]
+    """Default `nvidia-device-plugin` (the chart refuses `default`)."""
+    mig_strategy: NotRequired[MigStrategy]
+    """Default `single`."""
+    shared_pools: NotRequired[dict[str, SharedPool]]
+    """Pool name → its sharing config (selected by the pool's `nvidia.com/device-plugin.config`)."""
+    tolerations: NotRequired[list[Toleration]]
+    """The served pools' tolerations (a pool's `scheduling.tolerations`)."""
+    gpu_feature_discovery: NotRequired[bool]
+    """gpu-feature-discovery (with node-feature-discovery): needed for MPS and AKS-partitioned MIG. Default false."""
+
+
+class NvidiaDevicePlugin(pulumi.ComponentResource):
+    """The nvidia-device-plugin Helm release (chart `nvidia-device-plugin` from NVIDIA's repository, pinned)."""
+
+    version: pulumi.Output[str]
+    """The chart version."""
+    namespace: pulumi.Output[str]
+    """The release's namespace."""
+
+    def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        kwargs = _present(args, "version", "namespace", "mig_strategy", "gpu_feature_discovery")
+        shared = {
+            pool: gpu_node_pool.SharedPool(
+                resource_name=sp["resource_name"],
+                sharing=gpu_node_pool.GpuSharing(**_present(sp["sharing"], "mode", "replicas", "rename_by_default")),
+            )
+            for pool, sp in (args.get("shared_pools") or {}).items()
+        }
+        tolerations = tuple(ContractToleration.from_dict(_plain(t)) for t in args.get("tolerations") or [])
+        plugin_args = device_plugin.NvidiaDevicePluginArgs(
+            pools=tuple(str(p) for p in args.get("pools") or []), **kwargs, shared_pools=shared, tolerations=tolerations
+        )
+        super().__init__(f"{PACKAGE_NAME}:index:NvidiaDevicePlugin", name, None, opts)
+        provider = _kubernetes_provider(name, args["kubeconfig"], self)
+        plugin = device_plugin.NvidiaDevicePlugin(
+            name, plugin_args, opts=pulumi.ResourceOptions(parent=self), provider=provider
+        )
+        self.version = pulumi.Output.from_input(plugin.version)
+        self.namespace = pulumi.Output.from_input(plugin.namespace)
         self.register_outputs({"version": self.version, "namespace": self.namespace})
 
 
@@ -966,6 +1044,7 @@ class NapGpuPoolArgs(TypedDict):
     tags: NotRequired[dict[str, str]]
     """Azure tags of the VMs NAP creates (AKSNodeClass `tags`)."""
     gpu_operator: NotRequired[PoolGpuOperator]
+    device_plugin: NotRequired[PoolDevicePlugin]
     """The NVIDIA GPU operator on the cluster, when one runs: it manages the pool's nodes."""
     gpu_floor: NotRequired[str]
     """The smallest GPU size allowed (policy `gpu-size-minimum`); default `Standard_NC6s_v3`."""
@@ -1004,11 +1083,7 @@ def nap_pool_args(args: NapGpuPoolArgs) -> nap_pool.NapGpuPoolArgs:
     sharing = args.get("sharing")
     if sharing is not None:
         kwargs["sharing"] = gpu_node_pool.GpuSharing(**_present(sharing, "mode", "replicas", "rename_by_default"))
-    operator = args.get("gpu_operator")
-    if operator is not None:
-        kwargs["gpu_operator"] = _pool_operator(operator)
-    else:  # an existing cluster's own device plugin, which the package cannot see (docs/component-package.md)
-        kwargs["external_device_plugin"] = True
+    kwargs |= _pool_plugin_kwargs(args)
     disruption = args.get("disruption")
     if disruption is not None:
         kwargs |= _present(disruption, "consolidation_policy", "consolidate_after")
@@ -1076,6 +1151,7 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AksGpuCluster,
     GpuNodePool,
     GpuOperator,
+    NvidiaDevicePlugin,
     KaitoWorkspace,
     DatabricksGpuCluster,
     NapGpuPool,

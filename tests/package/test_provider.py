@@ -31,7 +31,15 @@ from .harness import REPO_ROOT, Engine, Plugin, construct_request, engine, provi
 pytestmark = pytest.mark.slow
 
 TOKEN = f"{PACKAGE_NAME}:index"
-COMPONENTS = ("AksGpuCluster", "GpuNodePool", "GpuOperator", "KaitoWorkspace", "DatabricksGpuCluster", "NapGpuPool")
+COMPONENTS = (
+    "AksGpuCluster",
+    "GpuNodePool",
+    "GpuOperator",
+    "NvidiaDevicePlugin",
+    "KaitoWorkspace",
+    "DatabricksGpuCluster",
+    "NapGpuPool",
+)
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +105,7 @@ def test_gpu_node_pool_inputs_are_typed_required_and_documented(schema: dict[str
         "migProfile": "MigProfile",
         "sharing": "Sharing",
         "gpuOperator": "PoolGpuOperator",
+        "devicePlugin": "PoolDevicePlugin",
     }
     assert _type(schema, "Sharing")["required"] == ["mode", "replicas"]
 
@@ -141,6 +150,7 @@ def test_the_other_components_require_what_their_args_require(schema: dict[str, 
         "AksGpuCluster": ["clusterName", "kubernetesVersion", "location", "resourceGroupName"],
         "GpuNodePool": ["clusterName", "pool", "resourceGroupName"],
         "GpuOperator": ["kubeconfig"],
+        "NvidiaDevicePlugin": ["kubeconfig", "pools"],
         "KaitoWorkspace": [
             "addonEnabled",
             "instanceType",
@@ -221,8 +231,17 @@ def test_construct_registers_the_pool_and_its_agent_pool_with_the_engines_inputs
         "sharing": "none",
         "replicas": 1,
         "allocatablePerNode": 1,
+        "devicePlugin": "external",  # no gpuOperator, no devicePlugin: the cluster's own plugin, taken on trust
     }
     assert state["agentPoolId"].endswith("/agentPools/a100")
+
+
+def test_a_pool_served_by_the_device_plugin_chart_says_so(running: tuple[Engine, Plugin]) -> None:
+    eng, plugin = running
+    pool = {**A100_POOL, "name": "a100dp", "devicePlugin": {"migStrategy": "mixed"}}
+    inputs = {"resourceGroupName": "rg-team", "clusterName": "aks-team", "pool": pool}
+    response = plugin.stub.Construct(construct_request(eng, f"{TOKEN}:GpuNodePool", "a100dp", inputs))
+    assert state_dict(response)["scheduling"]["devicePlugin"] == "nvidia-device-plugin"
 
 
 def _refusal(plugin: Plugin, eng: Engine, name: str, pool: dict[str, Any]) -> tuple[grpc.RpcError, list[Any]]:
@@ -348,6 +367,15 @@ EVERY_COMPONENT: dict[str, tuple[dict[str, Any], str, set[str]]] = {
             "tolerations": [{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}],
         },
         "azure-gpu-platform:components:GpuOperator",
+        {"version", "namespace"},
+    ),
+    "NvidiaDevicePlugin": (
+        {
+            "kubeconfig": "apiVersion: v1",
+            "pools": ["t4"],
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}],
+        },
+        "azure-gpu-platform:components:NvidiaDevicePlugin",
         {"version", "namespace"},
     ),
     "KaitoWorkspace": (
@@ -639,6 +667,7 @@ def test_construct_registers_the_aks_node_class_and_node_pool_with_the_engines_i
         "sharing": "timeSlicing",
         "replicas": 2,
         "allocatablePerNode": 2,
+        "devicePlugin": "gpu-operator",
     }
 
 
