@@ -125,7 +125,8 @@ class QuotaDemand:
 
     def rows(self) -> list[QuotaRow]:
         """Per region: each family (regular-priority uses), then ``cores`` (regular uses only: spot VMs do not draw
-        on it), then ``lowPriorityCores`` when a spot use exists. Uses whose vCPUs are unknown are left out (listed by :meth:`unknown`)."""
+        on it), then ``lowPriorityCores`` when a spot use exists. Uses whose vCPUs are unknown are left out (listed
+        by :meth:`unknown`)."""
         out: list[QuotaRow] = []
         for region in self.regions():
             here = [u for u in self.uses if u.region == region and u.known]
@@ -331,7 +332,9 @@ def _nodepool_use(r: RecordedResource, props: Mapping[str, Any], region: str, ca
     excludes GPUs or does not constrain them; the cost estimate and ``gpu-nodepool-constrains-gpus`` say so)."""
     reqs, unknown = read_requirements(props, is_unknown)
 
-    def use(size: str, lo: int | None, hi: int | None, family: str | None, vcpus: int | None, note: str | None):
+    def use(
+        size: str, lo: int | None, hi: int | None, *, family: str | None, vcpus: int | None, note: str | None
+    ) -> QuotaUse:
         capacity = next((q for q in reqs if q.key == CAPACITY_TYPE and q.operator == "In"), None)
         spot = capacity is not None and set(capacity.values) == {"spot"}
         return QuotaUse(
@@ -340,34 +343,46 @@ def _nodepool_use(r: RecordedResource, props: Mapping[str, Any], region: str, ca
         )  # fmt: skip
 
     if unknown:
-        return use(UNKNOWN, 0, None, None, None, "requirements unknown during the preview")
+        return use(UNKNOWN, 0, None, family=None, vcpus=None, note="requirements unknown during the preview")
     if gpu_scope(reqs, cat) is not GpuScope.EXPLICIT:
         return None
     names = [n for n in nodepool_sizes(reqs, cat).all_sizes() if n in cat]
     if not names:
-        return use(UNKNOWN, 0, None, None, None, "no admitted size is in the GPU catalog")
+        return use(UNKNOWN, 0, None, family=None, vcpus=None, note="no admitted size is in the GPU catalog")
     spec = props.get("spec")
     spec = spec if isinstance(spec, Mapping) else {}
     replicas = spec.get("replicas")
     if isinstance(replicas, int | float) and not isinstance(replicas, bool):
         worst = max((cat[n] for n in names), key=lambda s: (s.vcpus, s.name))
         n = int(replicas)
-        return use(worst.name, n, n, worst.quota_family, worst.vcpus, "static NodePool: replicas of its largest size")
+        return use(
+            worst.name, n, n, family=worst.quota_family, vcpus=worst.vcpus, note="static NodePool: its largest size"
+        )
     limits = spec.get("limits")
     raw = limits.get(GPU_LIMIT) if isinstance(limits, Mapping) else None
     if raw == UNKNOWN:
-        return use(names[0], 0, None, None, None, "GPU limit unknown during the preview")
+        return use(names[0], 0, None, family=None, vcpus=None, note="GPU limit unknown during the preview")
     gpus = parse_quantity(raw)
     if gpus is None:
-        return use(names[0], 0, None, None, None, f"no spec.limits[{GPU_LIMIT!r}]: unbounded")
+        return use(names[0], 0, None, family=None, vcpus=None, note=f"no spec.limits[{GPU_LIMIT!r}]: unbounded")
     sizes = [cat[n] for n in names]
-    worst = max(sizes, key=lambda s: (nodes_for_gpus(s, gpus) * s.vcpus, s.vcpus / float(s.gpu_count), s.name))
+    # The most vCPUs at the limit; among equals the most vCPUs per GPU, then the fill the cost estimate prices highest
+    # (so both lines name the same size when they agree).
+    worst = max(
+        sizes,
+        key=lambda s: (
+            nodes_for_gpus(s, gpus) * s.vcpus,
+            s.vcpus / float(s.gpu_count),
+            nodes_for_gpus(s, gpus) * (s.price_usd_per_hour or 0.0),
+            s.name,
+        ),
+    )
     others = sorted({s.quota_family or UNKNOWN_FAMILY for s in sizes} - {worst.quota_family or UNKNOWN_FAMILY})
     notes = [f"limit {gpus:g} {GPU_LIMIT} (Karpenter's units: GPUs × sharing replicas, the burst bound)"]
     if others:
         notes.append(f"Karpenter may pick admitted sizes of other families instead: {', '.join(others)}")
     nodes = nodes_for_gpus(worst, gpus)
-    return use(worst.name, 0, nodes, worst.quota_family, worst.vcpus, "; ".join(notes))
+    return use(worst.name, 0, nodes, family=worst.quota_family, vcpus=worst.vcpus, note="; ".join(notes))
 
 
 def _cpu_pools(r: RecordedResource, props: Mapping[str, Any], cat: Catalog) -> list[CpuUse]:
