@@ -106,6 +106,8 @@ class SizeCheck:
     zones_offered: tuple[str, ...]
     zones_asked: tuple[str, ...]
     uses: tuple[str, ...]
+    asking: tuple[str, ...] = ()
+    """The uses that ask for zones (a pool's ``availabilityZones``)."""
 
     @property
     def zones_missing(self) -> tuple[str, ...]:
@@ -214,8 +216,10 @@ def compare_skus(demand: QuotaDemand, skus: Mapping[str, Mapping[str, Any]]) -> 
     for (region, size), uses in groups.items():
         info = skus.get(region, {}).get(size.lower())
         asked = sorted({z for u in uses for z in u.zones})
+        labels = tuple(u.label for u in uses)
+        asking = tuple(u.label for u in uses if u.zones)
         if info is None:
-            out.append(SizeCheck(region, size, False, (), (), tuple(asked), tuple(u.label for u in uses)))
+            out.append(SizeCheck(region, size, False, (), (), tuple(asked), labels, asking))
             continue
         out.append(
             SizeCheck(
@@ -225,7 +229,8 @@ def compare_skus(demand: QuotaDemand, skus: Mapping[str, Mapping[str, Any]]) -> 
                 tuple(info["restricted"]),
                 tuple(sorted(info["zones"])),
                 tuple(asked),
-                tuple(u.label for u in uses),
+                labels,
+                asking,
             )
         )
     return out
@@ -259,7 +264,7 @@ def findings(
         elif s.zones_missing:
             offered = ", ".join(s.zones_offered) or "none"
             message = (
-                f"{s.region} {s.vm_size}: zone(s) {', '.join(s.zones_missing)} asked for by {', '.join(s.uses)} do "
+                f"{s.region} {s.vm_size}: zone(s) {', '.join(s.zones_missing)} asked for by {', '.join(s.asking)} do "
                 f"not offer the size (zones offered: {offered}; asked: {', '.join(s.zones_asked)}). "
                 f"{_FIXES[ZONES_POLICY]}"
             )
@@ -303,18 +308,23 @@ def _read_skus(client: Any, region: str) -> dict[str, dict[str, Any]]:
                 zones.update(info.zones or [])
         restricted: list[str] = []
         for r in sku.restrictions or []:
-            where = [v.replace(" ", "").lower() for v in (r.values or [])]
+            where = [v.replace(" ", "").lower() for v in (r.values_property or [])]
             ri = r.restriction_info
             if ri is not None:
                 where += [loc.replace(" ", "").lower() for loc in ri.locations or []]
             if region not in where:
                 continue
-            if str(r.type).lower().endswith("zone"):
+            if _text(r.type).lower() == "zone":
                 zones.difference_update((ri.zones or []) if ri is not None else [])
             else:
-                restricted.append(str(r.reason_code or "restricted"))
+                restricted.append(_text(r.reason_code) or "restricted")
         out[sku.name.lower()] = {"offered": region in locations, "restricted": restricted, "zones": sorted(zones)}
     return out
+
+
+def _text(value: Any) -> str:
+    """An SDK enum member or a plain string, as the API spells it."""
+    return str(getattr(value, "value", value) or "")
 
 
 def run_live_check(
