@@ -202,7 +202,7 @@ def _row(region: str, quota: str, uses: list[QuotaUse]) -> QuotaRow:
         quota,
         sum(u.vcpus_min or 0 for u in uses),
         sum(u.vcpus_max or 0 for u in uses),
-        tuple(u.label for u in uses),
+        tuple(sorted(u.label for u in uses)),
     )
 
 
@@ -425,4 +425,7 @@ def quota_demand(
         for line in cost_lines(r, cat):
             uses.append(_from_line(line, r, props, region, cat))
         cpu.extend(_cpu_pools(r, props, cat))
+    # In a stable order (the program registers resources concurrently, so registration order varies between runs).
+    uses.sort(key=lambda u: (u.region, u.name, u.role))
+    cpu.sort(key=lambda c: (c.name, c.role))
     return QuotaDemand(uses=uses, cpu=cpu)

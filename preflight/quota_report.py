@@ -55,7 +55,7 @@ def _notes(demand: QuotaDemand) -> list[str]:
 
 
 def _live_rows(live: LiveResult) -> tuple[list[list[str]], list[list[str]]]:
-    fam = [["region", "quota", "needed at max", "limit", "in use", "headroom", ""]]
+    fam = [["region", "quota", "needed at max", "limit", "in use", "headroom", "verdict"]]
     for f in live.families:
         fam.append(
             [

@@ -44,7 +44,7 @@ def runs() -> dict[str, Any]:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-        )  # fmt: skip
+        )
         for s in STACKS
     }
     out: dict[str, Any] = {}
