@@ -83,7 +83,8 @@ class GpuSize:
     """The documented sibling whose GPU facts this size inherits (``variantOf`` in the catalog)."""
     quota_family: str | None = None
     """The Azure quota family its vCPUs count against (the Resource SKUs API's ``family``, e.g.
-    ``StandardNCASv3_T4Family``), compared case-insensitively; ``None`` when no source names it (reported as unknown)."""
+    ``StandardNCASv3_T4Family``), compared case-insensitively; ``None`` when no source names it (reported as
+    unknown)."""
     quota_family_source: str | None = None
     """Where :attr:`quota_family` was read (repository, path, commit)."""
 
