@@ -108,6 +108,8 @@ class SizeCheck:
     uses: tuple[str, ...]
     asking: tuple[str, ...] = ()
     """The uses that ask for zones (a pool's ``availabilityZones``)."""
+    urn: str = ""
+    """The first resource that uses the size (the finding's resource, so SARIF points at its size)."""
 
     @property
     def zones_missing(self) -> tuple[str, ...]:
@@ -131,7 +133,7 @@ class LiveResult:
         if not self.ran:
             return f"live quota check did not run: {self.reason}; the offline result stands"
         return (
-            f"live quota check ran for subscription {self.subscription} in {self.seconds:.1f} s: "
+            f"live quota check: ran for subscription {self.subscription} in {self.seconds:.1f} s: "
             f"{len(self.findings)} finding(s)"
         )
 
@@ -219,7 +221,7 @@ def compare_skus(demand: QuotaDemand, skus: Mapping[str, Mapping[str, Any]]) -> 
         labels = tuple(u.label for u in uses)
         asking = tuple(u.label for u in uses if u.zones)
         if info is None:
-            out.append(SizeCheck(region, size, False, (), (), tuple(asked), labels, asking))
+            out.append(SizeCheck(region, size, False, (), (), tuple(asked), labels, asking, uses[0].urn))
             continue
         out.append(
             SizeCheck(
@@ -231,6 +233,7 @@ def compare_skus(demand: QuotaDemand, skus: Mapping[str, Mapping[str, Any]]) -> 
                 tuple(asked),
                 labels,
                 asking,
+                uses[0].urn,
             )
         )
     return out
@@ -260,7 +263,7 @@ def findings(
                 else "not offered in the region"
             )
             message = f"{s.region} {s.vm_size}: {why}; used by {', '.join(s.uses)}. {_FIXES[RESTRICTED_POLICY]}"
-            out.append(_violation(RESTRICTED_POLICY, level, stack_urn, message))
+            out.append(_violation(RESTRICTED_POLICY, level, s.urn or stack_urn, message))
         elif s.zones_missing:
             offered = ", ".join(s.zones_offered) or "none"
             message = (
@@ -268,7 +271,7 @@ def findings(
                 f"not offer the size (zones offered: {offered}; asked: {', '.join(s.zones_asked)}). "
                 f"{_FIXES[ZONES_POLICY]}"
             )
-            out.append(_violation(ZONES_POLICY, level, stack_urn, message))
+            out.append(_violation(ZONES_POLICY, level, s.urn or stack_urn, message))
     return out
 
 

@@ -99,7 +99,7 @@ def quota_text(demand: QuotaDemand | None, live: LiveResult | None) -> list[str]
     out += [f"  {n}" for n in _notes(demand)]
     if live is not None:
         out.append("")
-        out.append(f"Live quota check: {live.line}")
+        out.append(live.line[0].upper() + live.line[1:])
         if live.ran:
             fam, sizes = _live_rows(live)
             out += _table(fam)
@@ -128,7 +128,7 @@ def quota_markdown(demand: QuotaDemand | None, live: LiveResult | None) -> list[
     if notes:
         out += ["", *(f"- {n}" for n in notes)]
     if live is not None:
-        out += ["", f"Live quota check: {live.line}"]
+        out += ["", live.line[0].upper() + live.line[1:]]
         if live.ran:
             fam, sizes = _live_rows(live)
             out += ["", *_md_table(fam), "", *_md_table(sizes)]

@@ -200,7 +200,9 @@ def test_cli_live_mandatory_shortfall_exits_1_and_reports_it(monkeypatch: pytest
     assert {v.policy_name for v in report.mandatory} == {QUOTA_POLICY, ZONES_POLICY}
     assert report.live is not None and report.live.ran
     text = render(report, "text")
-    assert "Live quota check: live quota check ran for subscription" in text
+    assert f"Live quota check: ran for subscription {SUB} in " in text
+    zones = next(v for v in report.violations if v.policy_name == ZONES_POLICY)
+    assert zones.urn.endswith("AgentPool::aks-a100mig")
     assert "westeurope  StandardNCADSA100v4Family  384            300    24      276       SHORT" in text
     doc = json.loads(render(report, "json"))
     assert doc["quota"]["live"]["families"][0]["short"] is True
