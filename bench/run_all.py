@@ -34,6 +34,7 @@ def benches(quick: bool) -> list[tuple[str, list[str]]]:
             ("imports", ["bench/bench_imports.py", "--repeat", "1"]),
             ("overhead", ["bench/bench_overhead.py", "--repeat", "1"]),
             ("overhead (dev)", ["bench/bench_overhead.py", "--stack", "dev", "--repeat", "1"]),
+            ("quota", ["bench/bench_quota.py", "--repeat", "10"]),
         ]
     return [
         ("policy", ["bench/bench_policy.py", "--sizes", "100,1000,10000", "--repeat", "2"]),
@@ -41,6 +42,7 @@ def benches(quick: bool) -> list[tuple[str, list[str]]]:
         ("imports", ["bench/bench_imports.py", "--repeat", "2"]),
         ("overhead", ["bench/bench_overhead.py", "--repeat", "3"]),
         ("overhead (dev)", ["bench/bench_overhead.py", "--stack", "dev", "--repeat", "4"]),
+        ("quota", ["bench/bench_quota.py", "--repeat", "50"]),
     ]
 
 

@@ -81,6 +81,12 @@ class GpuSize:
     sources: tuple[str, ...]
     variant_of: str | None = None
     """The documented sibling whose GPU facts this size inherits (``variantOf`` in the catalog)."""
+    quota_family: str | None = None
+    """The Azure quota family its vCPUs count against (the Resource SKUs API's ``family``, e.g.
+    ``StandardNCASv3_T4Family``), compared case-insensitively; ``None`` when no source names it (reported as
+    unknown)."""
+    quota_family_source: str | None = None
+    """Where :attr:`quota_family` was read (repository, path, commit)."""
 
     @property
     def databricks_supported(self) -> bool:
@@ -256,6 +262,11 @@ def _parse_row(row: Any, index: int) -> GpuSize:
         raise CatalogError(f"{where}: support.databricks must be one of {_DATABRICKS_OFFERS}, got {databricks!r}")
     registry = _opt(support, "aksGpuRegistry", dict, where + " support")
     registry_os = tuple(str(o) for o in registry.get("os") or ()) if registry is not None else None
+    quota = _opt(row, "quotaFamily", dict, where) or {}
+    quota_family = _opt(quota, "name", str, where + " quotaFamily")
+    quota_source = _opt(quota, "source", str, where + " quotaFamily")
+    if quota_family is not None and not quota_source:
+        raise CatalogError(f"{where}: quotaFamily.name {quota_family!r} needs quotaFamily.source")
     vcpus = _req(row, "vcpus", int, where)
     if vcpus <= 0:
         raise CatalogError(f"{where}: vcpus must be positive")
@@ -288,6 +299,8 @@ def _parse_row(row: Any, index: int) -> GpuSize:
         price_note=_req(price, "note", str, where + " price"),
         sources=tuple(_req(row, "sources", list, where)),
         variant_of=row.get("variantOf"),
+        quota_family=quota_family,
+        quota_family_source=quota_source,
     )
 
 

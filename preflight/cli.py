@@ -31,6 +31,7 @@ from gpu_catalog.staleness import DEFAULT_MAX_AGE_DAYS, MAX_AGE_ENV, REFRESH_COM
 from preflight.analyzer import PolicyConfigError, PolicyPackError, PolicyPackProcess, Violation
 from preflight.cost import BudgetConfigError, check_budget, estimate_cost, parse_budget
 from preflight.project import PreflightInputError, read_project
+from preflight.quota import quota_demand
 from preflight.report import FORMATS, Report, budget_policy, budget_violation, render
 from preflight.runner import ProgramError, ProgramRun, run_program
 from preflight.stackfile import StackFileError, StackSettings, load_stack_settings, stack_file_label
@@ -97,6 +98,20 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"warn (advisory) about facts files whose sources were read more than DAYS ago (default "
         f"${MAX_AGE_ENV} or {DEFAULT_MAX_AGE_DAYS}); refresh them with {REFRESH_COMMAND}",
+    )
+    parser.add_argument(
+        "--live",
+        action="store_true",
+        help="also compare the quota demand with the subscription's quotas and SKU offers (azure-identity's "
+        "DefaultAzureCredential, Reader on the subscription; subscription from the stack's azure-native:subscriptionId "
+        "or $AZURE_SUBSCRIPTION_ID); without credentials or network it says why and the offline result stands",
+    )
+    parser.add_argument(
+        "--live-level",
+        choices=("advisory", "mandatory", "disabled"),
+        default="advisory",
+        help="enforcement level of the live check's findings (quota shortfall, restricted size, zone mismatch; "
+        "default: advisory)",
     )
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     parser.add_argument("--output", metavar="FILE", type=Path, help="write the report here instead of stdout")
@@ -172,8 +187,13 @@ def staleness_warnings(max_age_days: int) -> list[str]:
     return [s.message(max_age_days) for s in stale_facts(clock.today(), max_age_days)]
 
 
-def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
-    """Everything but rendering; raises PreflightInputError, StackFileError, ProgramError, PolicyPackError."""
+def run_preflight(
+    args: argparse.Namespace, progress: _Progress, *, live_credential: Any = None, live_transport: Any = None
+) -> Report:
+    """Everything but rendering; raises PreflightInputError, StackFileError, ProgramError, PolicyPackError.
+
+    ``live_credential`` / ``live_transport``: an azure-core credential and transport for ``--live`` (tests answer
+    with recorded responses; default: DefaultAzureCredential over the network)."""
     facts_max_age_days = facts_max_age(getattr(args, "facts_max_age", None))
     program_dir: Path = args.program.resolve()
     project = read_project(program_dir)  # fails early, naming Pulumi.yaml, when DIR is not a Python program
@@ -272,9 +292,28 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
     finding = check_budget(cost, budget)
     if budget is not None:
         policies.append(budget_policy(budget.enforcement_level))
+    stack_urn = next((r.urn for r in run.resources if r.type == STACK_TYPE), "")
     if finding is not None and finding.over:
-        stack_urn = next((r.urn for r in run.resources if r.type == STACK_TYPE), "")
         violations.append(budget_violation(finding, stack_urn))
+    location = settings.values.get("azure-native:location")
+    quota = quota_demand(run.resources, default_region=location if isinstance(location, str) else None)
+    live = None
+    if getattr(args, "live", False):
+        from preflight.live_quota import live_policies, run_live_check, subscription_from
+
+        progress("live quota check: reading usages and Resource SKUs")
+        level = getattr(args, "live_level", "advisory")
+        live = run_live_check(
+            quota,
+            subscription=subscription_from(settings.values),
+            level=level,
+            stack_urn=stack_urn,
+            credential=live_credential,
+            transport=live_transport,
+        )
+        if live.ran:  # else the report's quota section says in one line why it did not run
+            policies.extend(live_policies(level))
+            violations.extend(live.findings)
     return Report(
         stack=settings.stack,
         project=settings.project,
@@ -292,6 +331,8 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
         not_applicable=list(analysis.not_applicable),
         checked_on=clock.today().isoformat(),
         scheduling=run.scheduling,
+        quota=quota,
+        live=live,
     )
 
 

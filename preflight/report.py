@@ -11,12 +11,17 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from preflight.analyzer import NotApplicable, PolicyInfo, Violation
 from preflight.cost import BUDGET_DESCRIPTION, BUDGET_PACK, BUDGET_POLICY, BudgetFinding, CostEstimate, CostLine
 from preflight.model import RecordedResource
+from preflight.quota_report import quota_json, quota_markdown, quota_sarif, quota_text
 from preflight.wire import mask_secrets
+
+if TYPE_CHECKING:
+    from preflight.live_quota import LiveResult
+    from preflight.quota import QuotaDemand
 
 FORMATS: tuple[str, ...] = ("text", "json", "markdown", "sarif")
 TOOL_NAME = "azure-gpu-platform-preflight"
@@ -49,6 +54,10 @@ class Report:
     scheduling: dict[str, dict[str, Any]] = field(default_factory=dict)
     """What a pod requests per pool (``gpuPools.<name>`` → the output contract's ``scheduling``), computed by the
     components from the node-stack model (rules/node_stack.py)."""
+    quota: QuotaDemand | None = None
+    """The offline vCPU demand per region and quota family (``preflight/quota.py``)."""
+    live: LiveResult | None = None
+    """The ``--live`` check's result (``None`` without ``--live``)."""
 
     @property
     def mandatory(self) -> list[Violation]:
@@ -238,6 +247,7 @@ def to_json(report: Report) -> dict[str, Any]:
         },
         "warnings": report.warnings,
         "scheduling": report.scheduling,
+        **quota_json(report.quota, report.live),
     }
 
 
@@ -371,6 +381,7 @@ def render_text(report: Report) -> str:
     if report.budget is not None:
         verdict = "OVER BUDGET" if report.budget.over else "within budget"
         out.append(f"  budget: {verdict} — {report.budget.message}")
+    out.extend(quota_text(report.quota, report.live))
     if report.warnings:
         out.append("")
         out.append("Warnings")
@@ -450,6 +461,7 @@ def render_markdown(report: Report) -> str:
         out.append("No GPU sizes.")
     if report.budget is not None:
         out += ["", f"Budget: {'**over**' if report.budget.over else 'within'} — {_md(report.budget.message)}"]
+    out += quota_markdown(report.quota, report.live)
     out += ["", f"<details><summary>Resources ({len(report.resources)})</summary>", "", "```"]
     out += [f"{prefix}{r.type}  {r.name}" for prefix, r in _tree(report.resources)]
     out += ["```", "", "</details>", ""]
@@ -618,7 +630,12 @@ def render_sarif(report: Report, *, root: Path | None = None) -> str:
         "originalUriBaseIds": {"%SRCROOT%": {"uri": src_root.resolve().as_uri() + "/"}},
         "invocations": [{"executionSuccessful": True, "exitCode": report.exit_code}],
         "results": results,
-        "properties": {"project": report.project, "stack": report.stack, "policyPack": report.pack_name},
+        "properties": {
+            "project": report.project,
+            "stack": report.stack,
+            "policyPack": report.pack_name,
+            **quota_sarif(report.quota, report.live),
+        },
     }
     doc = {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [run]}
     return json.dumps(doc, indent=2) + "\n"
