@@ -22,6 +22,7 @@ from rules.node_stack import DEVICE_PLUGIN_CHART
 from .aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
 from .azure_policy import AksGpuSizePolicyArgs
 from .config import GpuOperatorConfig, GpuPoolConfig, SharingConfig, StackConfig, azure_pool_name
+from .config.exemptions import pool_exempt_rules
 from .config.nap import GpuNodePoolConfig, nap_driver
 from .databricks import (
     DatabricksAutoscale,
@@ -124,6 +125,7 @@ def gpu_pool_spec(cfg: StackConfig, pool: GpuPoolConfig, operator: PoolGpuOperat
         device_plugin=pool_device_plugin(cfg),
         kaito_addon=cfg.kaito_addon,
         gpu_floor=cfg.gpu_floor,
+        exempt_rules=pool_exempt_rules(cfg, pool.name),
     )
 
 
