@@ -283,10 +283,9 @@ def run_preflight(args: argparse.Namespace, progress: _Progress) -> Report:
     finding = check_budget(cost, budget)
     if budget is not None:
         policies.append(budget_policy(budget.enforcement_level))
-    if finding is not None and finding.over:
-        stack_urn = next((r.urn for r in run.resources if r.type == STACK_TYPE), "")
-        violations.append(budget_violation(finding, stack_urn))
     stack_urn = next((r.urn for r in run.resources if r.type == STACK_TYPE), "")
+    if finding is not None and finding.over:
+        violations.append(budget_violation(finding, stack_urn))
     violations, exempted = apply_exemptions(violations, exemptions, clock.today(), stack_urn)
     if any(v.policy_name == EXPIRING_POLICY for v in violations):
         policies.append(expiring_policy())

@@ -363,6 +363,8 @@ def render_text(report: Report) -> str:
             if fix and fix not in v.message:
                 out.append(f"      fix: {fix}")
         out.append("")
+    if report.exemptions and not report.violations:
+        out.append("")  # after "Violations: none"
     out += exemption_report.text_lines(report.exemptions, report.exempted, report.today)
     if report.not_applicable:
         out.append(f"Not applicable ({len(report.not_applicable)}): policies that could not check a resource")
