@@ -5,6 +5,7 @@ Resources (azure-native ``authorization``, REST API 2025-01-01)::
     AksGpuSizePolicy "<name>"
       PolicyDefinition "<name>-definition"   (subscription scope: policy definitions live in a subscription)
       PolicyAssignment "<name>-assignment"   (the cluster's resource group, or the subscription)
+      PolicyExemption  "<name>-exemption-<resource>"   (one per exempted resource, REST API 2022-07-01-preview)
 
 The definition refuses (``Deny``) or reports (``Audit``) AKS agent pools, standalone or inline in a managed cluster,
 whose N-family VM size the size rules refuse; the assignment passes the effect and says in its non-compliance message
@@ -14,7 +15,9 @@ subscription (docs/guardrail-layers.md).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 
 import pulumi
 
@@ -60,6 +63,33 @@ class AksGpuSizePolicyArgs:
             raise InvalidArgsError(POLICY_COMPONENT, self.definition_name, problems)
 
 
+@dataclass(frozen=True)
+class AzurePolicyExemption:
+    """A stack exemption of a size rule (:mod:`rules.exemptions`) for one resource, as an Azure Policy exemption of
+    the assignment at that resource's scope. The assignment is one definition checking every size rule, so the ARM
+    exemption waives all of them for that resource; the pack and the preflight keep waiving only the named rules."""
+
+    resource: str
+    """The Pulumi name of the exempted resource (the child's name suffix)."""
+    scope: pulumi.Input[str]
+    """The exempted resource's Azure id."""
+    policies: tuple[str, ...]
+    reason: str
+    owner: str
+    expires: date
+    category: str = "Waiver"
+
+    @property
+    def azure_name(self) -> str:
+        return f"agp-exempt-{self.resource}"[:64]
+
+    @property
+    def expires_on(self) -> str:
+        """ARM's ``expiresOn`` (UTC ISO 8601 ``yyyy-MM-ddTHH:mm:ssZ``): the start of the expiry day, the day the
+        pack and the preflight stop applying the exemption."""
+        return f"{self.expires.isoformat()}T00:00:00Z"
+
+
 def _scope_id(args: AksGpuSizePolicyArgs, resource_group_id: pulumi.Input[str] | None) -> pulumi.Output[str]:
     if args.scope == "resourceGroup" and resource_group_id is not None:
         return pulumi.Output.from_input(resource_group_id)
@@ -82,6 +112,7 @@ class AksGpuSizePolicy(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         resource_group_id: pulumi.Input[str] | None = None,
+        exemptions: Sequence[AzurePolicyExemption] = (),
     ) -> None:
         if args.scope == "resourceGroup" and resource_group_id is None:
             raise InvalidArgsError(
@@ -132,6 +163,21 @@ class AksGpuSizePolicy(pulumi.ComponentResource):
             metadata={"source": props["metadata"]["source"], "rules": props["metadata"]["rules"]},
             opts=pulumi.ResourceOptions(parent=self),
         )
+        self.exemptions = [
+            authorization.PolicyExemption(
+                f"{name}-exemption-{e.resource}",
+                policy_exemption_name=e.azure_name,
+                scope=e.scope,
+                policy_assignment_id=assignment.id,
+                exemption_category=e.category,
+                expires_on=e.expires_on,
+                display_name=f"{', '.join(e.policies)}: {e.resource}"[:128],
+                description=e.reason,
+                metadata={"owner": e.owner, "policies": list(e.policies), "source": "azure-gpu-platform exemptions"},
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            for e in exemptions
+        ]
         self.definition_id = definition.id
         self.assignment_id = assignment.id
         self.register_outputs({"definitionId": self.definition_id, "assignmentId": self.assignment_id})

@@ -201,6 +201,8 @@ class GpuPoolSpec:
     tolerates (``gpu_catalog/facts/device_plugins.json``)."""
     gpu_floor: str = DEFAULT_FLOOR
     """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
+    exempt_rules: tuple[str, ...] = ()
+    """Size rules an active exemption (stack ``exemptions``, :mod:`rules.exemptions`) waives for this pool."""
 
     def __post_init__(self) -> None:
         if self.mig_profile is not None:  # AKS reads enum strings case-insensitively: send its own spelling
@@ -283,7 +285,10 @@ def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
     not_gpu = check_is_gpu_size(pool.vm_size)
     if not_gpu is not None:
         found.append(Finding("vmSize", not_gpu.message))
-    found += [Finding("vmSize", f.message) for f in check_gpu_size(pool.vm_size, floor=pool.gpu_floor)]
+    found += [
+        Finding("vmSize", f.message)
+        for f in check_gpu_size(pool.vm_size, floor=pool.gpu_floor, exempt=pool.exempt_rules)
+    ]
     mig = check_mig_profile(pool.vm_size, pool.mig_profile)
     if mig is not None:
         found.append(Finding("migProfile", mig.message))

@@ -126,7 +126,12 @@ def build_platform(cfg: StackConfig) -> Platform:
     azure_policy = None
     if policy_args is not None:
         rg_id = _resource_group_id(cfg, cluster)[0] if policy_args.scope == "resourceGroup" else None
-        azure_policy = AksGpuSizePolicy(AZURE_POLICY_COMPONENT, policy_args, resource_group_id=rg_id)
+        azure_policy = AksGpuSizePolicy(
+            AZURE_POLICY_COMPONENT,
+            policy_args,
+            resource_group_id=rg_id,
+            exemptions=wiring.azure_policy_exemptions(cfg, cluster.pools),
+        )
     return Platform(
         cfg=cfg,
         cluster=cluster,

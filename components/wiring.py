@@ -16,12 +16,16 @@ from collections.abc import Mapping, Sequence
 
 import pulumi
 
+from gpu_catalog import clock
+from rules.exemptions import matches_type_and_name
 from rules.karpenter import resolve_sizes
 from rules.node_stack import DEVICE_PLUGIN_CHART
+from rules.sizes import SIZE_RULES
 
 from .aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
-from .azure_policy import AksGpuSizePolicyArgs
+from .azure_policy import AksGpuSizePolicyArgs, AzurePolicyExemption
 from .config import GpuOperatorConfig, GpuPoolConfig, SharingConfig, StackConfig, azure_pool_name
+from .config.exemptions import AGENT_POOL_TYPE, agent_pool_resource_name, pool_exempt_rules, stack_exemptions
 from .config.nap import GpuNodePoolConfig, nap_driver
 from .databricks import (
     DatabricksAutoscale,
@@ -124,6 +128,7 @@ def gpu_pool_spec(cfg: StackConfig, pool: GpuPoolConfig, operator: PoolGpuOperat
         device_plugin=pool_device_plugin(cfg),
         kaito_addon=cfg.kaito_addon,
         gpu_floor=cfg.gpu_floor,
+        exempt_rules=pool_exempt_rules(cfg, pool.name),
     )
 
 
@@ -298,6 +303,34 @@ def azure_policy_args(cfg: StackConfig) -> AksGpuSizePolicyArgs:
         effect=ap.effect,
         floor=cfg.gpu_floor,
     )
+
+
+def azure_policy_exemptions(cfg: StackConfig, pools: Sequence[GpuNodePool]) -> list[AzurePolicyExemption]:
+    """``exemptions`` of the size rules that apply today, one Azure Policy exemption per exempted GPU pool (its
+    AgentPool's id as the scope), with the entries' reason, owner, category and earliest expiry."""
+    today = clock.today()
+    out: list[AzurePolicyExemption] = []
+    for pool in pools:
+        name = agent_pool_resource_name(pool.pool.name)
+        entries = [
+            e
+            for e in stack_exemptions(cfg)
+            if e.policy in SIZE_RULES and e.applies(today) and matches_type_and_name(e.resource, AGENT_POOL_TYPE, name)
+        ]
+        if entries:
+            first = min(entries, key=lambda e: e.expires)
+            out.append(
+                AzurePolicyExemption(
+                    resource=name,
+                    scope=pool.agent_pool.id,
+                    policies=tuple(e.policy for e in entries),
+                    reason="; ".join(dict.fromkeys(e.reason for e in entries)),
+                    owner=", ".join(dict.fromkeys(e.owner for e in entries)),
+                    expires=first.expires,
+                    category=first.category,
+                )
+            )
+    return out
 
 
 def databricks_cluster_policy_args(cfg: StackConfig) -> DatabricksClusterPolicyArgs | None:

@@ -24,7 +24,10 @@ if str(PACKAGES_ROOT) not in sys.path:
 
 from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402
 
+from policies._exemptions import set_engine  # noqa: E402
 from policies.pack import ALL_POLICIES, PACK_NAME  # noqa: E402
+
+set_engine(sys.argv[1])  # exempted violations are logged to the engine (policies/_exemptions.py)
 
 PolicyPack(
     PACK_NAME,

@@ -17,8 +17,19 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from ._exemptions import config_schema as exemption_schema
+from ._exemptions import exempting
+
 MANDATORY = EnforcementLevel.MANDATORY
 ADVISORY = EnforcementLevel.ADVISORY
+
+
+def _with_exemptions(name: str, schema: PolicyConfigSchema | None) -> PolicyConfigSchema:
+    """The policy's own config schema plus ``exemptions`` / ``exemptionMaxDays`` (policies/_exemptions.py)."""
+    own = schema.properties if schema is not None else {}
+    return PolicyConfigSchema(
+        properties={**own, **exemption_schema(name)}, required=schema.required if schema is not None else None
+    )
 
 
 class _Doc:
@@ -58,9 +69,9 @@ class GpuResourcePolicy(ResourceValidationPolicy, _Doc):
         super().__init__(
             name=name,
             description=f"{what} — {why}",
-            validate=validate,
+            validate=exempting(name, validate),
             enforcement_level=level,
-            config_schema=config_schema,
+            config_schema=_with_exemptions(name, config_schema),
             severity=severity,
             tags=topics,
             remediation_steps=fix,
@@ -90,9 +101,9 @@ class GpuStackPolicy(StackValidationPolicy, _Doc):
         super().__init__(
             name=name,
             description=f"{what} — {why}",
-            validate=validate,
+            validate=exempting(name, validate),
             enforcement_level=level,
-            config_schema=config_schema,
+            config_schema=_with_exemptions(name, config_schema),
             severity=severity,
             tags=topics,
             remediation_steps=fix,

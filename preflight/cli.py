@@ -30,6 +30,7 @@ from gpu_catalog.problems import Problem, merge_problems, show
 from gpu_catalog.staleness import DEFAULT_MAX_AGE_DAYS, MAX_AGE_ENV, REFRESH_COMMAND, stale_facts
 from preflight.analyzer import PolicyConfigError, PolicyPackError, PolicyPackProcess, Violation
 from preflight.cost import BudgetConfigError, check_budget, estimate_cost, parse_budget
+from preflight.exemptions import EXPIRING_POLICY, apply_exemptions, expiring_policy, read_exemptions, unmatched_problems
 from preflight.project import PreflightInputError, read_project
 from preflight.quota import quota_demand
 from preflight.report import FORMATS, Report, budget_policy, budget_violation, render
@@ -259,6 +260,13 @@ def run_preflight(
                 config = pack.configure(policy_config)
             except PolicyConfigError as exc:
                 problems.extend(_pack_config_problems(exc))
+            exemptions = read_exemptions(
+                settings.values,
+                settings.project,
+                today=clock.today(),
+                policies=[p.name for p in info.policies],
+                problems=problems,
+            )
             worker.join()
             error = outcome.get("error")
             if isinstance(error, ProgramError) and error.problems is not None:
@@ -273,6 +281,9 @@ def run_preflight(
                     error.message = f"({notes[0]})\n{error.message}"
                 raise error
             run: ProgramRun = outcome["run"]
+            unmatched = unmatched_problems(exemptions, run.resources)
+            if unmatched:
+                raise _refuse(settings, unmatched, intended, notes)
             progress(f"program registered {len(run.resources)} resources; analyzing them")
             pack.know_providers(run.resources)
             analysis = pack.analyze_many(run.resources)
@@ -314,6 +325,9 @@ def run_preflight(
         if live.ran:  # else the report's quota section says in one line why it did not run
             policies.extend(live_policies(level))
             violations.extend(live.findings)
+    violations, exempted = apply_exemptions(violations, exemptions, clock.today(), stack_urn)
+    if any(v.policy_name == EXPIRING_POLICY for v in violations):
+        policies.append(expiring_policy())
     return Report(
         stack=settings.stack,
         project=settings.project,
@@ -333,6 +347,8 @@ def run_preflight(
         scheduling=run.scheduling,
         quota=quota,
         live=live,
+        exemptions=exemptions,
+        exempted=exempted,
     )
 
 

@@ -10,14 +10,20 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gpu_catalog import clock
+from preflight import exemptions as exemption_report
 from preflight.analyzer import NotApplicable, PolicyInfo, Violation
 from preflight.cost import BUDGET_DESCRIPTION, BUDGET_PACK, BUDGET_POLICY, BudgetFinding, CostEstimate, CostLine
 from preflight.model import RecordedResource
 from preflight.quota_report import quota_json, quota_markdown, quota_sarif, quota_text
 from preflight.wire import mask_secrets
+from rules.exemptions import Exemption
+
+ExemptedViolation = exemption_report.ExemptedViolation
 
 if TYPE_CHECKING:
     from preflight.live_quota import LiveResult
@@ -58,6 +64,14 @@ class Report:
     """The offline vCPU demand per region and quota family (``preflight/quota.py``)."""
     live: LiveResult | None = None
     """The ``--live`` check's result (``None`` without ``--live``)."""
+    exemptions: list[Exemption] = field(default_factory=list)
+    """The stack's exemptions (``exemptions``), active, expiring and expired (preflight/exemptions.py)."""
+    exempted: list[ExemptedViolation] = field(default_factory=list)
+    """Violations an active exemption waives: shown in every format, never counted."""
+
+    @property
+    def today(self) -> date:
+        return date.fromisoformat(self.checked_on) if self.checked_on else clock.today()
 
     @property
     def mandatory(self) -> list[Violation]:
@@ -248,6 +262,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "warnings": report.warnings,
         "scheduling": report.scheduling,
         **quota_json(report.quota, report.live),
+        **exemption_report.json_section(report.exemptions, report.exempted, report.today),
     }
 
 
@@ -358,6 +373,9 @@ def render_text(report: Report) -> str:
             if fix and fix not in v.message:
                 out.append(f"      fix: {fix}")
         out.append("")
+    if report.exemptions and not report.violations:
+        out.append("")  # after "Violations: none"
+    out += exemption_report.text_lines(report.exemptions, report.exempted, report.today)
     if report.not_applicable:
         out.append(f"Not applicable ({len(report.not_applicable)}): policies that could not check a resource")
         for n in report.not_applicable:
@@ -428,6 +446,7 @@ def render_markdown(report: Report) -> str:
         out.append("")
     else:
         out += ["No policy violations.", ""]
+    out += exemption_report.markdown_lines(report.exemptions, report.exempted, report.today)
     rows = request_rows(report)
     if rows:
         out += ["#### What a pod requests", ""]
@@ -590,7 +609,10 @@ def render_sarif(report: Report, *, root: Path | None = None) -> str:
         rules.append(rule)
     files = _program_files(report.program_dir)
     results: list[dict[str, Any]] = []
-    for v in report.sorted_violations():
+    # Exempted violations are results too, suppressed (kind external, justification = the exemption's reason): code
+    # scanning shows them as suppressed, not as fixed.
+    exempted: list[tuple[Violation, Exemption | None]] = [(x.violation, x.exemption) for x in report.exempted]
+    for v, exemption in [(v, None) for v in report.sorted_violations()] + exempted:
         if v.policy_name not in index:  # a violation from a policy the pack did not list: still one rule each
             index[v.policy_name] = len(rules)
             rules.append(
@@ -617,6 +639,8 @@ def render_sarif(report: Report, *, root: Path | None = None) -> str:
                 },
             }
         )
+        if exemption is not None:
+            results[-1]["suppressions"] = [exemption_report.sarif_suppression(exemption, report.today)]
     run: dict[str, Any] = {
         "tool": {
             "driver": {

@@ -6,6 +6,7 @@ written and a message: what is wrong, why, what to use) or ``None``; the stack c
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date
 
@@ -319,19 +320,21 @@ def check_gpu_size(
     today: date | None = None,
     require_aks: bool = True,
     catalog: Catalog | None = None,
+    exempt: Collection[str] = (),
 ) -> list[SizeFinding]:
-    """Every size rule at once (what a component calls before registering anything). Empty for non-GPU sizes."""
+    """Every size rule at once (what a component calls before registering anything). Empty for non-GPU sizes.
+    ``exempt``: size rules (:data:`SIZE_RULES` names) an active exemption waives for this resource."""
     cat = _cat(catalog)
     if not is_gpu_size(name, cat):
         return []
     findings = [
-        check_nvv4(name),
-        check_known(name, cat),
-        check_retired(name, today, cat),
-        check_minimum(name, floor, cat),
-        check_aks_supported(name, cat) if require_aks else None,
+        ("gpu-size-no-nvv4", check_nvv4(name)),
+        ("gpu-size-known", check_known(name, cat)),
+        ("gpu-size-not-retired", check_retired(name, today, cat)),
+        ("gpu-size-minimum", check_minimum(name, floor, cat)),
+        ("gpu-size-aks-supported", check_aks_supported(name, cat) if require_aks else None),
     ]
-    return [f for f in findings if f is not None]
+    return [f for rule, f in findings if f is not None and rule not in exempt]
 
 
 _ACCEPTED: dict[tuple[int, str, date, bool], tuple[Catalog, tuple[str, ...]]] = {}

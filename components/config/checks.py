@@ -51,6 +51,7 @@ from rules.upgrade import upgrade_channel_range, validated_minors, version_pin_f
 from ..databricks_config import cluster_policy_problems, databricks_stack_problems
 from ..kaito_config import kaito_stack_problems
 from ..kube_names import label_value_problem, node_label_key_problem
+from .exemptions import exemption_problems, pool_exempt_rules
 from .models import (
     GpuPoolConfig,
     PolicyLevel,
@@ -96,7 +97,8 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
         problems.append(Problem(f"{at}.vmSize", not_gpu.message))
     else:
         problems.extend(
-            Problem(f"{at}.vmSize", f.message) for f in check_gpu_size(pool.vmSize, floor=cfg.usable_gpu_floor)
+            Problem(f"{at}.vmSize", f.message)
+            for f in check_gpu_size(pool.vmSize, floor=cfg.usable_gpu_floor, exempt=pool_exempt_rules(cfg, pool.name))
         )
     mig = check_mig_profile(pool.vmSize, pool.migProfile)
     if mig is not None:
@@ -449,5 +451,6 @@ EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [
     _databricks_problems,
     _cluster_policy_problems,
     nap_problems,
+    exemption_problems,
 ]
 """Further cross-field checks registered by other config sections (e.g. KAITO, Databricks)."""

@@ -349,6 +349,11 @@ class StackConfig(StrictModel):
     """``{monthlyUsd, enforcementLevel}``, checked by :func:`rules.budget.budget_shape` (the preflight's check too)."""
     policy: dict[str, PolicySetting] = Field(default_factory=dict)
     """Policy config handed to the policy pack (``{"<policy-name>": level | {"enforcementLevel": ..., ...}}``)."""
+    exemptions: Any = None
+    """``[{policy, resource, reason, owner, expires, category?}]``: one policy waived for one resource until a date,
+    checked by :func:`components.config.exemptions.exemption_problems` (rules: :mod:`rules.exemptions`)."""
+    exemptionMaxDays: Any = None
+    """How far ahead an exemption may end (days, default 180)."""
 
     @field_validator("location")
     @classmethod
