@@ -691,7 +691,7 @@ def _aks_authorized_private(r: _RuleCtx) -> None:
     ranges = _get(r.inputs, "apiServerAccessProfile", "authorizedIPRanges")
     private = _get(r.inputs, "apiServerAccessProfile", "enablePrivateCluster")
     if ranges and private is True:
-        r.fail("apiServerAccessProfile.authorizedIPRanges", "authorized IP ranges cannot be used with a private cluster")
+        r.fail("apiServerAccessProfile.authorizedIPRanges", "authorized IP ranges are not allowed on a private cluster")
 
 
 @_rule("aks.needs-system-pool")
