@@ -71,6 +71,7 @@ from rules.hardening import (
     api_server_access,
     api_server_open,
     container_insights_off,
+    encryption_at_host_off,
     encryption_at_host_unverified,
     network_policy,
     network_policy_off,
@@ -261,6 +262,12 @@ def advisory_findings(args: AksGpuClusterArgs) -> list[Finding]:
         *network_policy_off(args.network_policy),
         *container_insights_off(args.container_insights),
         *encryption_at_host_unverified(sp.vm_size, node_disks(sp.vm_size), sp.encryption_at_host),
+        *encryption_at_host_off(
+            [
+                *([SYSTEM_POOL_NAME] if not sp.encryption_at_host else []),
+                *(p.name for p in args.gpu_pools if not p.encryption_at_host),
+            ]
+        ),
     ]
 
 

@@ -285,3 +285,17 @@ def encryption_at_host_unverified(vm_size: str, disks: NodeDisks, encryption_at_
             f"{ENCRYPTION_AT_HOST_FEATURE} registered",
         )
     ]
+
+
+def encryption_at_host_off(pools: Sequence[str]) -> list[Finding]:
+    """Advisory: pools without encryption at host (Checkov CKV_AZURE_227): their temp disks and OS/data disk caches
+    are not encrypted at the VM host."""
+    if not pools:
+        return []
+    return [
+        Finding(
+            "encryptionAtHost",
+            f"encryption at host is off on {', '.join(pools)}: set encryptionAtHost: true on the pool (after checking "
+            f"the size supports it) with the subscription feature {ENCRYPTION_AT_HOST_FEATURE} registered",
+        )
+    ]
