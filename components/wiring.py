@@ -252,6 +252,7 @@ def kaito_workspace_args(cfg: StackConfig, ws: KaitoWorkspaceConfig) -> KaitoWor
         namespace=ws.namespace,
         model_access_secret=ws.modelAccessSecret,
         model_access_token_config=ws.modelAccessTokenConfig,
+        model_access_from_key_vault=ws.modelAccessFromKeyVault,
         gpu_floor=cfg.gpu_floor,
     )
 

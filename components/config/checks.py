@@ -297,6 +297,14 @@ def _hardening_problems(cfg: StackConfig) -> list[Problem]:
     net = network_policy(cluster.network.dataplane, cluster.network.policy, windows_pools=windows)
     problems += _at("cluster.network", net)
     problems += _at("cluster.secretsStore", rotation_poll_interval(cluster.secretsStore.rotationPollInterval))
+    for i, ws in enumerate(cfg.kaito.workspaces):
+        if ws.modelAccessFromKeyVault and not cfg.secrets_store:
+            problems.append(
+                Problem(
+                    f"kaito.workspaces[{i}].modelAccessFromKeyVault",
+                    "needs the Key Vault Secrets Store CSI add-on: remove cluster.secretsStore.enabled: false",
+                )
+            )
     sp = cluster.systemPool
     problems += _at(
         "cluster.systemPool",

@@ -194,7 +194,7 @@ class MonitoringConfig(StrictModel):
 class SecretsStoreConfig(StrictModel):
     """``cluster.secretsStore``: the Azure Key Vault provider for the Secrets Store CSI driver (AKS add-on
     ``azureKeyvaultSecretsProvider``) with secret rotation. Defaults to on when the stack consumes a secret (a KAITO
-    workspace's model-access token)."""
+    workspace's ``modelAccessSecret``)."""
 
     enabled: bool | None = None
     rotationPollInterval: str = DEFAULT_ROTATION_POLL
@@ -530,10 +530,10 @@ class StackConfig(StrictModel):
     @property
     def secrets_store(self) -> bool:
         """The Key Vault Secrets Store CSI add-on runs: ``cluster.secretsStore.enabled``, or by default when the stack
-        consumes a secret (a KAITO workspace's model-access token)."""
+        consumes a secret (a KAITO workspace's ``modelAccessSecret``)."""
         if self.cluster.secretsStore.enabled is not None:
             return self.cluster.secretsStore.enabled
-        return any(ws.modelAccessTokenConfig for ws in self.kaito.workspaces)
+        return any(ws.modelAccessSecret for ws in self.kaito.workspaces)
 
     def pool_encryption_at_host(self, pool: GpuPoolConfig | SystemPoolConfig) -> bool:
         """``encryptionAtHost``, or on where the size's support is sourced (:mod:`gpu_catalog.node_disks`)."""
