@@ -240,7 +240,12 @@ def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
         found += [Finding("gpu_pools", f.message) for f in nap]
     found += [Finding(f"api_server.{f.field}", f.message) for f in api_server_access(args.api_server)]
     windows = [p.name for p in args.gpu_pools if p.os == "Windows"]
-    found += network_policy(args.network_dataplane, args.network_policy, windows_pools=windows)
+    found += network_policy(
+        args.network_dataplane,
+        args.network_policy,
+        windows_pools=windows,
+        node_auto_provisioning=args.node_auto_provisioning,
+    )
     found += rotation_poll_interval(args.secret_rotation_poll_interval)
     sp = args.system_pool
     found += [

@@ -146,8 +146,12 @@ def api_server_open(api: ApiServer) -> list[Finding]:
 # ------------------------------------------------------------------------------------------------ network policy
 
 
-def network_policy(dataplane: str, policy: str, *, windows_pools: Sequence[str] = ()) -> list[Finding]:
-    """The policy engine the dataplane supports (:data:`ALLOWED_POLICIES`), and no Cilium with Windows pools."""
+def network_policy(
+    dataplane: str, policy: str, *, windows_pools: Sequence[str] = (), node_auto_provisioning: bool = False
+) -> list[Finding]:
+    """The policy engine the dataplane supports (:data:`ALLOWED_POLICIES`), no Cilium with Windows pools, no Calico with
+    node auto-provisioning ("NAP doesn't support ... Calico network policy": ``articles/aks/
+    node-auto-provisioning-networking.md``)."""
     found: list[Finding] = []
     allowed = ALLOWED_POLICIES.get(dataplane)
     if allowed is None:
@@ -165,6 +169,14 @@ def network_policy(dataplane: str, policy: str, *, windows_pools: Sequence[str] 
                 f"network policy {policy!r} does not run on the {dataplane!r} dataplane (Azure CNI overlay). Allowed "
                 f"with dataplane {dataplane!r}: {', '.join(allowed)}"
                 + ("; the cilium policy needs dataplane: cilium" if policy == "cilium" else ""),
+            )
+        )
+    if node_auto_provisioning and policy == "calico":
+        found.append(
+            Finding(
+                "policy",
+                "node auto-provisioning (gpuNodePools) does not support Calico network policy. Allowed with node "
+                "auto-provisioning: cilium (with dataplane: cilium, recommended), azure, none",
             )
         )
     if dataplane == LINUX_ONLY_DATAPLANE and windows_pools:

@@ -294,7 +294,12 @@ def _hardening_problems(cfg: StackConfig) -> list[Problem]:
     api = ApiServer(tuple(cluster.apiServer.authorizedIpRanges), cluster.apiServer.privateCluster)
     problems = _at("cluster.apiServer", api_server_access(api))
     windows = [p.name for p in cfg.gpuPools if p.os == "Windows"]
-    net = network_policy(cluster.network.dataplane, cluster.network.policy, windows_pools=windows)
+    net = network_policy(
+        cluster.network.dataplane,
+        cluster.network.policy,
+        windows_pools=windows,
+        node_auto_provisioning=cfg.node_auto_provisioning,
+    )
     problems += _at("cluster.network", net)
     problems += _at("cluster.secretsStore", rotation_poll_interval(cluster.secretsStore.rotationPollInterval))
     for i, ws in enumerate(cfg.kaito.workspaces):

@@ -77,6 +77,12 @@ def test_network_policy_engine_must_suit_the_dataplane(
         assert [f.field for f in found] == [field] and words is not None and words in found[0].message
 
 
+def test_calico_is_refused_with_node_auto_provisioning() -> None:
+    (finding,) = network_policy("azure", "calico", node_auto_provisioning=True)
+    assert finding.field == "policy" and "does not support Calico" in finding.message
+    assert network_policy("cilium", "cilium", node_auto_provisioning=True) == []
+
+
 def test_cilium_is_linux_only() -> None:
     (finding,) = network_policy("cilium", "cilium", windows_pools=["win"])
     assert finding.field == "dataplane" and "Linux only" in finding.message
