@@ -50,9 +50,17 @@ from components.contract import Toleration as ContractToleration
 from components.validation import InvalidArgsError
 from gpu_catalog import MIG_PROFILES
 from gpu_catalog.lifecycle import default_gpu_operator_version
+from gpu_catalog.node_disks import node_disks
 from rules import Finding
 from rules.aks import LINUX_OS_SKUS, WINDOWS_OS_SKUS
 from rules.databricks import CLASSIC_PREVIEW, DEDICATED_MODES
+from rules.hardening import (
+    NETWORK_DATAPLANES,
+    NETWORK_POLICIES,
+    ApiServer,
+    default_encryption_at_host,
+    default_os_disk_type,
+)
 from rules.karpenter import resolve_sizes
 from rules.sizes import DEFAULT_FLOOR
 
@@ -132,6 +140,12 @@ if typing.TYPE_CHECKING:  # the type checker sees string enums; the schema's mem
 
     class BudgetReason(StrEnum): ...
 
+    class OsDiskType(StrEnum): ...
+
+    class NetworkDataplane(StrEnum): ...
+
+    class NetworkPolicy(StrEnum): ...
+
 else:
     OsType = _enum(
         "OsType", _dataclass_field(gpu_node_pool.GpuPoolSpec, "os"), "The operating system of a GPU pool's nodes."
@@ -157,6 +171,11 @@ else:
         "How MIG slices are advertised: `single` as `nvidia.com/gpu`, `mixed` as `nvidia.com/mig-<profile>`.",
     )
     SkuTier = _enum("SkuTier", _model_field(ClusterConfig, "skuTier"), "The AKS pricing tier.")
+    OsDiskType = _enum(
+        "OsDiskType", _model_field(GpuPoolConfig, "osDiskType"), "The nodes' OS disk: `Ephemeral` or `Managed`."
+    )
+    NetworkDataplane = _enum("NetworkDataplane", NETWORK_DATAPLANES, "The network dataplane (Azure CNI overlay).")
+    NetworkPolicy = _enum("NetworkPolicy", NETWORK_POLICIES, "The network policy engine (it must suit the dataplane).")
     SupportPlan = _enum("SupportPlan", _model_field(ClusterConfig, "supportPlan"), "The AKS Kubernetes support plan.")
     AutoUpgradeChannel = _enum(
         "AutoUpgradeChannel", _model_field(ClusterConfig, "autoUpgradeChannel"), "The cluster's auto-upgrade channel."
@@ -266,7 +285,12 @@ class GpuPool(TypedDict):
     spot: NotRequired[bool]
     """Spot VMs (evicted with delete)."""
     max_pods: NotRequired[int]
-    """Maximum pods per node."""
+    """Maximum pods per node (Azure CNI Overlay's default: 250)."""
+    encryption_at_host: NotRequired[bool]
+    """Encryption at host (needs the subscription feature `Microsoft.Compute/EncryptionAtHost`); default: on where the
+    catalog sources the size's support, otherwise off; refused on a size without it."""
+    os_disk_type: NotRequired[OsDiskType]
+    """Default `Ephemeral` where the size supports it and its temp disk holds the 128 GiB OS disk, else `Managed`."""
     orchestrator_version: NotRequired[str]
     """The nodes' Kubernetes version; default: the control plane's."""
     tags: NotRequired[dict[str, str]]
@@ -291,6 +315,21 @@ class SystemPool(TypedDict):
     """Default `AzureLinux`."""
     only_critical_addons: NotRequired[bool]
     """Taint the pool `CriticalAddonsOnly=true:NoSchedule`."""
+    encryption_at_host: NotRequired[bool]
+    """As on a GPU pool; default: on where the size's support is sourced, otherwise off."""
+    os_disk_type: NotRequired[OsDiskType]
+    """As on a GPU pool; default `Ephemeral` where the size supports it."""
+    max_pods: NotRequired[int]
+    """Default 250."""
+
+
+class ApiServerAccess(TypedDict):
+    """Who may reach the Kubernetes API server: authorized IPv4 CIDRs, or a private cluster (not both)."""
+
+    authorized_ip_ranges: NotRequired[list[str]]
+    """At most 200 IPv4 CIDRs (network addresses, e.g. `203.0.113.0/24`)."""
+    private_cluster: NotRequired[bool]
+    """A private API server endpoint: `pulumi up` must then run inside the cluster's network."""
 
 
 class ClusterAccess(TypedDict):
@@ -479,7 +518,12 @@ def pool_spec(pool: GpuPool) -> gpu_node_pool.GpuPoolSpec:
         "max_pods",
         "orchestrator_version",
         "gpu_floor",
+        "encryption_at_host",
+        "os_disk_type",
     )
+    disks = node_disks(str(kwargs.get("vm_size", "")))
+    kwargs.setdefault("encryption_at_host", default_encryption_at_host(disks))
+    kwargs.setdefault("os_disk_type", default_os_disk_type(disks))
     driver = pool.get("driver")
     if driver is not None:
         kwargs["driver_skipped"] = _plain(driver) == "operator"  # the GPU operator installs the driver
@@ -618,6 +662,20 @@ class AksGpuClusterArgs(TypedDict):
     """Azure tags."""
     gpu_pools: NotRequired[list[GpuPool]]
     """GPU pools, created one after another in this order (AKS refuses concurrent agent-pool operations)."""
+    api_server: NotRequired[ApiServerAccess]
+    """Authorized IP ranges or a private cluster; neither: the API server is open to the internet (a warning)."""
+    network_dataplane: NotRequired[NetworkDataplane]
+    """Default `azure`; `cilium` with network policy `cilium` is AKS's recommendation."""
+    network_policy: NotRequired[NetworkPolicy]
+    """Default `none` (a warning)."""
+    container_insights: NotRequired[bool]
+    """Container Insights (`omsagent`) to `logAnalyticsWorkspaceId` or to a workspace the component creates."""
+    log_analytics_workspace_id: NotRequired[str]
+    """An existing Log Analytics workspace's resource id."""
+    secrets_store: NotRequired[bool]
+    """The Key Vault Secrets Store CSI add-on with secret rotation."""
+    secret_rotation_poll_interval: NotRequired[str]
+    """Default `2m`."""
 
 
 class AksGpuCluster(pulumi.ComponentResource):
@@ -671,14 +729,29 @@ def _cluster_kwargs(args: AksGpuClusterArgs, specs: list[gpu_node_pool.GpuPoolSp
         "kaito_addon",
         "protect",
         "tags",
+        "network_dataplane",
+        "network_policy",
+        "container_insights",
+        "log_analytics_workspace_id",
+        "secrets_store",
+        "secret_rotation_poll_interval",
     )
-    system = args.get("system_pool")
-    if system is not None:
-        sp = _present(system, "vm_size", "count", "os_sku", "only_critical_addons")
-        zones = system.get("zones")
-        if zones is not None:
-            sp["zones"] = tuple(zones)
-        kwargs["system_pool"] = aks_cluster.SystemPoolSpec(**sp)
+    api = args.get("api_server")
+    if api is not None:
+        kwargs["api_server"] = ApiServer(
+            tuple(api.get("authorized_ip_ranges", [])), bool(api.get("private_cluster", False))
+        )
+    system = args.get("system_pool") or SystemPool()
+    sp = _present(
+        system, "vm_size", "count", "os_sku", "only_critical_addons", "encryption_at_host", "os_disk_type", "max_pods"
+    )
+    zones = system.get("zones")
+    if zones is not None:
+        sp["zones"] = tuple(zones)
+    disks = node_disks(str(sp.get("vm_size", aks_cluster.SystemPoolSpec.vm_size)))
+    sp.setdefault("encryption_at_host", default_encryption_at_host(disks))
+    sp.setdefault("os_disk_type", default_os_disk_type(disks))
+    kwargs["system_pool"] = aks_cluster.SystemPoolSpec(**sp)
     access = args.get("access")
     if access is not None:
         kwargs["access"] = aks_cluster.ClusterAccess(

@@ -45,12 +45,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pulumi
-from pulumi_azure_native import authorization, containerservice, resources
+from pulumi_azure_native import authorization, containerservice, operationalinsights, resources
 from pulumiverse_time import Sleep
 
 from gpu_catalog import clock
 from gpu_catalog.access import cluster_admin_role, load_access_facts
 from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN
+from gpu_catalog.node_disks import node_disks
 from rules import Finding
 from rules import aks as rules_aks
 from rules.access import deployer_principal_type
@@ -61,6 +62,21 @@ from rules.aks import (
     pool_version_skew,
     system_pool_size,
     workload_identity_needs_oidc,
+)
+from rules.hardening import (
+    DEFAULT_MAX_PODS,
+    DEFAULT_OS_DISK_GIB,
+    DEFAULT_ROTATION_POLL,
+    ApiServer,
+    api_server_access,
+    api_server_open,
+    container_insights_off,
+    encryption_at_host_off,
+    encryption_at_host_unverified,
+    network_policy,
+    network_policy_off,
+    node_hardening,
+    rotation_poll_interval,
 )
 from rules.karpenter import AgentPoolFacts, nap_agent_pools
 from rules.lifecycle import check_kubernetes_version
@@ -94,6 +110,11 @@ class SystemPoolSpec:
     os_sku: str = "AzureLinux"
     only_critical_addons: bool = False
     """Taint the pool ``CriticalAddonsOnly=true:NoSchedule``."""
+    encryption_at_host: bool = False
+    """Needs the subscription feature ``Microsoft.Compute/EncryptionAtHost``."""
+    os_disk_type: str = "Managed"
+    """``Ephemeral`` or ``Managed``; the OS disk is :data:`rules.hardening.DEFAULT_OS_DISK_GIB` GiB."""
+    max_pods: int = DEFAULT_MAX_PODS
 
 
 @dataclass(frozen=True)
@@ -117,6 +138,9 @@ _FIELDS = {
     "workloadIdentity": "workload_identity",
     "deployerPrincipalType": "access.deployer_principal_type",
     "autoUpgradeChannel": "auto_upgrade_channel",
+    "dataplane": "network_dataplane",
+    "policy": "network_policy",
+    "rotationPollInterval": "secret_rotation_poll_interval",
 }
 """A rule's field → the :class:`AksGpuClusterArgs` field."""
 
@@ -156,6 +180,19 @@ class AksGpuClusterArgs:
     node_auto_provisioning: bool = False
     """``nodeProvisioningProfile.mode: Auto`` (node auto-provisioning, for Karpenter GPU NodePools):
     :mod:`components.nap_pool`."""
+    api_server: ApiServer = field(default_factory=ApiServer)
+    """``apiServerAccessProfile``: authorized IPv4 CIDRs or a private cluster; neither is an advisory warning."""
+    network_dataplane: str = "azure"
+    network_policy: str = "none"
+    """With the dataplane (:data:`rules.hardening.ALLOWED_POLICIES`); ``none`` is an advisory warning."""
+    container_insights: bool = False
+    """The ``omsagent`` add-on (Container Insights) to :attr:`log_analytics_workspace_id`, or to a workspace this
+    component creates (``log-<cluster name>``)."""
+    log_analytics_workspace_id: str | None = None
+    log_retention_days: int = 30
+    secrets_store: bool = False
+    """The ``azureKeyvaultSecretsProvider`` add-on (Secrets Store CSI driver) with secret rotation."""
+    secret_rotation_poll_interval: str = DEFAULT_ROTATION_POLL
 
     def __post_init__(self) -> None:
         refuse_findings(COMPONENT, self.cluster_name, cluster_findings(self), _FIELDS)
@@ -201,8 +238,42 @@ def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
     if args.node_auto_provisioning:
         nap = nap_agent_pools([AgentPoolFacts(p.name, p.autoscaling, p.os) for p in args.gpu_pools])
         found += [Finding("gpu_pools", f.message) for f in nap]
+    found += [Finding(f"api_server.{f.field}", f.message) for f in api_server_access(args.api_server)]
+    windows = [p.name for p in args.gpu_pools if p.os == "Windows"]
+    found += network_policy(
+        args.network_dataplane,
+        args.network_policy,
+        windows_pools=windows,
+        node_auto_provisioning=args.node_auto_provisioning,
+    )
+    found += rotation_poll_interval(args.secret_rotation_poll_interval)
+    sp = args.system_pool
+    found += [
+        Finding(f"system_pool.{f.field}", f.message)
+        for f in node_hardening(
+            sp.vm_size, node_disks(sp.vm_size), encryption_at_host=sp.encryption_at_host, os_disk_type=sp.os_disk_type
+        )
+    ]
     cluster_rules = [lts_needs_premium, cost_analysis_tier, kaito_requires_oidc, workload_identity_needs_oidc]
     return [*found, *(f for rule in cluster_rules for f in rule(facts))]
+
+
+def advisory_findings(args: AksGpuClusterArgs) -> list[Finding]:
+    """What the cluster leaves open (reported as warnings, never refused): an API server open to the internet, no
+    network policy, no Container Insights, encryption at host not verifiable offline."""
+    sp = args.system_pool
+    return [
+        *api_server_open(args.api_server),
+        *network_policy_off(args.network_policy),
+        *container_insights_off(args.container_insights),
+        *encryption_at_host_unverified(sp.vm_size, node_disks(sp.vm_size), sp.encryption_at_host),
+        *encryption_at_host_off(
+            [
+                *([SYSTEM_POOL_NAME] if not sp.encryption_at_host else []),
+                *(p.name for p in args.gpu_pools if not p.encryption_at_host),
+            ]
+        ),
+    ]
 
 
 def _decode_kubeconfig(result: containerservice.ListManagedClusterUserCredentialsResult) -> str:
@@ -216,6 +287,8 @@ class AksGpuCluster(pulumi.ComponentResource):
 
     resource_group: resources.ResourceGroup | None
     cluster: containerservice.ManagedCluster
+    log_analytics_workspace: operationalinsights.Workspace | None
+    """The Container Insights workspace this component created (``None``: none, or one given by id)."""
     pools: list[GpuNodePool]
     resource_group_name: pulumi.Output[str]
     cluster_name: pulumi.Output[str]
@@ -263,7 +336,36 @@ class AksGpuCluster(pulumi.ComponentResource):
             enable_node_public_ip=False,
             node_taints=["CriticalAddonsOnly=true:NoSchedule"] if sp.only_critical_addons else None,
             orchestrator_version=args.kubernetes_version,
+            enable_encryption_at_host=sp.encryption_at_host,
+            os_disk_type=sp.os_disk_type,
+            os_disk_size_gb=DEFAULT_OS_DISK_GIB,
+            max_pods=sp.max_pods,
         )
+        self.log_analytics_workspace = None
+        workspace_id: pulumi.Input[str] | None = args.log_analytics_workspace_id
+        if args.container_insights and workspace_id is None:
+            self.log_analytics_workspace = operationalinsights.Workspace(
+                f"{name}-logs",
+                resource_group_name=rg_name,
+                workspace_name=f"log-{args.cluster_name}",
+                location=args.location,
+                sku=operationalinsights.WorkspaceSkuArgs(name="PerGB2018"),
+                retention_in_days=args.log_retention_days,
+                tags=tags,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=rg_deps),
+            )
+            workspace_id = self.log_analytics_workspace.id
+        addons: dict[str, containerservice.ManagedClusterAddonProfileArgs] = {}
+        if args.container_insights and workspace_id is not None:
+            addons["omsagent"] = containerservice.ManagedClusterAddonProfileArgs(
+                enabled=True, config={"logAnalyticsWorkspaceResourceID": workspace_id}
+            )
+        if args.secrets_store:
+            addons["azureKeyvaultSecretsProvider"] = containerservice.ManagedClusterAddonProfileArgs(
+                enabled=True,
+                config={"enableSecretRotation": "true", "rotationPollInterval": args.secret_rotation_poll_interval},
+            )
+        api = args.api_server
         self.cluster = containerservice.ManagedCluster(
             f"{name}-cluster",
             resource_group_name=rg_name,
@@ -297,8 +399,17 @@ class AksGpuCluster(pulumi.ComponentResource):
             network_profile=containerservice.ContainerServiceNetworkProfileArgs(
                 network_plugin="azure",
                 network_plugin_mode="overlay",
+                network_dataplane=args.network_dataplane,
+                network_policy=args.network_policy,
                 load_balancer_sku="standard",
             ),
+            api_server_access_profile=containerservice.ManagedClusterAPIServerAccessProfileArgs(
+                authorized_ip_ranges=list(api.authorized_ip_ranges) or None,
+                enable_private_cluster=True if api.private_cluster else None,
+            )
+            if api.restricted
+            else None,
+            addon_profiles=addons or None,
             metrics_profile=containerservice.ManagedClusterMetricsProfileArgs(
                 cost_analysis=containerservice.ManagedClusterCostAnalysisArgs(enabled=True)
             )
@@ -339,7 +450,7 @@ class AksGpuCluster(pulumi.ComponentResource):
         self.kubeconfig = pulumi.Output.secret(creds.apply(_decode_kubeconfig))
         self.role_assignments, self.kubernetes_access = self._grant_kubernetes_access(name, args)
 
-        for finding in kaito_addon_with_nap(args.kaito_addon, args.node_auto_provisioning):
+        for finding in [*kaito_addon_with_nap(args.kaito_addon, args.node_auto_provisioning), *advisory_findings(args)]:
             pulumi.log.warn(f"{COMPONENT} '{args.cluster_name}': {finding.message}", resource=self)
 
         self.pools = []

@@ -40,6 +40,7 @@ from pulumi_azure_native import containerservice
 
 from gpu_catalog import GpuSize, canonical_mig_profile, default_catalog
 from gpu_catalog.lifecycle import load_operator_facts
+from gpu_catalog.node_disks import node_disks
 from rules import Finding
 from rules import aks as rules_aks
 from rules.aks import (
@@ -54,6 +55,7 @@ from rules.aks import (
     pool_taints,
     windows_gpu_pool,
 )
+from rules.hardening import DEFAULT_OS_DISK_GIB, encryption_at_host_unverified, node_hardening
 from rules.lifecycle import check_operator_platform
 from rules.node_stack import (
     DEVICE_PLUGIN_CHART,
@@ -151,6 +153,8 @@ _FIELDS = {
     "migProfile": "mig_profile",
     "minCount": "min_count",
     "orchestratorVersion": "orchestrator_version",
+    "encryptionAtHost": "encryption_at_host",
+    "osDiskType": "os_disk_type",
 }
 """A rule's field (a stack file's key) → the :class:`GpuPoolSpec` field; the others have the same name."""
 
@@ -185,6 +189,13 @@ class GpuPoolSpec:
     zones: tuple[str, ...] = ()
     spot: bool = False
     max_pods: int | None = None
+    """``None``: AKS's default (Azure CNI Overlay: 250); a stack file's pool always states it."""
+    encryption_at_host: bool = False
+    """Needs the subscription feature ``Microsoft.Compute/EncryptionAtHost``; refused on a size the catalog says lacks
+    it (:func:`rules.hardening.node_hardening`)."""
+    os_disk_type: str = "Managed"
+    """``Ephemeral`` (the size's temp disk must hold the :data:`rules.hardening.DEFAULT_OS_DISK_GIB` GiB OS disk) or
+    ``Managed``."""
     orchestrator_version: str | None = None
     """The nodes' Kubernetes version; ``None``: the control plane's."""
     tags: Mapping[str, str] = field(default_factory=dict)
@@ -322,6 +333,12 @@ def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
     for key, value in pool.labels.items():
         problems = (node_label_key_problem(key), label_value_problem(value))
         found += [Finding("labels", f"{key}: {problem}") for problem in problems if problem is not None]
+    found += node_hardening(
+        pool.vm_size,
+        node_disks(pool.vm_size),
+        encryption_at_host=pool.encryption_at_host,
+        os_disk_type=pool.os_disk_type,
+    )
     size = default_catalog().lookup(pool.vm_size)
     if size is not None and mig is None and not any(f.field in ("taints", "vmSize") for f in found):
         found += node_stack_findings(pool.node_stack(size), fix=_fix(pool))
@@ -536,6 +553,9 @@ class GpuNodePool(pulumi.ComponentResource):
             orchestrator_version=pool.orchestrator_version,
             availability_zones=list(pool.zones) or None,
             max_pods=pool.max_pods,
+            enable_encryption_at_host=pool.encryption_at_host,
+            os_disk_type=pool.os_disk_type,
+            os_disk_size_gb=DEFAULT_OS_DISK_GIB,
             enable_node_public_ip=False,
             tags={**pool.tags, "gpu-pool": pool.name},
             enable_auto_scaling=pool.autoscaling,
@@ -556,4 +576,6 @@ class GpuNodePool(pulumi.ComponentResource):
                 delete_before_replace=False,
             ),
         )
+        for finding in encryption_at_host_unverified(pool.vm_size, node_disks(pool.vm_size), pool.encryption_at_host):
+            pulumi.log.warn(f"{COMPONENT} '{pool.name}': {finding.message}", resource=self)
         self.register_outputs({"azureName": self.azure_name, "agentPoolId": self.agent_pool.id})

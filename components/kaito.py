@@ -106,6 +106,9 @@ class KaitoWorkspaceArgs:
     """The Secret (key ``HF_TOKEN``) a preset downloaded at run time reads its Hugging Face token from."""
     model_access_token_config: str | None = None
     """Full Pulumi config key (``kaito:hfToken``) of the secret value the component creates that Secret from."""
+    model_access_from_key_vault: bool = False
+    """The Secret is mirrored from Key Vault by the Secrets Store CSI driver (a ``SecretProviderClass`` with
+    ``secretObjects`` and a pod mounting it, outside this component): the component creates no Secret."""
     gpu_floor: str = DEFAULT_FLOOR
     """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
 
@@ -140,7 +143,15 @@ def workspace_findings(args: KaitoWorkspaceArgs) -> list[Finding]:
         *findings(preset_fit(ws)),
         *findings(model_access_secret(ws)),
     ]
-    if args.model_access_secret and args.model_access_token_config is None:
+    if args.model_access_from_key_vault and args.model_access_token_config is not None:
+        out.append(
+            Finding(
+                "model_access_token_config",
+                "the token comes either from Key Vault (model_access_from_key_vault) or from a secret config value, "
+                "not both",
+            )
+        )
+    if args.model_access_secret and args.model_access_token_config is None and not args.model_access_from_key_vault:
         out.append(
             Finding(
                 "model_access_token_config",
@@ -187,7 +198,7 @@ class KaitoWorkspaceResource(pulumi.CustomResource):
 
 def model_access_secret_manifest(args: KaitoWorkspaceArgs) -> dict[str, Any] | None:
     """The Secret's metadata and type for a workspace that needs one (``stringData`` is added from the token)."""
-    if args.model_access_secret is None:
+    if args.model_access_secret is None or args.model_access_from_key_vault:
         return None
     return {
         "metadata": {

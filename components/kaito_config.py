@@ -94,7 +94,12 @@ class KaitoWorkspaceConfig(StrictModel):
     modelAccessTokenConfig: str | None = None
     """Full Pulumi config key (``<namespace>:<key>``, not in the ``azure-gpu-platform`` namespace) of a *secret*
     config value holding the Hugging Face token, e.g. ``kaito:hfToken`` set with
-    ``pulumi config set --secret kaito:hfToken <token>``. Required with ``modelAccessSecret``."""
+    ``pulumi config set --secret kaito:hfToken <token>``. Required with ``modelAccessSecret`` unless
+    ``modelAccessFromKeyVault``."""
+    modelAccessFromKeyVault: bool = False
+    """The ``modelAccessSecret`` Secret is mirrored from Key Vault by the Secrets Store CSI add-on
+    (``cluster.secretsStore``; a ``SecretProviderClass`` with ``secretObjects`` and a pod that mounts it, which you
+    deploy: docs/kaito.md): the platform creates no Secret and needs no ``modelAccessTokenConfig``."""
 
     @field_validator("name")
     @classmethod
@@ -212,7 +217,19 @@ def workspace_problems(ws: KaitoWorkspaceConfig) -> list[tuple[str, str]]:
         )
     elif wrong is not None:
         found.append(("modelAccessSecret", f"{wrong} Remove modelAccessTokenConfig with it, if set."))
-    elif secret is not None and ws.modelAccessTokenConfig is None:
+    elif ws.modelAccessFromKeyVault and secret is None:
+        found.append(
+            ("modelAccessFromKeyVault", "modelAccessFromKeyVault needs modelAccessSecret: the Secret it mirrors into")
+        )
+    elif ws.modelAccessFromKeyVault and ws.modelAccessTokenConfig is not None:
+        found.append(
+            (
+                "modelAccessTokenConfig",
+                "the token comes either from Key Vault (modelAccessFromKeyVault: true) or from "
+                "modelAccessTokenConfig, not both",
+            )
+        )
+    elif secret is not None and ws.modelAccessTokenConfig is None and not ws.modelAccessFromKeyVault:
         found.append(
             (
                 "modelAccessTokenConfig",

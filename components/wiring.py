@@ -18,6 +18,7 @@ import pulumi
 
 from gpu_catalog import clock
 from rules.exemptions import matches_type_and_name
+from rules.hardening import ApiServer
 from rules.karpenter import resolve_sizes
 from rules.node_stack import DEVICE_PLUGIN_CHART
 from rules.sizes import SIZE_RULES
@@ -108,7 +109,7 @@ def gpu_pool_spec(cfg: StackConfig, pool: GpuPoolConfig, operator: PoolGpuOperat
     return GpuPoolSpec(
         name=pool.name,
         vm_size=pool.vmSize,
-        azure_name=azure_pool_name(pool, driver, cfg.pool_taints(pool)),
+        azure_name=azure_pool_name(pool, driver, cfg.pool_taints(pool), cfg.pool_hardening(pool)),
         os=pool.os,
         os_sku=pool.effective_os_sku,
         count=pool.effective_count,
@@ -121,7 +122,9 @@ def gpu_pool_spec(cfg: StackConfig, pool: GpuPoolConfig, operator: PoolGpuOperat
         labels=dict(pool.labels),
         zones=tuple(pool.zones),
         spot=pool.spot,
-        max_pods=pool.maxPods,
+        max_pods=cfg.pool_max_pods(pool),
+        encryption_at_host=cfg.pool_encryption_at_host(pool),
+        os_disk_type=cfg.pool_os_disk_type(pool),
         orchestrator_version=cfg.pool_kubernetes_version(pool),
         tags={**cfg.cluster.tags, **pool.tags, "environment": cfg.environment},
         gpu_operator=operator,
@@ -150,7 +153,18 @@ def aks_cluster_args(cfg: StackConfig, operator: PoolGpuOperator | None, tags: M
             zones=tuple(sp.zones),
             os_sku=sp.osSku,
             only_critical_addons=sp.onlyCriticalAddons,
+            encryption_at_host=cfg.pool_encryption_at_host(sp),
+            os_disk_type=cfg.pool_os_disk_type(sp),
+            max_pods=sp.maxPods,
         ),
+        api_server=ApiServer(tuple(c.apiServer.authorizedIpRanges), c.apiServer.privateCluster),
+        network_dataplane=c.network.dataplane,
+        network_policy=c.network.policy,
+        container_insights=c.monitoring.containerInsights,
+        log_analytics_workspace_id=c.monitoring.logAnalyticsWorkspaceId,
+        log_retention_days=c.monitoring.retentionDays,
+        secrets_store=cfg.secrets_store,
+        secret_rotation_poll_interval=c.secretsStore.rotationPollInterval,
         access=ClusterAccess(
             grant_deployer=c.access.grantDeployer,
             deployer_principal_type=c.access.deployerPrincipalType,
@@ -243,6 +257,7 @@ def kaito_workspace_args(cfg: StackConfig, ws: KaitoWorkspaceConfig) -> KaitoWor
         namespace=ws.namespace,
         model_access_secret=ws.modelAccessSecret,
         model_access_token_config=ws.modelAccessTokenConfig,
+        model_access_from_key_vault=ws.modelAccessFromKeyVault,
         gpu_floor=cfg.gpu_floor,
     )
 

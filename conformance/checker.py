@@ -41,6 +41,7 @@ import yaml
 
 from rules import aks as rules_aks
 from rules import databricks as rules_databricks
+from rules.hardening import network_policy
 
 FACTS_DIR = Path(__file__).resolve().parent / "facts"
 
@@ -673,6 +674,24 @@ def _aks_overlay(r: _RuleCtx) -> None:
             "networkProfile.networkPlugin",
             f"networkPluginMode overlay is used with networkPlugin azure, not {_show(plugin)}",
         )
+
+
+@_rule("aks.network-policy-matches-dataplane")
+def _aks_network_policy(r: _RuleCtx) -> None:
+    policy = _get(r.inputs, "networkProfile", "networkPolicy")
+    dataplane = _get(r.inputs, "networkProfile", "networkDataplane")
+    if policy is None or not _known(policy, dataplane):
+        return
+    for f in network_policy(str(dataplane or "azure"), str(policy)):
+        r.fail(f"networkProfile.{'networkPolicy' if f.field == 'policy' else 'networkDataplane'}", f.message)
+
+
+@_rule("aks.authorized-ranges-not-private")
+def _aks_authorized_private(r: _RuleCtx) -> None:
+    ranges = _get(r.inputs, "apiServerAccessProfile", "authorizedIPRanges")
+    private = _get(r.inputs, "apiServerAccessProfile", "enablePrivateCluster")
+    if ranges and private is True:
+        r.fail("apiServerAccessProfile.authorizedIPRanges", "authorized IP ranges are not allowed on a private cluster")
 
 
 @_rule("aks.needs-system-pool")

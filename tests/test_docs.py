@@ -26,12 +26,27 @@ import yaml
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # Directories never searched for Markdown files: virtualenvs, caches, generated output.
-SKIP_DIRS = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache", "out"})
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".venv",
+        ".venv-checkov",
+        "venv",
+        "node_modules",
+        "__pycache__",
+        ".pytest_cache",
+        ".ruff_cache",
+        "out",
+        "build",
+    }
+)
 
 # Paths a doc may name in inline code although they are not in the repository.
 NOT_IN_REPO: dict[str, str] = {
     "policies/venv": "created by the Pulumi CLI for the policy pack (PulumiPolicy.yaml runtime.options.virtualenv)",
     "bench/out/": "written by `make bench`",
+    ".venv-checkov": "created by `make checkov` (Checkov's own virtualenv)",
+    "build/arm/": "written by `make checkov`",
 }
 # (doc, path) pairs that name another project's file whose first segment happens to be one of our directories.
 UPSTREAM_PATHS: frozenset[tuple[str, str]] = frozenset(

@@ -12,6 +12,7 @@ from typing import Any
 from gpu_catalog import clock, default_catalog
 from gpu_catalog.device_plugins import load_device_plugin_facts
 from gpu_catalog.lifecycle import load_operator_facts, minor_of, minor_tuple
+from gpu_catalog.node_disks import node_disks
 from gpu_catalog.problems import Problem, key_path, show
 from rules import Finding
 from rules import aks as rules_aks
@@ -34,6 +35,7 @@ from rules.aks import (
     workload_identity_needs_oidc,
 )
 from rules.budget import budget_shape
+from rules.hardening import ApiServer, api_server_access, network_policy, node_hardening, rotation_poll_interval
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
 from rules.node_stack import (
     KAITO_ADDON,
@@ -62,10 +64,11 @@ from .nap import nap_driver, nap_problems  # after .models: models imports nap l
 # --------------------------------------------------------------------------------------------------- semantics
 
 
-def azure_pool_name(pool: GpuPoolConfig, driver: str, taints: list[str]) -> str:
+def azure_pool_name(pool: GpuPoolConfig, driver: str, taints: list[str], hardening: Iterable[str] = ()) -> str:
     """The Azure agent-pool name: prefix of the logical name + a stable hash of the create-time fields (``taints``:
-    the pool's resolved taints, :meth:`StackConfig.pool_taints`)."""
-    immutable = {
+    the pool's resolved taints, :meth:`StackConfig.pool_taints`; ``hardening``: ``encryptionAtHost`` and
+    ``ephemeralOsDisk`` when on, create-time settings that leave the name of a pool without them unchanged)."""
+    immutable: dict[str, Any] = {
         "name": pool.name,
         "vmSize": pool.vmSize.lower(),
         "os": pool.os,
@@ -76,6 +79,8 @@ def azure_pool_name(pool: GpuPoolConfig, driver: str, taints: list[str]) -> str:
         "spot": pool.spot,
         "maxPods": pool.maxPods,
     }
+    if hardening:  # create-time in AKS: turning either on replaces the pool (create-before-delete under a new name)
+        immutable["hardening"] = sorted(hardening)
     digest = hashlib.sha256(json.dumps(immutable, sort_keys=True).encode()).hexdigest()
     if pool.os == "Windows":
         return pool.name[:3] + digest[:3]
@@ -168,6 +173,19 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
         for problem in (node_label_key_problem(key), label_value_problem(value)):
             if problem is not None:
                 problems.append(Problem(path, problem))
+
+    # Node hardening: what the size can do (encryption at host, ephemeral OS disk).
+    problems.extend(
+        _at(
+            at,
+            node_hardening(
+                pool.vmSize,
+                node_disks(pool.vmSize),
+                encryption_at_host=pool.encryptionAtHost,
+                os_disk_type=pool.osDiskType,
+            ),
+        )
+    )
 
     # What runs on the nodes: exactly one device plugin, and something a pod can request.
     size = default_catalog().lookup(pool.vmSize)
@@ -266,8 +284,41 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
     for finding in [f for rule in cluster_rules for f in rule(facts)]:
         key = {"tier": "skuTier"}.get(finding.field, finding.field)
         problems.append(Problem(f"cluster.{key}", finding.message))
+    problems += _hardening_problems(cfg)
     if cfg.resourceGroup.existing and cfg.resourceGroup.name is None:
         problems.append(Problem("resourceGroup.name", "an existing resource group must be named."))
+    return problems
+
+
+def _hardening_problems(cfg: StackConfig) -> list[Problem]:
+    """``cluster.apiServer``, ``cluster.network``, ``cluster.secretsStore`` and the system pool's node hardening."""
+    cluster = cfg.cluster
+    api = ApiServer(tuple(cluster.apiServer.authorizedIpRanges), cluster.apiServer.privateCluster)
+    problems = _at("cluster.apiServer", api_server_access(api))
+    windows = [p.name for p in cfg.gpuPools if p.os == "Windows"]
+    net = network_policy(
+        cluster.network.dataplane,
+        cluster.network.policy,
+        windows_pools=windows,
+        node_auto_provisioning=cfg.node_auto_provisioning,
+    )
+    problems += _at("cluster.network", net)
+    problems += _at("cluster.secretsStore", rotation_poll_interval(cluster.secretsStore.rotationPollInterval))
+    for i, ws in enumerate(cfg.kaito.workspaces):
+        if ws.modelAccessFromKeyVault and not cfg.secrets_store:
+            problems.append(
+                Problem(
+                    f"kaito.workspaces[{i}].modelAccessFromKeyVault",
+                    "needs the Key Vault Secrets Store CSI add-on: remove cluster.secretsStore.enabled: false",
+                )
+            )
+    sp = cluster.systemPool
+    problems += _at(
+        "cluster.systemPool",
+        node_hardening(
+            sp.vmSize, node_disks(sp.vmSize), encryption_at_host=sp.encryptionAtHost, os_disk_type=sp.osDiskType
+        ),
+    )
     return problems
 
 
@@ -297,7 +348,7 @@ def semantic_problems(cfg: StackConfig) -> list[Problem]:
 
     owners: dict[str, int] = {}
     for i, pool in enumerate(cfg.gpuPools):
-        azure_name = azure_pool_name(pool, cfg.pool_driver(pool), cfg.pool_taints(pool))
+        azure_name = azure_pool_name(pool, cfg.pool_driver(pool), cfg.pool_taints(pool), cfg.pool_hardening(pool))
         if azure_name in owners and cfg.gpuPools[owners[azure_name]].name != pool.name:
             problems.append(
                 Problem(

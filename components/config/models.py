@@ -10,12 +10,22 @@ from gpu_catalog import MIG_PROFILES, canonical_mig_profile, default_catalog
 from gpu_catalog.access import load_access_facts
 from gpu_catalog.device_plugins import load_device_plugin_facts
 from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN, default_gpu_operator_version
+from gpu_catalog.node_disks import node_disks
 from gpu_catalog.problems import show
 from gpu_catalog.regions import check_region
 from rules.access import DeployerPrincipalType
 from rules.aks import (
     DEFAULT_GPU_TAINT,
     GpuOperator,
+)
+from rules.hardening import (
+    DEFAULT_MAX_PODS,
+    DEFAULT_ROTATION_POLL,
+    WINDOWS_MAX_PODS,
+    NetworkDataplane,
+    NetworkPolicy,
+    default_encryption_at_host,
+    default_os_disk_type,
 )
 from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, KAITO_SAFE_TAINT, Sharing
 from rules.sizes import DEFAULT_FLOOR
@@ -113,6 +123,12 @@ class SystemPoolConfig(StrictModel):
     """At least two nodes so system add-ons survive a node upgrade or failure."""
     zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
     osSku: LinuxOsSku = "AzureLinux"
+    encryptionAtHost: bool | None = None
+    """Encryption at host (needs the subscription feature ``Microsoft.Compute/EncryptionAtHost``). Defaults to on
+    where the size's support is sourced (``gpu_catalog/facts/system_pool_sizes.json``), off otherwise."""
+    osDiskType: Literal["Ephemeral", "Managed"] | None = None
+    """Defaults to ``Ephemeral`` where the size supports it and its temp disk holds the 128 GiB OS disk."""
+    maxPods: Annotated[int, Field(ge=10, le=250)] = DEFAULT_MAX_PODS
     onlyCriticalAddons: bool = False
     """Taint the system pool ``CriticalAddonsOnly=true:NoSchedule`` (then run the GPU operator's controllers on a
     user pool that tolerates it)."""
@@ -134,6 +150,54 @@ class ClusterAccessConfig(StrictModel):
     (:func:`rules.access.deployer_principal_type`): unset, pulumi-azure-native sends ``User`` and ARM refuses a
     service principal's assignment with ``UnmatchedPrincipalType``."""
     propagationWaitSeconds: Annotated[int, Field(ge=0, le=1800)] = load_access_facts().propagation_seconds
+
+
+class ApiServerConfig(StrictModel):
+    """``cluster.apiServer``: who may reach the Kubernetes API server (``apiServerAccessProfile``). Either authorized
+    IPv4 CIDRs (at most 200; the network address, ``203.0.113.0/24``) or a private cluster, not both. Neither: the API
+    server is open to the internet (an advisory finding). A private cluster's API server has only a private endpoint
+    in the cluster's network: ``pulumi up`` (the Kubernetes provider) must then run from that network or a connected
+    one (``docs/deploying.md``)."""
+
+    authorizedIpRanges: list[str] = Field(default_factory=list)
+    privateCluster: bool = False
+
+
+class NetworkConfig(StrictModel):
+    """``cluster.network``: the network policy engine with the dataplane (network plugin: Azure CNI, overlay mode).
+    ``cilium``/``cilium`` is what AKS recommends; ``azure`` dataplane takes ``none``, ``azure`` (NPM) or
+    ``calico`` (:data:`rules.hardening.ALLOWED_POLICIES`)."""
+
+    dataplane: NetworkDataplane = "azure"
+    policy: NetworkPolicy = "none"
+
+
+class MonitoringConfig(StrictModel):
+    """``cluster.monitoring``: Container Insights (the ``omsagent`` add-on) sends container logs to a Log Analytics
+    workspace the platform creates (``log-<cluster name>``, 30 days), or to ``logAnalyticsWorkspaceId``."""
+
+    containerInsights: bool = False
+    logAnalyticsWorkspaceId: (
+        Annotated[
+            str,
+            worded(
+                r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.OperationalInsights/workspaces/[^/]+$",
+                "must be a Log Analytics workspace resource id (/subscriptions/.../resourceGroups/.../providers/"
+                "Microsoft.OperationalInsights/workspaces/<name>)",
+            ),
+        ]
+        | None
+    ) = None
+    retentionDays: Annotated[int, Field(ge=30, le=730)] = 30
+
+
+class SecretsStoreConfig(StrictModel):
+    """``cluster.secretsStore``: the Azure Key Vault provider for the Secrets Store CSI driver (AKS add-on
+    ``azureKeyvaultSecretsProvider``) with secret rotation. Defaults to on when the stack consumes a secret (a KAITO
+    workspace's ``modelAccessSecret``)."""
+
+    enabled: bool | None = None
+    rotationPollInterval: str = DEFAULT_ROTATION_POLL
 
 
 class ClusterConfig(StrictModel):
@@ -176,6 +240,10 @@ class ClusterConfig(StrictModel):
     """Protect the cluster (and a resource group this stack creates) from deletion and replacement.
     Defaults to true when ``environment`` is ``prod``."""
     tags: dict[str, str] = Field(default_factory=dict)
+    apiServer: ApiServerConfig = ApiServerConfig()
+    network: NetworkConfig = NetworkConfig()
+    monitoring: MonitoringConfig = MonitoringConfig()
+    secretsStore: SecretsStoreConfig = SecretsStoreConfig()
 
 
 class TimeSlicingConfig(StrictModel):
@@ -250,6 +318,14 @@ class GpuPoolConfig(StrictModel):
     spot: bool = False
     zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
     maxPods: Annotated[int, Field(ge=10, le=250)] | None = None
+    """Defaults to 250 (Azure CNI Overlay's default) on Linux, 110 on Windows; always sent."""
+    encryptionAtHost: bool | None = None
+    """Encryption at host (needs the subscription feature ``Microsoft.Compute/EncryptionAtHost``). Defaults to on
+    where the catalog sources the size's support (``nodeDisks.encryptionAtHost``), off otherwise; refused on a size
+    without it."""
+    osDiskType: Literal["Ephemeral", "Managed"] | None = None
+    """Defaults to ``Ephemeral`` where the catalog says the size supports it and its temp disk holds the 128 GiB OS
+    disk (``nodeDisks``); refused where it does not."""
     orchestratorVersion: KubernetesVersion | None = None
     """Defaults to ``cluster.kubernetesVersion``."""
     tags: dict[str, str] = Field(default_factory=dict)
@@ -455,6 +531,37 @@ class StackConfig(StrictModel):
     def node_auto_provisioning(self) -> bool:
         """The cluster runs node auto-provisioning (``nodeProvisioningProfile.mode: Auto``): some gpuNodePools."""
         return bool(self.gpuNodePools)
+
+    @property
+    def secrets_store(self) -> bool:
+        """The Key Vault Secrets Store CSI add-on runs: ``cluster.secretsStore.enabled``, or by default when the stack
+        consumes a secret (a KAITO workspace's ``modelAccessSecret``)."""
+        if self.cluster.secretsStore.enabled is not None:
+            return self.cluster.secretsStore.enabled
+        return any(ws.modelAccessSecret for ws in self.kaito.workspaces)
+
+    def pool_encryption_at_host(self, pool: GpuPoolConfig | SystemPoolConfig) -> bool:
+        """``encryptionAtHost``, or on where the size's support is sourced (:mod:`gpu_catalog.node_disks`)."""
+        if pool.encryptionAtHost is not None:
+            return pool.encryptionAtHost
+        return default_encryption_at_host(node_disks(pool.vmSize))
+
+    def pool_os_disk_type(self, pool: GpuPoolConfig | SystemPoolConfig) -> str:
+        """``osDiskType``, or ``Ephemeral`` where the size supports it and its temp disk holds the OS disk."""
+        if pool.osDiskType is not None:
+            return pool.osDiskType
+        return default_os_disk_type(node_disks(pool.vmSize))
+
+    def pool_hardening(self, pool: GpuPoolConfig) -> tuple[str, ...]:
+        """The create-time hardening a pool has on (part of its Azure name: :func:`azure_pool_name`)."""
+        on = ("encryptionAtHost",) if self.pool_encryption_at_host(pool) else ()
+        return on + (("ephemeralOsDisk",) if self.pool_os_disk_type(pool) == "Ephemeral" else ())
+
+    def pool_max_pods(self, pool: GpuPoolConfig) -> int:
+        """``maxPods``, or Azure CNI Overlay's default (250; 110 on Windows, Microsoft's recommended maximum)."""
+        if pool.maxPods is not None:
+            return pool.maxPods
+        return WINDOWS_MAX_PODS if pool.os == "Windows" else DEFAULT_MAX_PODS
 
     def operator_manages(self, pool: GpuPoolConfig) -> bool:
         """The GPU operator manages every Linux GPU pool of a cluster it runs on (device plugin, labels, MIG)."""

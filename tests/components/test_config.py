@@ -200,8 +200,9 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     ),
     (
         "azure-name-collision",
-        # Windows names keep 3 characters + 3 hex: these two logical names hash to the same Azure name 'gpue27'.
-        mutate(gpuPools=[{**WIN, "name": "gpucm"}, {**WIN, "name": "gpueg"}]),
+        # Windows names keep 3 characters + 3 hex: these two logical names hash to the same Azure name 'gpue27' (managed
+        # OS disks: an ephemeral one, the NC4as_T4_v3 default, is part of the hash).
+        mutate(gpuPools=[{**WIN, "name": n, "osDiskType": "Managed"} for n in ("gpucm", "gpueg")]),
         "gpuPools[1].name",
         "derived Azure pool name 'gpue27' collides with gpuPools[0]",
     ),
@@ -315,3 +316,91 @@ def test_mig_profile_is_read_as_aks_reads_it() -> None:
         stack_file="stacks/Pulumi.dev.yaml",
     )
     assert cfg.gpuPools[0].migProfile == "MIG2g"
+
+
+# Issue 29: each hardening setting refused with its key and the allowed values.
+HARDENING_INVALID: list[tuple[str, dict[str, Any], str, str]] = [
+    (
+        "malformed-cidr",
+        mutate(**{"cluster.apiServer": {"authorizedIpRanges": ["203.0.113.0/24", "10.0.0.300/8"]}}),
+        "cluster.apiServer.authorizedIpRanges[1]",
+        "is not a CIDR: write an IPv4 range like '203.0.113.0/24'",
+    ),
+    (
+        "cidr-host-bits",
+        mutate(**{"cluster.apiServer": {"authorizedIpRanges": ["203.0.113.9/24"]}}),
+        "cluster.apiServer.authorizedIpRanges[0]",
+        "AKS wants the network address, '203.0.113.0/24'",
+    ),
+    (
+        "ranges-on-private-cluster",
+        mutate(**{"cluster.apiServer": {"authorizedIpRanges": ["203.0.113.0/24"], "privateCluster": True}}),
+        "cluster.apiServer.authorizedIpRanges",
+        "cannot be used with a private cluster",
+    ),
+    (
+        "policy-needs-cilium-dataplane",
+        mutate(**{"cluster.network": {"dataplane": "azure", "policy": "cilium"}}),
+        "cluster.network.policy",
+        "Allowed with dataplane 'azure': none, azure, calico",
+    ),
+    (
+        "cilium-dataplane-calico",
+        mutate(**{"cluster.network": {"dataplane": "cilium", "policy": "calico"}}),
+        "cluster.network.policy",
+        "Allowed with dataplane 'cilium': cilium",
+    ),
+    (
+        "policy-engine-unknown",
+        mutate(**{"cluster.network": {"policy": "weave"}}),
+        "cluster.network.policy",
+        "'none', 'calico', 'azure' or 'cilium'",
+    ),
+    (
+        "ephemeral-os-too-small",
+        mutate(**{"gpuPools.0.vmSize": "Standard_NC24ads_A100_v4", "gpuPools.0.osDiskType": "Ephemeral"}),
+        "gpuPools[0].osDiskType",
+        "an ephemeral OS disk does not fit. Allowed: Managed",
+    ),
+    (
+        "rotation-interval",
+        mutate(**{"cluster.secretsStore": {"enabled": True, "rotationPollInterval": "soon"}}),
+        "cluster.secretsStore.rotationPollInterval",
+        "is not a duration",
+    ),
+    (
+        "workspace-id",
+        mutate(**{"cluster.monitoring": {"containerInsights": True, "logAnalyticsWorkspaceId": "my-ws"}}),
+        "cluster.monitoring.logAnalyticsWorkspaceId",
+        "must be a Log Analytics workspace resource id",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("config", "path", "words"), [c[1:] for c in HARDENING_INVALID], ids=[c[0] for c in HARDENING_INVALID]
+)
+def test_hardening_settings_are_refused_with_key_and_allowed_values(
+    config: dict[str, Any], path: str, words: str
+) -> None:
+    with pytest.raises(StackConfigError) as err:
+        validate_stack_config(config, stack_file="stacks/Pulumi.dev.yaml")
+    assert path in err.value.paths
+    line = next(line for line in str(err.value).splitlines() if f"stacks/Pulumi.dev.yaml: {path}: " in line)
+    assert words in line
+
+
+def test_encryption_at_host_on_a_size_without_it_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No catalog size has a sourced ``false`` today (Microsoft publishes no per-size list): a size whose facts say
+    false is refused with the reason, in the stack config and in the pool's Args alike."""
+    from components.config import checks
+    from gpu_catalog.node_disks import NodeDisks
+
+    monkeypatch.setattr(checks, "node_disks", lambda size: NodeDisks(encryption_at_host=False))
+    with pytest.raises(StackConfigError) as err:
+        validate_stack_config(mutate(**{"gpuPools.0.encryptionAtHost": True}), stack_file="stacks/Pulumi.dev.yaml")
+    expected = (
+        "stacks/Pulumi.dev.yaml: gpuPools[0].encryptionAtHost: Standard_NC4as_T4_v3 does not support encryption at "
+        "host. Allowed: false"
+    )
+    assert expected in str(err.value)

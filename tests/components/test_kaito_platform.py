@@ -301,3 +301,32 @@ def test_another_team_reads_the_models_and_databricks_through_the_typed_consumer
     )
     assert isinstance(seen["dbx"], DatabricksContract)
     assert seen["dbx"].clusters["ml-training"].gpus_per_worker == 2
+
+
+def test_model_access_token_from_key_vault_turns_on_the_secrets_store_and_creates_no_secret():
+    """Issue 29: the token can come from Key Vault (the Secrets Store CSI add-on mirrors it into modelAccessSecret)."""
+    from_vault = {k: v for k, v in LLAMA.items() if k != "modelAccessTokenConfig"} | {"modelAccessFromKeyVault": True}
+    run = run_main(config(kaito={"enabled": True, "workspaces": [from_vault]}))
+    assert run.error is None, run.error
+    assert run.of_type(SECRET) == []
+    workspace = run.by_name("kaito-llama-8b", KAITO_WORKSPACE)
+    assert workspace.inputs["inference"]["preset"]["presetOptions"] == {"modelAccessSecret": "llama-8b-hf-token"}
+    addons = run.one("azure-native:containerservice:ManagedCluster").inputs["addonProfiles"]
+    assert addons == {
+        "azureKeyvaultSecretsProvider": {
+            "enabled": True,
+            "config": {"enableSecretRotation": "true", "rotationPollInterval": "2m"},
+        }
+    }
+
+
+def test_model_access_from_key_vault_needs_the_secrets_store_and_no_token_config():
+    from_vault = {**LLAMA, "modelAccessFromKeyVault": True}
+    run = run_main(config(kaito={"enabled": True, "workspaces": [from_vault]}))
+    assert isinstance(run.error, StackConfigError)
+    assert "kaito.workspaces[0].modelAccessTokenConfig" in run.error.paths
+    no_store = {k: v for k, v in from_vault.items() if k != "modelAccessTokenConfig"}
+    cluster = {"secretsStore": {"enabled": False}, "access": {"deployerPrincipalType": "ServicePrincipal"}}
+    run = run_main(config(cluster=cluster, kaito={"enabled": True, "workspaces": [no_store]}))
+    assert isinstance(run.error, StackConfigError)
+    assert "kaito.workspaces[0].modelAccessFromKeyVault" in run.error.paths

@@ -513,6 +513,18 @@ RULE_CASES: list[tuple[str, str, Callable[[dict[str, Any]], None], str]] = [
         _set("networkProfile", "networkPlugin", "kubenet"),
         "networkProfile.networkPlugin",
     ),
+    (
+        "aks.network-policy-matches-dataplane",
+        MANAGED_CLUSTER,
+        _set("networkProfile", "networkPolicy", "cilium"),
+        "networkProfile.networkPolicy",
+    ),
+    (
+        "aks.authorized-ranges-not-private",
+        MANAGED_CLUSTER,
+        _set("apiServerAccessProfile", {"authorizedIPRanges": ["203.0.113.0/24"], "enablePrivateCluster": True}),
+        "apiServerAccessProfile.authorizedIPRanges",
+    ),
     ("aks.needs-system-pool", MANAGED_CLUSTER, _set("agentPoolProfiles", 0, "mode", "User"), "agentPoolProfiles"),
     (
         "aks.system-pool-linux",

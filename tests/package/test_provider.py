@@ -106,6 +106,7 @@ def test_gpu_node_pool_inputs_are_typed_required_and_documented(schema: dict[str
         "sharing": "Sharing",
         "gpuOperator": "PoolGpuOperator",
         "devicePlugin": "PoolDevicePlugin",
+        "osDiskType": "OsDiskType",
     }
     assert _type(schema, "Sharing")["required"] == ["mode", "replicas"]
 
@@ -202,6 +203,11 @@ def test_construct_registers_the_pool_and_its_agent_pool_with_the_engines_inputs
         "nodeTaints": [DEFAULT_GPU_TAINT],
         "nodeLabels": {"azure-gpu-platform/pool": "a100", "azure-gpu-platform/gpu-model": "nvidia-a100-pcie-80-gib"},
         "enableNodePublicIP": False,
+        # hardening (issue 29): NC24ads_A100_v4's 64 GiB temp disk cannot hold the 128 GiB OS disk; its encryption at
+        # host support is not sourced, so both stay off by default
+        "enableEncryptionAtHost": False,
+        "osDiskType": "Managed",
+        "osDiskSizeGB": 128.0,
         "tags": {"gpu-pool": "a100"},
         "enableAutoScaling": True,
         "minCount": 1.0,

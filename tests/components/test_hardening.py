@@ -1,0 +1,94 @@
+"""Issue 29: what prod, staging and dev send for the hardening settings (wire values), and their ARM form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from preflight.arm import arm_template
+from tests.components.harness import Run, run_stack
+
+CLUSTER = "azure-native:containerservice:ManagedCluster"
+POOL = "azure-native:containerservice:AgentPool"
+WORKSPACE = "azure-native:operationalinsights:Workspace"
+
+
+@pytest.fixture(scope="module")
+def prod() -> Run:
+    return run_stack("prod")
+
+
+def test_prod_cluster_wire_values(prod: Run) -> None:
+    cluster = prod.one(CLUSTER).inputs
+    assert cluster["apiServerAccessProfile"] == {"authorizedIPRanges": ["203.0.113.0/24"]}
+    network = cluster["networkProfile"]
+    assert (network["networkPlugin"], network["networkPluginMode"]) == ("azure", "overlay")
+    assert (network["networkDataplane"], network["networkPolicy"]) == ("cilium", "cilium")
+    addons = cluster["addonProfiles"]
+    assert addons["azureKeyvaultSecretsProvider"] == {
+        "enabled": True,
+        "config": {"enableSecretRotation": "true", "rotationPollInterval": "2m"},
+    }
+    assert addons["omsagent"]["enabled"] is True
+    assert addons["omsagent"]["config"]["logAnalyticsWorkspaceResourceID"].endswith("/aks-logs")
+    system = cluster["agentPoolProfiles"][0]
+    assert (system["enableEncryptionAtHost"], system["osDiskType"], system["osDiskSizeGB"], system["maxPods"]) == (
+        True,
+        "Ephemeral",
+        128.0,
+        250.0,
+    )
+    workspace = prod.one(WORKSPACE).inputs
+    assert workspace["workspaceName"] == "log-aks-gpu-prod"
+    assert (workspace["sku"], workspace["retentionInDays"]) == ({"name": "PerGB2018"}, 30.0)
+
+
+def test_prod_pools_state_their_hardening(prod: Run) -> None:
+    pools = {r.name: r.inputs for r in prod.of_type(POOL)}
+    got = {n: (p["enableEncryptionAtHost"], p["osDiskType"], p["osDiskSizeGB"], p["maxPods"]) for n, p in pools.items()}
+    assert got == {
+        "aks-a100mig": (True, "Managed", 128.0, 250.0),  # NC24ads_A100_v4: 64 GiB temp disk < 128 GiB OS disk
+        "aks-h100": (True, "Ephemeral", 128.0, 250.0),  # 1024 GiB temp disk
+        "aks-t4": (True, "Ephemeral", 128.0, 250.0),  # NC8as_T4_v3: 352 GiB
+    }
+
+
+def test_arm_form_carries_what_checkov_reads(prod: Run) -> None:
+    report: dict[str, Any] = {
+        "stack": "prod",
+        "resources": [{"type": r.type, "name": r.name, "inputs": r.inputs} for r in prod.records],
+    }
+    template = arm_template(report)
+    types = [r["type"] for r in template["resources"]]
+    assert (
+        types
+        == ["Microsoft.ContainerService/managedClusters"]
+        + ["Microsoft.ContainerService/managedClusters/agentPools"] * 3
+    )
+    cluster = template["resources"][0]
+    assert cluster["name"] == "aks-gpu-prod" and cluster["apiVersion"] == "2025-09-01"
+    assert cluster["location"] == "westeurope" and cluster["sku"] == {"name": "Base", "tier": "Standard"}
+    props = cluster["properties"]
+    assert "resourceGroupName" not in props and "location" not in props
+    assert props["apiServerAccessProfile"]["authorizedIPRanges"] == ["203.0.113.0/24"]
+    assert props["networkProfile"]["networkPolicy"] == "cilium"
+    assert props["addonProfiles"]["azureKeyvaultSecretsProvider"]["config"]["enableSecretRotation"] == "true"
+    pool = template["resources"][1]
+    assert pool["name"].startswith("aks-gpu-prod/a100mig") and pool["properties"]["enableEncryptionAtHost"] is True
+
+
+def test_dev_deviations_are_intentional_and_advisory() -> None:
+    dev = run_stack("dev")
+    assert dev.error is None
+    cluster = dev.one(CLUSTER).inputs
+    assert "apiServerAccessProfile" not in cluster  # open API server: advisory
+    assert cluster["networkProfile"]["networkPolicy"] == "none"  # advisory
+    assert "addonProfiles" not in cluster  # no Container Insights, no secret consumed
+    assert dev.of_type(WORKSPACE) == []
+    (pool,) = dev.of_type(POOL)
+    assert (pool.inputs["enableEncryptionAtHost"], pool.inputs["osDiskType"], pool.inputs["maxPods"]) == (
+        False,  # no sourced per-size support: the default stays off
+        "Ephemeral",  # NC4as_T4_v3: 176 GiB temp disk
+        250.0,
+    )
