@@ -769,6 +769,21 @@ def _kubernetes_provider(name: str, kubeconfig: pulumi.Input[str], parent: pulum
     return k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig, opts=pulumi.ResourceOptions(parent=parent))
 
 
+def _release_pools(
+    args: Mapping[str, Any],
+) -> tuple[dict[str, gpu_node_pool.SharedPool], tuple[ContractToleration, ...]]:
+    """``shared_pools`` and ``tolerations`` of a device-plugin release (the operator's or the chart's) as the components
+    take them."""
+    shared = {
+        pool: gpu_node_pool.SharedPool(
+            resource_name=sp["resource_name"],
+            sharing=gpu_node_pool.GpuSharing(**_present(sp["sharing"], "mode", "replicas", "rename_by_default")),
+        )
+        for pool, sp in (args.get("shared_pools") or {}).items()
+    }
+    return shared, tuple(ContractToleration.from_dict(_plain(t)) for t in args.get("tolerations") or [])
+
+
 class GpuOperatorArgs(TypedDict):
     """The NVIDIA GPU operator release and the values derived from the pools it manages."""
 
@@ -805,14 +820,7 @@ class GpuOperator(pulumi.ComponentResource):
         kwargs = _present(
             args, "version", "namespace", "mig_strategy", "dcgm_exporter", "installs_driver", "mig_manager"
         )
-        shared = {
-            pool: gpu_node_pool.SharedPool(
-                resource_name=sp["resource_name"],
-                sharing=gpu_node_pool.GpuSharing(**_present(sp["sharing"], "mode", "replicas", "rename_by_default")),
-            )
-            for pool, sp in (args.get("shared_pools") or {}).items()
-        }
-        tolerations = tuple(ContractToleration.from_dict(_plain(t)) for t in args.get("tolerations") or [])
+        shared, tolerations = _release_pools(args)
         operator_args = gpu_operator.GpuOperatorArgs(**kwargs, shared_pools=shared, tolerations=tolerations)
         super().__init__(f"{PACKAGE_NAME}:index:GpuOperator", name, None, opts)
         provider = _kubernetes_provider(name, args["kubeconfig"], self)
@@ -856,14 +864,7 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         kwargs = _present(args, "version", "namespace", "mig_strategy", "gpu_feature_discovery")
-        shared = {
-            pool: gpu_node_pool.SharedPool(
-                resource_name=sp["resource_name"],
-                sharing=gpu_node_pool.GpuSharing(**_present(sp["sharing"], "mode", "replicas", "rename_by_default")),
-            )
-            for pool, sp in (args.get("shared_pools") or {}).items()
-        }
-        tolerations = tuple(ContractToleration.from_dict(_plain(t)) for t in args.get("tolerations") or [])
+        shared, tolerations = _release_pools(args)
         plugin_args = device_plugin.NvidiaDevicePluginArgs(
             pools=tuple(str(p) for p in args.get("pools") or []), **kwargs, shared_pools=shared, tolerations=tolerations
         )
