@@ -48,8 +48,7 @@ def configured_floor(args: ResourceValidationArgs, family: str | None = None) ->
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     floor = configured_floor(args, size_family(args.resource_type))
     review_sizes(
-        args.resource_type,
-        args.props,
+        args,
         report,
         partial(check_minimum, floor=floor),
         families=configured_families(args, NAME),
