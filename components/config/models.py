@@ -17,6 +17,7 @@ from rules.aks import (
     DEFAULT_GPU_TAINT,
     GpuOperator,
 )
+from rules.limits import MAX_NODES_PER_NODE_POOL, MAX_PODS_PER_NODE
 from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, KAITO_SAFE_TAINT, Sharing
 from rules.sizes import DEFAULT_FLOOR
 from rules.upgrade import AutoUpgradeChannel
@@ -230,11 +231,11 @@ class GpuPoolConfig(StrictModel):
     os: Literal["Linux", "Windows"] = "Linux"
     osSku: LinuxOsSku | WindowsOsSku | None = None
     """Defaults to Ubuntu on Linux (the GPU operator's supported OS) and Windows2022 on Windows."""
-    count: Annotated[int, Field(ge=0, le=1000)] | None = None
+    count: Annotated[int, Field(ge=0, le=MAX_NODES_PER_NODE_POOL)] | None = None
     """Fixed node count (no autoscaling). Defaults to 1 when ``maxCount`` is not set."""
-    minCount: Annotated[int, Field(ge=0, le=1000)] | None = None
+    minCount: Annotated[int, Field(ge=0, le=MAX_NODES_PER_NODE_POOL)] | None = None
     """Autoscaling lower bound (needs ``maxCount``). Defaults to 1."""
-    maxCount: Annotated[int, Field(ge=1, le=1000)] | None = None
+    maxCount: Annotated[int, Field(ge=1, le=MAX_NODES_PER_NODE_POOL)] | None = None
     """Setting ``maxCount`` turns the cluster autoscaler on for this pool."""
     driver: Literal["operator", "aks"] | None = None
     """Who installs the NVIDIA driver: ``operator`` (AKS skips it: ``gpuProfile.driver=None``) or ``aks``.
@@ -249,7 +250,7 @@ class GpuPoolConfig(StrictModel):
     labels: dict[str, str] = Field(default_factory=dict)
     spot: bool = False
     zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
-    maxPods: Annotated[int, Field(ge=10, le=250)] | None = None
+    maxPods: Annotated[int, Field(ge=10, le=MAX_PODS_PER_NODE)] | None = None
     orchestratorVersion: KubernetesVersion | None = None
     """Defaults to ``cluster.kubernetesVersion``."""
     tags: dict[str, str] = Field(default_factory=dict)
