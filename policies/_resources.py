@@ -20,9 +20,11 @@ import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
+from types import FrameType
 from typing import Any, Final, Protocol
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, StackValidationArgs
+from pulumi_policy.policy import _PolicyAnalyzerServicer
 from pulumi_policy.proxy import (
     UNKNOWN_ARCHIVE_VALUE,
     UNKNOWN_ARRAY_VALUE,
@@ -138,15 +140,16 @@ class _Typed(_Viewed, Protocol):
     def resource_type(self) -> str: ...
 
 
-_SDK_FILE: Final = sys.modules[ResourceValidationArgs.__module__].__file__
-_REQUEST_METHODS: Final = frozenset({"Analyze", "AnalyzeStack"})
+_REQUEST_CODES: Final = frozenset(
+    {_PolicyAnalyzerServicer.Analyze.__code__, _PolicyAnalyzerServicer.AnalyzeStack.__code__}
+)
 
 
 class _Views(threading.local):
-    """The plain views of the request being analysed on this thread (gRPC serves calls on a thread pool)."""
+    """What has been derived from the request being analysed on this thread (gRPC serves calls on a thread pool)."""
 
     request: Any = None
-    views: dict[str, Any] | None = None
+    views: dict[str, dict[Any, Any]] | None = None
 
 
 _views = _Views()
@@ -155,22 +158,22 @@ _views = _Views()
 def _current_request() -> Any:
     """The ``AnalyzeRequest`` / ``AnalyzeStackRequest`` pulumi_policy is serving on this thread, or ``None``.
 
-    pulumi_policy converts and proxies a request's properties once *per policy* and gives the policy no handle on
-    the request; its ``Analyze`` / ``AnalyzeStack`` frame (the caller a few frames up) holds it as ``request``.
-    Outside those calls (tests calling a policy's ``validate`` directly) there is none and nothing is shared.
+    pulumi_policy converts and proxies a request's properties once *per policy* and gives a policy no handle on the
+    request; its ``Analyze`` / ``AnalyzeStack`` frame (a few frames up) holds it as ``request``. The request object is
+    the same for every policy of one call (and kept alive here until the next, so its identity is never reused).
+    Outside those calls (a test calling ``validate`` directly) there is none and nothing is shared.
     """
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
-        code = frame.f_code
-        if code.co_name in _REQUEST_METHODS and code.co_filename == _SDK_FILE:
+        if frame.f_code in _REQUEST_CODES:
             return frame.f_locals.get("request")
         frame = frame.f_back
     return None
 
 
 def _memo(resource: _Viewed) -> dict[Any, Any] | None:
-    """What has been derived from ``resource`` during the request being served (``None`` outside a request, or when
-    the request's URNs repeat): its plain view, its size fields, its pools — each computed once per request."""
+    """What has been derived from ``resource`` during the request being served: its plain view, its size fields, its
+    pools — each computed once per request. ``None`` outside a request, or when the request's URNs repeat."""
     request = _current_request()
     if request is None:
         return None
