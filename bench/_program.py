@@ -17,13 +17,35 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import resource  # noqa: E402
 import sys  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
 from dataclasses import asdict  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from preflight.runner import run_program_in_process  # noqa: E402
 from preflight.stackfile import load_stack_settings  # noqa: E402
+
+
+def _track_walk_depth() -> list[int]:
+    """Wrap the SDK's recursive dependency walk (it calls itself through the module global, so every level passes the
+    wrapper) and keep ``[current, deepest]`` nesting: how deep ``depends_on`` chains make the cycle check recurse."""
+    from pulumi.runtime import resource_cycle_breaker as breaker
+
+    walk = breaker._with_transitive_deps
+    depth = [0, 0]
+
+    def tracked(r: Any, visited: Any) -> Iterator[Any]:
+        depth[0] += 1
+        depth[1] = max(depth[1], depth[0])
+        try:
+            yield from walk(r, visited)
+        finally:
+            depth[0] -= 1
+
+    breaker._with_transitive_deps = tracked  # type: ignore[assignment]
+    return depth
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,7 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--count-calls", action="store_true", help="count the Python function calls of the run (deterministic work)"
     )
+    ap.add_argument(
+        "--walk-depth",
+        action="store_true",
+        help="record how deep the SDK's dependency-cycle check recursed (resource_cycle_breaker._with_transitive_deps)",
+    )
     args = ap.parse_args(argv)
+    depth = _track_walk_depth() if args.walk_depth else None
 
     t_ready = time.perf_counter()
     c_ready = time.process_time()
@@ -82,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                 "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                 "warnings": run.warnings,
                 "calls": calls,
+                "walk_depth": depth[1] if depth is not None else None,
             }
         ),
         flush=True,

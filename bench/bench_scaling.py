@@ -6,7 +6,11 @@ imports excluded), per pool and marginal ((t(50) - t(1)) / 49). For comparison t
 flat through the SDK classes (``bench/rawgen.py``): the per-pool ratio ours / raw is the components' overhead per
 pool; the rest is the SDK's own cost per ``AgentPool`` (its ~110 version aliases).
 
-    python bench/bench_scaling.py [--pools 1,10,50] [--repeat 1]
+``--limit-case`` also runs the stack at AKS's limit (99 GPU pools + the system pool = 100 node pools) and records how
+deep the SDK's dependency-cycle check recursed (``bench/_program.py --walk-depth``): it passes when every pool is
+registered, without ``RecursionError``, and the depth stays constant.
+
+    python bench/bench_scaling.py [--pools 1,10,50] [--repeat 1] [--limit-case]
 """
 
 from __future__ import annotations
@@ -25,9 +29,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench import rawgen
 from bench._common import BENCH, PY, ROOT, emit_result, header, measure, ratio, table
 from preflight.model import RecordedResource
+from rules.limits import MAX_NODE_POOLS_PER_CLUSTER
 
 NS = "azure-gpu-platform"
 POOL_SIZE = "Standard_NC24ads_A100_v4"
+LIMIT_GPU_POOLS = MAX_NODE_POOLS_PER_CLUSTER - 1
+"""The most GPU pools a stack may have: AKS's node pools per cluster, less the system pool (rules.limits)."""
+MAX_WALK_DEPTH = 8
+"""How deep the SDK's cycle check may recurse at the limit: a constant (4 measured), not one level per pool (101
+before the pool chain waited on URN stand-ins, components.aks_cluster.after)."""
 
 
 def stack_with_pools(n: int, directory: Path) -> Path:
@@ -42,8 +52,10 @@ def stack_with_pools(n: int, directory: Path) -> Path:
     return path
 
 
-def _run(program: Path, stack_file: Path, record: Path | None = None) -> dict[str, Any]:
+def _run(program: Path, stack_file: Path, record: Path | None = None, *, walk_depth: bool = False) -> dict[str, Any]:
     cmd = [PY, str(BENCH / "_program.py"), "--program", str(program), "--config-file", str(stack_file)]
+    if walk_depth:
+        cmd.append("--walk-depth")
     if record is not None:
         cmd += ["--record", str(record)]
     run = measure(cmd).check()
@@ -57,6 +69,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pools", default="1,10,50")
     ap.add_argument("--repeat", type=int, default=1, help="runs per N (best registration time kept)")
+    ap.add_argument(
+        "--limit-case",
+        action="store_true",
+        help=f"also run the stack at AKS's limit: {LIMIT_GPU_POOLS} GPU pools + the system pool = "
+        f"{MAX_NODE_POOLS_PER_CLUSTER} node pools, with the depth of the SDK's dependency walk",
+    )
     args = ap.parse_args(argv)
     counts = [int(x) for x in args.pools.split(",")]
 
@@ -140,9 +158,30 @@ def main(argv: list[str] | None = None) -> int:
         f"  in CPU time (robust to other load): ours {marg_ours_cpu:.0f} ms, raw {marg_raw_cpu:.0f} ms per pool "
         f"(ratio {ratio(marg_ours_cpu, marg_raw_cpu):.2f})"
     )
+    limit: dict[str, Any] | None = None
+    if args.limit_case:
+        with tempfile.TemporaryDirectory(prefix="bench-limit-") as tmp:
+            info = _run(ROOT, stack_with_pools(LIMIT_GPU_POOLS, Path(tmp)), walk_depth=True)
+        pools = info["by_type"].get("azure-native:containerservice:AgentPool", 0)
+        limit = {
+            "gpu_pools": LIMIT_GPU_POOLS,
+            "node_pools": LIMIT_GPU_POOLS + 1,
+            "agent_pools": pools,
+            "resources": info["resources"],
+            "run_s": info["run_s"],
+            "walk_depth": info["walk_depth"],
+            "passed": pools == LIMIT_GPU_POOLS and info["walk_depth"] <= MAX_WALK_DEPTH,
+        }
+        print(
+            f"\n  at the limit: {LIMIT_GPU_POOLS} GPU pools + 1 system pool = {LIMIT_GPU_POOLS + 1} node pools: "
+            f"{pools} AgentPools registered in {info['run_s']:.1f} s, no RecursionError; the SDK's dependency walk "
+            f"went {info['walk_depth']} deep (≤ {MAX_WALK_DEPTH}: constant, not one level per pool) — "
+            f"{'passed' if limit['passed'] else 'FAILED'}"
+        )
     emit_result(
         "scaling",
         {
+            "limit": limit,
             "rows": rows,
             "marginal_ms": {"ours": marg_ours, "raw": marg_raw, "ratio": ratio(marg_ours, marg_raw)},
             "marginal_cpu_ms": {

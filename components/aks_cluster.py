@@ -39,12 +39,14 @@ needs Premium, cost analysis needs a paid tier, KAITO needs the OIDC issuer (:mo
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pulumi
+from pulumi.resource import DependencyResource
 from pulumi_azure_native import authorization, containerservice, operationalinsights, resources
 from pulumiverse_time import Sleep
 
@@ -276,6 +278,27 @@ def advisory_findings(args: AksGpuClusterArgs) -> list[Finding]:
     ]
 
 
+def after(previous: pulumi.Resource) -> pulumi.Output[pulumi.Resource]:
+    """What a pool ``depends_on`` to wait for ``previous``: a stand-in carrying only ``previous``'s URN.
+
+    The engine gets exactly the dependency ``depends_on=[previous]`` gives (the URN, so creation, update and deletion
+    stay ordered, one agent-pool operation at a time) and the registration waits for ``previous`` as before. What
+    changes is the SDK's own cycle check: it records every ``depends_on`` edge and, for each new one, walks everything
+    the dependency depends on — recursively, one Python frame per link. Depending on ``previous`` itself made that walk
+    as deep as the chain (pool n → pool n-1 → … → cluster: ``RecursionError`` at about 1,000 pools, quadratic time
+    before that); the stand-in (``pulumi.resource.DependencyResource``, the SDK's own reference to a resource known by
+    URN, never registered) depends on nothing, so the walk is one step at any length.
+    """
+
+    async def stand_in() -> pulumi.Resource:
+        return DependencyResource(await previous.urn.future() or "")
+
+    async def known() -> bool:
+        return True
+
+    return pulumi.Output(set(), asyncio.ensure_future(stand_in()), asyncio.ensure_future(known()))
+
+
 def _decode_kubeconfig(result: containerservice.ListManagedClusterUserCredentialsResult) -> str:
     if not result.kubeconfigs:
         raise pulumi.RunError("AKS returned no user kubeconfig for the cluster")
@@ -455,7 +478,7 @@ class AksGpuCluster(pulumi.ComponentResource):
 
         self.pools = []
         previous: pulumi.Resource = self.cluster
-        for spec in args.gpu_pools:
+        for spec in args.gpu_pools:  # one after another (AKS: one agent-pool operation at a time), a flat chain
             node_pool = GpuNodePool(
                 f"{name}-{spec.name}",
                 GpuNodePoolArgs(
@@ -465,7 +488,7 @@ class AksGpuCluster(pulumi.ComponentResource):
                     version_owned_by_channel=owned_by_channel,
                 ),
                 opts=pulumi.ResourceOptions(parent=self),
-                after=previous,
+                after=after(previous),
             )
             self.pools.append(node_pool)
             previous = node_pool.agent_pool

@@ -502,7 +502,7 @@ class GpuNodePool(pulumi.ComponentResource):
     """A GPU ``AgentPool`` (User mode) with driver mode, MIG, taints, labels and autoscaling from its spec.
 
     ``after``: the resource the pool waits for (the previous GPU pool: AKS rejects concurrent agent-pool operations on
-    one cluster with 409, so a cluster's pools are chained).
+    one cluster with 409, so a cluster's pools are chained; ``AksGpuCluster`` passes ``aks_cluster.after(previous)``).
     """
 
     pool: GpuPoolSpec
@@ -520,7 +520,7 @@ class GpuNodePool(pulumi.ComponentResource):
         args: GpuNodePoolArgs,
         opts: pulumi.ResourceOptions | None = None,
         *,
-        after: pulumi.Resource | None = None,
+        after: pulumi.Input[pulumi.Resource] | None = None,
     ) -> None:
         super().__init__(TYPE_TOKEN, name, None, opts)
         pool = args.pool

@@ -18,7 +18,7 @@ from rules import Finding, NotApplicable
 from rules.databricks import CLASSIC_PREVIEW, PROFILE_KEY, DatabricksCluster, is_single_node_profile
 from rules.resource_types import is_databricks_cluster
 
-from ._resources import UNKNOWN, Review, get, plain
+from ._resources import UNKNOWN, Review, get, props_of
 
 
 def text(value: Any) -> str | None:
@@ -83,7 +83,7 @@ def gpu_cluster(args: ResourceValidationArgs, review: Review) -> DbxCluster | No
     """
     if not is_databricks_cluster(args.resource_type):
         return None
-    props = plain(args.props)
+    props = props_of(args)
     if node_type_facts(props).is_gpu_cluster:
         return DbxCluster(props)
     if get(props, "nodeTypeId") is UNKNOWN:

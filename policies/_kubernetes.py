@@ -20,7 +20,7 @@ from pulumi_policy import PolicyResource, StackValidationArgs
 from rules.lifecycle import VersionFinding
 from rules.resource_types import is_agent_pool, is_managed_cluster
 
-from ._resources import UNKNOWN, Review, get, join_path, plain
+from ._resources import UNKNOWN, Review, get, join_path, props_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +73,10 @@ def version_fields(args: StackValidationArgs, review: Review) -> Iterator[Versio
     pools: list[tuple[PolicyResource, dict[str, Any]]] = []
     for resource in args.resources:
         if is_managed_cluster(resource.resource_type):
-            props = plain(resource.props)
+            props = props_of(resource)
             clusters.append(_Cluster(resource, props if isinstance(props, dict) else {}))
         elif is_agent_pool(resource.resource_type):
-            props = plain(resource.props)
+            props = props_of(resource)
             pools.append((resource, props if isinstance(props, dict) else {}))
 
     for cluster in clusters:

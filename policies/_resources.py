@@ -15,11 +15,16 @@ Karpenter NodePool's requirements allow (``policies/_karpenter.py``; family ``ak
 
 from __future__ import annotations
 
+import sys
+import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from dataclasses import field as dataclass_field
+from types import FrameType
+from typing import Any, Final, Protocol
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, StackValidationArgs
+from pulumi_policy.policy import _PolicyAnalyzerServicer
 from pulumi_policy.proxy import (
     UNKNOWN_ARCHIVE_VALUE,
     UNKNOWN_ARRAY_VALUE,
@@ -29,6 +34,8 @@ from pulumi_policy.proxy import (
     UNKNOWN_OBJECT_VALUE,
     UNKNOWN_STRING_VALUE,
     UnknownValueError,
+    _DictProxy,
+    _ListProxy,
 )
 
 from gpu_catalog import is_gpu_size
@@ -91,8 +98,23 @@ UNKNOWN: Final = _Unknown()
 def plain(value: Any) -> Any:
     """The engine's values without pulumi_policy's proxies; unknown sentinels become :data:`UNKNOWN`.
 
-    The proxies are read through their documented ``__target`` escape hatch, so reading never raises.
+    The proxies are read through their documented ``__target`` escape hatch, so reading never raises. The common
+    types are dispatched on their exact class (no ABC ``isinstance`` per node); anything else falls back to the
+    ``Mapping`` / ``Sequence`` protocol. Policies read a resource through :func:`props_of`, which converts it once.
     """
+    kind = type(value)
+    if kind is str:
+        return UNKNOWN if value in _SENTINELS else value
+    if kind is _DictProxy:
+        return {k: plain(v) for k, v in value["__target"].items()}
+    if kind is _ListProxy:
+        return [plain(v) for v in value["__target"]]
+    if kind is float or kind is bool or kind is int or value is None:
+        return value
+    if kind is dict:
+        return {k: plain(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [plain(v) for v in value]
     if isinstance(value, str):
         return UNKNOWN if value in _SENTINELS else value
     if isinstance(value, Mapping):
@@ -102,6 +124,95 @@ def plain(value: Any) -> Any:
         target = value if isinstance(value, list | tuple) else value["__target"]  # type: ignore[call-overload]
         return [plain(v) for v in target]
     return value
+
+
+class _Viewed(Protocol):
+    """What :func:`props_of` reads: ``ResourceValidationArgs`` (Analyze) or ``PolicyResource`` (AnalyzeStack)."""
+
+    @property
+    def props(self) -> Any: ...
+    @property
+    def urn(self) -> str: ...
+
+
+class _Typed(_Viewed, Protocol):
+    @property
+    def resource_type(self) -> str: ...
+
+
+_REQUEST_CODES: Final = frozenset(
+    {_PolicyAnalyzerServicer.Analyze.__code__, _PolicyAnalyzerServicer.AnalyzeStack.__code__}
+)
+
+
+class _Views(threading.local):
+    """What has been derived from the request being analysed on this thread (gRPC serves calls on a thread pool)."""
+
+    request: Any = None
+    views: dict[str, dict[Any, Any]] | None = None
+
+
+_views = _Views()
+
+
+def _current_request() -> Any:
+    """The ``AnalyzeRequest`` / ``AnalyzeStackRequest`` pulumi_policy is serving on this thread, or ``None``.
+
+    pulumi_policy converts and proxies a request's properties once *per policy* and gives a policy no handle on the
+    request; its ``Analyze`` / ``AnalyzeStack`` frame (a few frames up) holds it as ``request``. The request object is
+    the same for every policy of one call (and kept alive here until the next, so its identity is never reused).
+    Outside those calls (a test calling ``validate`` directly) there is none and nothing is shared.
+    """
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code in _REQUEST_CODES:
+            return frame.f_locals.get("request")
+        frame = frame.f_back
+    return None
+
+
+def _memo(resource: _Viewed) -> dict[Any, Any] | None:
+    """What has been derived from ``resource`` during the request being served: its plain view, its size fields, its
+    pools — each computed once per request. ``None`` outside a request, or when the request's URNs repeat."""
+    request = _current_request()
+    if request is None:
+        return None
+    if _views.request is not request:
+        _views.request = request
+        stack = getattr(request, "resources", None)
+        unique = stack is None or len({r.urn for r in stack}) == len(stack)
+        _views.views = {} if unique else None
+    views = _views.views
+    if views is None:
+        return None
+    memo = views.get(resource.urn)
+    if memo is None:
+        memo = views[resource.urn] = {}
+    return memo
+
+
+def props_of(resource: _Viewed) -> Any:
+    """The :func:`plain` view of a resource's properties, converted once per request and shared by every policy.
+
+    Within one ``Analyze`` call every policy sees the same request, so the first policy that reads the resource
+    converts it and the others reuse that view; within one ``AnalyzeStack`` call each resource (by URN) is converted
+    once, not once per stack policy. A request whose URNs repeat shares nothing (its views would be ambiguous). The
+    view is read-only by convention: no policy writes into it. Outside a pack request it is converted every time.
+    """
+    return _props(resource, _memo(resource))
+
+
+def _props(resource: _Viewed, memo: dict[Any, Any] | None) -> Any:
+    if memo is None:
+        return plain(resource.props)
+    view = memo.get(_PROPS, _MISSING)
+    if view is _MISSING:
+        view = memo[_PROPS] = plain(resource.props)
+    return view
+
+
+_PROPS: Final = "props"
+_MISSING: Final = object()
 
 
 def get(obj: Any, *path: str | int) -> Any:
@@ -147,6 +258,7 @@ class Pool:
     """Path of the pool inside the resource: ``""`` for an AgentPool, ``agentPoolProfiles[i]`` for a profile."""
     data: dict[str, Any]
     standalone: bool
+    _sizes: tuple[tuple[str, Any], ...] | None = dataclass_field(default=None, init=False, compare=False, repr=False)
 
     def path(self, *keys: str | int) -> str:
         return join_path(self.prefix, *keys)
@@ -165,12 +277,14 @@ class Pool:
     def size_values(self) -> list[tuple[str, Any]]:
         """The pool's VM sizes with their paths: ``vmSize`` (VirtualMachineScaleSets pools) and each
         ``virtualMachinesProfile.scale.manual[].size`` (VirtualMachines pools); unknown ones as :data:`UNKNOWN`."""
-        out: list[tuple[str, Any]] = []
-        for spec in POOL_SIZES:
-            for path, value in find_values(self.data, spec, is_unknown):
-                if isinstance(value, str) or value is UNKNOWN:
-                    out.append((self.path(path), value))
-        return out
+        if self._sizes is None:  # read once per pool (the pool is shared by the policies of one request)
+            out: list[tuple[str, Any]] = []
+            for spec in POOL_SIZES:
+                for path, value in find_values(self.data, spec, is_unknown):
+                    if isinstance(value, str) or value is UNKNOWN:
+                        out.append((self.path(path), value))
+            object.__setattr__(self, "_sizes", tuple(out))
+        return list(self._sizes or ())
 
     @property
     def size_label(self) -> str:
@@ -307,12 +421,24 @@ def is_gpu_pool(pool: Pool, review: Review) -> bool:
     return gpu and not any(size is UNKNOWN for _, size in pool.size_values())
 
 
-def pools_of(resource_type: str, props: Any, review: Review) -> list[Pool]:
-    """The node pools of an AgentPool / ManagedCluster; unknown profile entries are recorded on ``review``."""
-    pools, unknown = agent_pools(resource_type, plain(props))
+def pools_of(resource: _Typed, review: Review) -> list[Pool]:
+    """The node pools of an AgentPool / ManagedCluster (type checked before any conversion); unknown profile
+    entries are recorded on ``review``."""
+    if not (is_agent_pool(resource.resource_type) or is_managed_cluster(resource.resource_type)):
+        return []
+    memo = _memo(resource)
+    found = None if memo is None else memo.get(_POOLS)
+    if found is None:
+        found = agent_pools(resource.resource_type, _props(resource, memo))
+        if memo is not None:
+            memo[_POOLS] = found
+    pools, unknown = found
     for path in unknown:
         review.unknown_field(path)
-    return pools
+    return list(pools)
+
+
+_POOLS: Final = "pools"
 
 
 def iter_known(fields: list[SizeField], review: Review) -> Iterator[SizeField]:
@@ -324,9 +450,11 @@ def iter_known(fields: list[SizeField], review: Review) -> Iterator[SizeField]:
             yield field
 
 
+_SIZES: Final = "sizes"
+
+
 def review_sizes(
-    resource_type: str,
-    props: Any,
+    resource: _Typed,
     report: ReportViolation,
     check: Callable[[str], Finding | None],
     *,
@@ -334,18 +462,29 @@ def review_sizes(
 ) -> None:
     """Run one pure catalog check on every size a resource names; unknown sizes are stated, not passed.
 
-    ``families`` (:func:`policies._scope.configured_families`) limits the rule to resources of those families. A
-    Karpenter NodePool is checked only when it explicitly admits GPUs, with one violation for all the sizes it admits
-    that the check refuses (:func:`policies._karpenter.review_nodepool_sizes`)."""
-    review = Review(report)
+    ``families`` (:func:`policies._scope.configured_families`) limits the rule to resources of those families; a
+    resource of no size family is passed over before its properties are converted. A Karpenter NodePool is checked
+    only when it explicitly admits GPUs, with one violation for all the sizes it admits that the check refuses
+    (:func:`policies._karpenter.review_nodepool_sizes`)."""
+    resource_type = resource.resource_type
     family = size_family(resource_type)
-    if is_karpenter_node_pool(resource_type) and family is not None and (families is None or family in families):
+    if family is None or (families is not None and family not in families):
+        return
+    review = Review(report)
+    memo = _memo(resource)
+    if is_karpenter_node_pool(resource_type):
         from ._karpenter import review_nodepool_sizes  # one violation per NodePool (policies/_karpenter.py)
 
-        review_nodepool_sizes(plain(props), review, check)
+        review_nodepool_sizes(_props(resource, memo), review, check)
         review.finish()
         return
-    fields, unknown = size_fields(resource_type, plain(props), families=families)
+    key = (_SIZES, families)
+    found = None if memo is None else memo.get(key)
+    if found is None:
+        found = size_fields(resource_type, _props(resource, memo), families=families)
+        if memo is not None:
+            memo[key] = found
+    fields, unknown = found
     for path in unknown:
         review.unknown_field(path)
     for field in iter_known(fields, review):

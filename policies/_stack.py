@@ -15,7 +15,7 @@ from pulumi_policy import PolicyResource, StackValidationArgs
 
 from rules.resource_types import is_helm_release
 
-from ._resources import UNKNOWN, Pool, Review, as_bool, get, is_gpu_pool, plain, pools_of
+from ._resources import UNKNOWN, Pool, Review, as_bool, get, is_gpu_pool, pools_of, props_of
 
 OPERATOR_CHART = "gpu-operator"
 
@@ -62,7 +62,7 @@ def gpu_operators(args: StackValidationArgs, review: Review) -> list[Operator]:
     for resource in args.resources:
         if not is_helm_release(resource.resource_type):
             continue
-        props = plain(resource.props)
+        props = props_of(resource)
         chart = get(props, "chart")
         if chart is UNKNOWN:
             review.unknown_field(f"{resource.name}: chart")
@@ -80,7 +80,7 @@ def linux_gpu_pools(args: StackValidationArgs, review: Review) -> list[StackPool
     found: list[StackPool] = []
     for resource in args.resources:
         scoped = _ScopedReview(review, resource.name)
-        for pool in pools_of(resource.resource_type, resource.props, scoped):
+        for pool in pools_of(resource, scoped):
             os_type = pool.get("osType")
             if os_type is UNKNOWN:
                 scoped.unknown_field(pool.path("osType"))

@@ -8,7 +8,7 @@ from rules.aks import Cluster, cost_analysis_tier
 from rules.resource_types import is_managed_cluster
 
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, as_bool, get, plain
+from ._resources import UNKNOWN, Review, as_bool, get, props_of
 
 NAME = "aks-cost-analysis-requires-paid-tier"
 
@@ -17,7 +17,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if not is_managed_cluster(args.resource_type):
         return
     review = Review(report, args)
-    props = plain(args.props)
+    props = props_of(args)
     enabled = get(props, "metricsProfile", "costAnalysis", "enabled")
     tier = get(props, "sku", "tier")
     if enabled is UNKNOWN:

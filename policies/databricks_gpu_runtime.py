@@ -20,7 +20,7 @@ from rules.resource_types import is_databricks_cluster
 
 from ._databricks import gpu_cluster, node_type_facts, report_findings, text
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, get, plain
+from ._resources import UNKNOWN, Review, get, props_of
 
 NAME = "databricks-gpu-runtime"
 
@@ -29,7 +29,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if not is_databricks_cluster(args.resource_type):
         return
     review = Review(report, args)
-    props = plain(args.props)
+    props = props_of(args)
     version = get(props, "sparkVersion")
     image = get(props, "dockerImage", "url")
     cluster = gpu_cluster(args, review)

@@ -15,7 +15,7 @@ NAME = "gpu-driver-no-legacy-skip-tag"
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     review = Review(report, args)
-    for pool in pools_of(args.resource_type, args.props, review):
+    for pool in pools_of(args, review):
         sizes = [size for _, size in pool.size_values() if isinstance(size, str)]
         if sizes and not any(is_gpu_size(size) for size in sizes):
             continue  # non-GPU pools are not this policy's business

@@ -14,7 +14,7 @@ NAME = "gpu-mig-profile-capable-size"
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     review = Review(report, args)
-    for pool in pools_of(args.resource_type, args.props, review):
+    for pool in pools_of(args, review):
         profile = pool.get("gpuInstanceProfile")
         if profile is UNKNOWN:
             review.unknown_field(pool.path("gpuInstanceProfile"))

@@ -55,7 +55,7 @@ from rules.resource_types import is_agent_pool, is_karpenter_node_pool, is_manag
 
 from ._karpenter import allowed_sizes
 from ._meta import MANDATORY, GpuStackPolicy
-from ._resources import UNKNOWN, Review, as_bool, get, is_gpu_pool, is_unknown, plain, pools_of
+from ._resources import UNKNOWN, Review, as_bool, get, is_gpu_pool, is_unknown, pools_of, props_of
 from ._stack import _ScopedReview
 
 NAME = "gpu-node-device-plugin"
@@ -414,7 +414,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     for resource in args.resources:
         rtype = resource.resource_type
         if is_managed_cluster(rtype) or is_agent_pool(rtype):
-            props = plain(resource.props)
+            props = props_of(resource)
             key = _key(props)
             if is_managed_cluster(rtype):
                 kaito = get(props, "aiToolchainOperatorProfile", "enabled")
@@ -425,7 +425,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             elif key is not None:
                 pool_owners.add(key)
             scoped = _ScopedReview(review, resource.name)
-            for pool in pools_of(rtype, props, scoped):
+            for pool in pools_of(resource, scoped):
                 if pool.get("osType") is UNKNOWN:
                     scoped.unknown_field(pool.path("osType"))
                 elif is_gpu_pool(pool, scoped):
@@ -433,11 +433,11 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                     if built is not None:
                         nodes.append(built)
         elif is_karpenter_node_pool(rtype):
-            built = _nodepool_node(resource, plain(resource.props), review)
+            built = _nodepool_node(resource, props_of(resource), review)
             if built is not None:
                 nodes.append(built)
         elif rtype in (HELM_V3_RELEASE, HELM_V4_CHART, DAEMONSET):
-            props = plain(resource.props)
+            props = props_of(resource)
             plugin = _plugins_of(resource, props, review)
             if plugin is not None:
                 plugins.append(plugin)

@@ -17,7 +17,7 @@ from rules.resource_types import is_karpenter_node_pool
 
 from ._karpenter import gpu_tainted, nodepool_name, read_nodepool
 from ._meta import ADVISORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, get, plain
+from ._resources import UNKNOWN, Review, get, props_of
 
 NAME = "gpu-nodepool-constrains-gpus"
 
@@ -26,7 +26,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if not is_karpenter_node_pool(args.resource_type):
         return
     review = Review(report, args)
-    props = plain(args.props)
+    props = props_of(args)
     view = read_nodepool(props)
     for path in view.unknown:
         review.unknown_field(path)

@@ -13,7 +13,7 @@ from rules.resource_types import is_karpenter_node_pool
 
 from ._karpenter import nodepool_name, read_nodepool
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, get, plain
+from ._resources import UNKNOWN, Review, get, props_of
 
 NAME = "gpu-nodepool-limits"
 
@@ -22,7 +22,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if not is_karpenter_node_pool(args.resource_type):
         return
     review = Review(report, args)
-    props = plain(args.props)
+    props = props_of(args)
     view = read_nodepool(props)
     if view.scope in (GpuScope.EXCLUDED, GpuScope.UNCONSTRAINED):
         return  # no GPU diagnostics, or gpu-nodepool-constrains-gpus's one finding

@@ -8,7 +8,7 @@ from rules.lifecycle import check_operator_platform
 from rules.resource_types import is_managed_cluster
 
 from ._meta import MANDATORY, GpuStackPolicy
-from ._resources import UNKNOWN, Review, get, plain
+from ._resources import UNKNOWN, Review, get, props_of
 from ._stack import gpu_operators, linux_gpu_pools
 
 NAME = "gpu-operator-platform-supported"
@@ -20,7 +20,7 @@ def _cluster_version(args: StackValidationArgs, review: Review) -> str | None:
     versions: list[str] = []
     for resource in args.resources:
         if is_managed_cluster(resource.resource_type):
-            value = get(plain(resource.props), "kubernetesVersion")
+            value = get(props_of(resource), "kubernetesVersion")
             if value is UNKNOWN:
                 review.unknown_field(f"{resource.name}: kubernetesVersion")
             elif isinstance(value, str) and value:
@@ -34,7 +34,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     if operators:
         cluster_version = _cluster_version(args, review)
         for operator in operators:
-            version = get(plain(operator.resource.props), "version")
+            version = get(props_of(operator.resource), "version")
             if version is UNKNOWN:
                 review.unknown_field(f"{operator.resource.name}: version")
                 continue
@@ -52,7 +52,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                     review.unknown_field(sp.where("orchestratorVersion"))
                     continue
                 if not isinstance(pool_version, str) or not pool_version:
-                    own = None if sp.pool.standalone else get(plain(sp.resource.props), "kubernetesVersion")
+                    own = None if sp.pool.standalone else get(props_of(sp.resource), "kubernetesVersion")
                     pool_version = own if isinstance(own, str) and own else cluster_version
                 if not isinstance(pool_version, str):
                     review.not_checked(f"{sp.where('orchestratorVersion')}: the pool's Kubernetes version is not known")

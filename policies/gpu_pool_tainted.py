@@ -14,7 +14,7 @@ NAME = "gpu-pool-tainted"
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     review = Review(report, args)
-    for pool in pools_of(args.resource_type, args.props, review):
+    for pool in pools_of(args, review):
         if not is_gpu_pool(pool, review):
             continue
         taints = pool.get("nodeTaints")

@@ -19,7 +19,7 @@ facts, checked by their own policies."""
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     families = configured_families(args, NAME, SIZE_FAMILIES)
-    review_sizes(args.resource_type, args.props, report, check_aks_supported, families=families)
+    review_sizes(args, report, check_aks_supported, families=families)
 
 
 POLICY = GpuResourcePolicy(

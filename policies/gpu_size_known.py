@@ -15,7 +15,7 @@ NAME = "gpu-size-known"
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    review_sizes(args.resource_type, args.props, report, check_known, families=configured_families(args, NAME))
+    review_sizes(args, report, check_known, families=configured_families(args, NAME))
 
 
 POLICY = GpuResourcePolicy(

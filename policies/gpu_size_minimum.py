@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import partial
+from functools import cache, partial
 
 from pulumi_policy import PolicyConfigSchema, ReportViolation, ResourceValidationArgs, Severity
 
@@ -20,11 +20,16 @@ BY_FAMILY_KEY = "minimumSizeByFamily"
 NAME = "gpu-size-minimum"
 
 
+@cache
+def _floor_name(value: str) -> str:
+    return floor_size(value).name  # a refused name raises, and is not cached
+
+
 def _floor(value: object, key: str) -> str:
     if not isinstance(value, str):
         raise ValueError(f"policy {NAME}: config {key} must be a size name, got {value!r}")
     try:
-        return floor_size(value).name
+        return _floor_name(value)
     except ValueError as exc:
         where = "" if key == CONFIG_KEY else f"{key}: "
         raise ValueError(f"policy {NAME}: {where}{exc}") from exc
@@ -48,8 +53,7 @@ def configured_floor(args: ResourceValidationArgs, family: str | None = None) ->
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     floor = configured_floor(args, size_family(args.resource_type))
     review_sizes(
-        args.resource_type,
-        args.props,
+        args,
         report,
         partial(check_minimum, floor=floor),
         families=configured_families(args, NAME),

@@ -15,7 +15,7 @@ NAME = "gpu-size-not-retired"
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    review_sizes(args.resource_type, args.props, report, check_retired, families=configured_families(args, NAME))
+    review_sizes(args, report, check_retired, families=configured_families(args, NAME))
 
 
 POLICY = GpuResourcePolicy(

@@ -8,15 +8,16 @@ from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 from rules.aks import MIN_WINDOWS_GPU_KUBERNETES, WINDOWS_POOL_NAME_MAX, GpuPool, windows_gpu_pool
 
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import POOL_SIZES, UNKNOWN, Review, get, is_gpu_pool, plain, pools_of
+from ._resources import POOL_SIZES, UNKNOWN, Review, get, is_gpu_pool, pools_of, props_of
 
 NAME = "gpu-windows-pool"
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     review = Review(report, args)
-    cluster_version = get(plain(args.props), "kubernetesVersion")
-    for pool in pools_of(args.resource_type, args.props, review):
+    pools = pools_of(args, review)
+    cluster_version = get(props_of(args), "kubernetesVersion") if pools else None
+    for pool in pools:
         os_type = pool.get("osType")
         if os_type is UNKNOWN:
             review.unknown_field(pool.path("osType"))

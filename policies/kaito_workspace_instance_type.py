@@ -17,7 +17,7 @@ from rules.kaito import WORKSPACE_PROPERTIES, KaitoWorkspace, instance_type, pre
 from rules.resource_types import is_kaito_workspace
 
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, get, plain
+from ._resources import UNKNOWN, Review, get, props_of
 
 NAME = "kaito-workspace-instance-type"
 
@@ -38,7 +38,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if not is_kaito_workspace(args.resource_type):
         return
     review = Review(report, args)
-    props = plain(args.props)
+    props = props_of(args)
     size = _read(props, "instanceType")
     if size is UNKNOWN:
         review.unknown_field(property_path("instanceType"))

@@ -17,7 +17,7 @@ from rules import NotApplicable
 from rules.kaito import WORKSPACE_PROPERTIES, KaitoWorkspace, model_access_secret, property_path
 
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, get, plain
+from ._resources import UNKNOWN, Review, get, props_of
 
 NAME = "kaito-workspace-model-access"
 WORKSPACE_V1BETA1 = "kubernetes:kaito.sh/v1beta1:Workspace"
@@ -28,7 +28,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if args.resource_type != WORKSPACE_V1BETA1:
         return
     review = Review(report, args)
-    props = plain(args.props)
+    props = props_of(args)
     preset = get(props, *WORKSPACE_PROPERTIES["preset"])
     secret = get(props, *WORKSPACE_PROPERTIES["modelAccessSecret"])
     if preset is UNKNOWN:

@@ -37,7 +37,7 @@ from datetime import date
 from decimal import ROUND_DOWN, Decimal
 from typing import Final
 
-from gpu_catalog import Catalog, GpuSize, default_catalog, is_gpu_size
+from gpu_catalog import Catalog, GpuSize, clock, default_catalog, is_gpu_size
 from gpu_catalog.problems import show
 from rules.sizes import DEFAULT_FLOOR, accepted_sizes, check_gpu_size
 
@@ -164,7 +164,15 @@ def offered_by_databricks(size: GpuSize) -> bool:
 
 def databricks_gpu_sizes() -> list[str]:
     """Catalog sizes a source lists as Azure Databricks GPU node types, current ones only (for messages)."""
-    return sorted(s.name for s in default_catalog().sizes() if s.databricks_supported and not s.is_retired())
+    catalog, day = default_catalog(), clock.today()
+    cached = _DATABRICKS_GPU_SIZES.get(day)
+    if cached is None or cached[0] is not catalog:  # read once per catalog and day (every message names them)
+        names = tuple(sorted(s.name for s in catalog.sizes() if s.databricks_supported and not s.is_retired(day)))
+        cached = _DATABRICKS_GPU_SIZES[day] = (catalog, names)
+    return list(cached[1])
+
+
+_DATABRICKS_GPU_SIZES: dict[date, tuple[Catalog, tuple[str, ...]]] = {}
 
 
 def accepted_node_types(
@@ -297,12 +305,11 @@ def missing_cost_tags(cluster: DatabricksCluster, cost_tags: Iterable[str], *car
 
 
 def _node_type_problem(value: str | None, role: str, *, size_rules: bool, floor: str) -> str | None:
-    allowed = ", ".join(databricks_gpu_sizes())
     if value is None or not is_gpu_size(value):
         subject = f"{value} is not a GPU node type" if value else f"the {role} node type is not set"
         return (
             f"{subject}: a GPU cluster needs GPU node types for its workers and its driver (the GPU ML runtime's "
-            f"CUDA libraries do not run on a CPU node). Allowed: {allowed}"
+            f"CUDA libraries do not run on a CPU node). Allowed: {', '.join(databricks_gpu_sizes())}"
         )
     catalog = default_catalog()
     if size_rules:
@@ -313,7 +320,7 @@ def _node_type_problem(value: str | None, role: str, *, size_rules: bool, floor:
     if size is not None and not offered_by_databricks(size):
         return (
             f"{size.name} ({size.gpu_model}) is not offered by Azure Databricks as a GPU node type, so the cluster "
-            f"cannot be created. Allowed: {allowed}"
+            f"cannot be created. Allowed: {', '.join(databricks_gpu_sizes())}"
         )
     return None
 

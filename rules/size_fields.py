@@ -148,13 +148,19 @@ def join_path(*parts: str | int) -> str:
     return out
 
 
+@cache
+def parse_path(path: str) -> tuple[tuple[str, bool], ...]:
+    """A field path (``scale.manual[].size``) as its steps: ``(key, is_list)``; parsed once per path."""
+    return tuple((tok[:-2], True) if tok.endswith("[]") else (tok, False) for tok in path.split("."))
+
+
 def find_values(obj: Any, path: str, is_unknown: Callable[[Any], bool]) -> Iterator[tuple[str, Any]]:
     """Every value at ``path`` in ``obj`` with its concrete path (``manual[1].size``); absent fields yield nothing.
 
     A value that is unknown (during a preview) on the way down is yielded at the path where it is unknown, so the
     caller can name it (``agentPoolProfiles`` when the whole list is computed).
     """
-    steps = [(tok[:-2], True) if tok.endswith("[]") else (tok, False) for tok in path.split(".")]
+    steps = parse_path(path)
 
     def walk(value: Any, i: int, prefix: str) -> Iterator[tuple[str, Any]]:
         if is_unknown(value) or i == len(steps):

@@ -37,6 +37,7 @@ from rules.aks import (
 from rules.budget import budget_shape
 from rules.hardening import ApiServer, api_server_access, network_policy, node_hardening, rotation_poll_interval
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
+from rules.limits import ClusterScale, cluster_scale
 from rules.node_stack import (
     KAITO_ADDON,
     GpuNode,
@@ -334,9 +335,21 @@ def _upgrade_channel_problems(cfg: StackConfig) -> list[Problem]:
     return [Problem(f"cluster.{f.field}", f.message) for f in found]
 
 
+def scale_facts(cfg: StackConfig) -> ClusterScale:
+    """The cluster's node pools (the inline system pool and every GPU pool) and the most nodes each may run."""
+    gpu = tuple(p.maxCount if p.maxCount is not None else p.effective_count for p in cfg.gpuPools)
+    return ClusterScale(cfg.cluster.skuTier, 1, (cfg.cluster.systemPool.count, *gpu))
+
+
+def scale_problems(cfg: StackConfig) -> list[Problem]:
+    """AKS's scale limits (rules.limits): node pools per cluster and nodes per cluster, on the ``gpuPools`` list."""
+    return [Problem("gpuPools", f.message) for f in cluster_scale(scale_facts(cfg))]
+
+
 def semantic_problems(cfg: StackConfig) -> list[Problem]:
     """Cross-field problems of a structurally valid config (catalog rules and the platform's rules)."""
     problems = cluster_problems(cfg)
+    problems += scale_problems(cfg)
     seen: dict[str, int] = {}
     for i, pool in enumerate(cfg.gpuPools):
         if pool.name in seen:

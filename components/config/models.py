@@ -27,6 +27,7 @@ from rules.hardening import (
     default_encryption_at_host,
     default_os_disk_type,
 )
+from rules.limits import MAX_NODES_PER_NODE_POOL, MAX_PODS_PER_NODE
 from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, KAITO_SAFE_TAINT, Sharing
 from rules.sizes import DEFAULT_FLOOR
 from rules.upgrade import AutoUpgradeChannel
@@ -128,7 +129,7 @@ class SystemPoolConfig(StrictModel):
     where the size's support is sourced (``gpu_catalog/facts/system_pool_sizes.json``), off otherwise."""
     osDiskType: Literal["Ephemeral", "Managed"] | None = None
     """Defaults to ``Ephemeral`` where the size supports it and its temp disk holds the 128 GiB OS disk."""
-    maxPods: Annotated[int, Field(ge=10, le=250)] = DEFAULT_MAX_PODS
+    maxPods: Annotated[int, Field(ge=10, le=MAX_PODS_PER_NODE)] = DEFAULT_MAX_PODS
     onlyCriticalAddons: bool = False
     """Taint the system pool ``CriticalAddonsOnly=true:NoSchedule`` (then run the GPU operator's controllers on a
     user pool that tolerates it)."""
@@ -298,11 +299,11 @@ class GpuPoolConfig(StrictModel):
     os: Literal["Linux", "Windows"] = "Linux"
     osSku: LinuxOsSku | WindowsOsSku | None = None
     """Defaults to Ubuntu on Linux (the GPU operator's supported OS) and Windows2022 on Windows."""
-    count: Annotated[int, Field(ge=0, le=1000)] | None = None
+    count: Annotated[int, Field(ge=0, le=MAX_NODES_PER_NODE_POOL)] | None = None
     """Fixed node count (no autoscaling). Defaults to 1 when ``maxCount`` is not set."""
-    minCount: Annotated[int, Field(ge=0, le=1000)] | None = None
+    minCount: Annotated[int, Field(ge=0, le=MAX_NODES_PER_NODE_POOL)] | None = None
     """Autoscaling lower bound (needs ``maxCount``). Defaults to 1."""
-    maxCount: Annotated[int, Field(ge=1, le=1000)] | None = None
+    maxCount: Annotated[int, Field(ge=1, le=MAX_NODES_PER_NODE_POOL)] | None = None
     """Setting ``maxCount`` turns the cluster autoscaler on for this pool."""
     driver: Literal["operator", "aks"] | None = None
     """Who installs the NVIDIA driver: ``operator`` (AKS skips it: ``gpuProfile.driver=None``) or ``aks``.
@@ -317,7 +318,7 @@ class GpuPoolConfig(StrictModel):
     labels: dict[str, str] = Field(default_factory=dict)
     spot: bool = False
     zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
-    maxPods: Annotated[int, Field(ge=10, le=250)] | None = None
+    maxPods: Annotated[int, Field(ge=10, le=MAX_PODS_PER_NODE)] | None = None
     """Defaults to 250 (Azure CNI Overlay's default) on Linux, 110 on Windows; always sent."""
     encryptionAtHost: bool | None = None
     """Encryption at host (needs the subscription feature ``Microsoft.Compute/EncryptionAtHost``). Defaults to on

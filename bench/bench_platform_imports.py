@@ -1,0 +1,105 @@
+"""What ``import components.platform, components.config`` costs against the Pulumi SDK modules it needs.
+
+The anchor is a process importing exactly the ``pulumi*`` modules (pulumi, pulumi_azure_native's submodules,
+pulumiverse_time, …) that our import leaves loaded: what any program registering the same resources pays. The ratio
+is CPU time (user+sys of the child, start-up included on both sides), the median of ``--repeat`` interleaved runs.
+``python -X importtime`` attributes our side's own time by owner: pydantic (the stack-config models' library and
+their class construction, in ``components.*``), the catalog and rules (``gpu_catalog``, ``rules``), the SDKs.
+
+    python bench/bench_platform_imports.py [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import PY, ROOT, emit_result, header
+
+OURS = "import components.platform, components.config"
+SDK_TOPS = ("pulumi", "pulumi_azure_native", "pulumi_kubernetes", "pulumiverse_time", "pulumi_databricks")
+TARGET = 1.3
+OTHER = "other (stdlib, yaml, grpc, protobuf, …)"
+CPU = "\nimport resource\nru = resource.getrusage(resource.RUSAGE_SELF)\nprint(ru.ru_utime + ru.ru_stime)"
+OWNERS = (
+    ("pydantic", re.compile(r"^(pydantic|pydantic_core|annotated_types|typing_inspection)(\.|$)")),
+    ("our stack config and components (components.*)", re.compile(r"^components(\.|$)")),
+    ("our catalog and rules (gpu_catalog, rules)", re.compile(r"^(gpu_catalog|rules)(\.|$)")),
+    ("Pulumi SDKs", re.compile(r"^(pulumi|pulumi_[a-z_]+|pulumiverse_time)(\.|$)")),
+)
+
+
+def _cpu(code: str) -> float:
+    out = subprocess.run([PY, "-c", code + CPU], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return float(out.split()[-1])
+
+
+def sdk_modules() -> list[str]:
+    loaded = f"sorted(m for m in sys.modules if m.split('.')[0] in {SDK_TOPS!r})"
+    code = f"import sys, json\n{OURS}\nprint(json.dumps({loaded}))"
+    out = subprocess.run([PY, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return list(json.loads(out.splitlines()[-1]))
+
+
+def by_owner() -> dict[str, float]:
+    """Self time (ms) per owner from ``-X importtime`` of our import."""
+    cmd = [PY, "-X", "importtime", "-c", OURS]
+    err = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stderr
+    out: dict[str, float] = {name: 0.0 for name, _ in OWNERS}
+    out[OTHER] = 0.0
+    for line in err.splitlines():
+        parts = line.split("|")
+        if len(parts) != 3 or not parts[0].startswith("import time:") or "self" in parts[0]:
+            continue
+        self_us, module = int(parts[0].split(":")[1]), parts[2].strip()
+        owner = next(
+            (name for name, pattern in OWNERS if pattern.match(module)), "other (stdlib, yaml, grpc, protobuf, …)"
+        )
+        out[owner] += self_us / 1000
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args(argv)
+    header("imports: components.platform + components.config vs. the SDK modules they import")
+    modules = sdk_modules()
+    anchor = f"import importlib\nfor m in {modules!r}:\n    importlib.import_module(m)"
+    ours: list[float] = []
+    sdk: list[float] = []
+    for rep in range(args.repeat):
+        for side in ("ours", "sdk") if rep % 2 == 0 else ("sdk", "ours"):
+            (ours if side == "ours" else sdk).append(_cpu(OURS if side == "ours" else anchor))
+    o, s = statistics.median(ours), statistics.median(sdk)
+    owners = by_owner()
+    result: dict[str, Any] = {
+        "sdk_modules": len(modules),
+        "ours_cpu_s": {"median": o, "min": min(ours), "max": max(ours)},
+        "sdk_cpu_s": {"median": s, "min": min(sdk), "max": max(sdk)},
+        "ratio": o / s,
+        "target": TARGET,
+        "owners_ms": owners,
+        "databricks_imported": any(m.startswith("pulumi_databricks") for m in modules),
+    }
+    print(
+        f"  ours {o:.3f} s CPU (min {min(ours):.3f}, max {max(ours):.3f}); the {len(modules)} SDK modules alone "
+        f"{s:.3f} s (min {min(sdk):.3f}, max {max(sdk):.3f}); ratio {o / s:.2f} (target ≤ {TARGET})"
+    )
+    print("  own import time by owner (python -X importtime, ms):")
+    for name, ms in owners.items():
+        print(f"    {name:<52} {ms:7.1f}")
+    emit_result("platform_imports", result)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,121 @@
+"""One plain view per resource per request, shared by every policy: the pack answers exactly as when every policy
+converts the resource itself (``Analyze`` and ``AnalyzeStack``, over bench's generated corpus with unknowns)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pulumi.runtime.proto import analyzer_pb2
+from pulumi_policy import EnforcementLevel
+from pulumi_policy.policy import _PolicyAnalyzerServicer
+from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
+
+import policies._resources as resources
+from bench.bench_policy import synth_resources
+from policies.pack import ALL_POLICIES, PACK_NAME
+from preflight.analyzer import engine_urn, to_struct
+
+N = 150
+RESOURCE_DIAGNOSTICS = 284
+STACK_DIAGNOSTICS = 91
+"""What the pack reports over the corpus (violations and "can't run during preview" notes): enough to compare."""
+
+
+def _corpus() -> list[tuple[str, str, str, dict[str, Any]]]:
+    """bench's synthetic corpus (AgentPool, ManagedCluster, Databricks; every catalog size), every seventh resource
+    with one field unknown and every eleventh with an unknown pool list / node count."""
+    out: list[tuple[str, str, str, dict[str, Any]]] = []
+    for i, r in enumerate(synth_resources(N)):
+        inputs = dict(r.inputs)
+        if i % 7 == 0:
+            inputs[sorted(inputs)[i % len(inputs)]] = UNKNOWN_STRING_VALUE
+        if i % 11 == 0:
+            key = "agentPoolProfiles" if "agentPoolProfiles" in inputs else "count"
+            inputs[key] = UNKNOWN_STRING_VALUE if key == "agentPoolProfiles" else UNKNOWN_NUMBER_VALUE
+        out.append((r.type, engine_urn(r.urn), r.name, inputs))
+    return out
+
+
+@pytest.fixture
+def servicer(monkeypatch: pytest.MonkeyPatch) -> _PolicyAnalyzerServicer:
+    for key, value in {
+        "PULUMI_PROJECT": "azure-gpu-platform",
+        "PULUMI_STACK": "bench",
+        "PULUMI_DRY_RUN": "true",
+        "PULUMI_ORGANIZATION": "organization",
+        "PULUMI_CONFIG": "{}",
+    }.items():
+        monkeypatch.setenv(key, value)
+    return _PolicyAnalyzerServicer(PACK_NAME, "0.0.0", list(ALL_POLICIES), EnforcementLevel.ADVISORY)
+
+
+def _answers(servicer: _PolicyAnalyzerServicer) -> Iterator[bytes]:
+    corpus = _corpus()
+    stack: list[analyzer_pb2.AnalyzerResource] = []
+    for typ, urn, name, inputs in corpus:
+        props = to_struct(inputs, skip_internal_keys=True)
+        request = analyzer_pb2.AnalyzeRequest(type=typ, properties=props, urn=urn, name=name)
+        yield servicer.Analyze(request, None).SerializeToString(deterministic=True)
+        stack.append(analyzer_pb2.AnalyzerResource(type=typ, properties=props, urn=urn, name=name))
+    request = analyzer_pb2.AnalyzeStackRequest(resources=stack)
+    yield servicer.AnalyzeStack(request, None).SerializeToString(deterministic=True)
+
+
+class _Conversions:
+    """Counts whole-resource conversions (outermost :func:`plain` calls)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        self._depth = 0
+        original = resources.plain
+
+        def counting(value: Any) -> Any:
+            self.count += self._depth == 0
+            self._depth += 1
+            try:
+                return original(value)
+            finally:
+                self._depth -= 1
+
+        monkeypatch.setattr(resources, "plain", counting)
+
+
+def test_shared_view_answers_byte_for_byte_as_per_policy_conversion(
+    servicer: _PolicyAnalyzerServicer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = list(_answers(servicer))
+    with monkeypatch.context() as m:
+        m.setattr(resources, "_current_request", lambda: None)  # every policy converts the resource itself
+        alone = list(_answers(servicer))
+    assert len(shared) == N + 1
+    assert shared == alone
+    diagnostics = [len(analyzer_pb2.AnalyzeResponse.FromString(a).diagnostics) for a in shared]
+    assert (sum(diagnostics[:-1]), diagnostics[-1]) == (RESOURCE_DIAGNOSTICS, STACK_DIAGNOSTICS)
+
+
+def test_each_resource_is_converted_once_per_request(
+    servicer: _PolicyAnalyzerServicer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conversions = _Conversions(monkeypatch)
+    props = to_struct({"agentPoolName": "gpu", "vmSize": "Standard_NC24ads_A100_v4", "osType": "Linux"})
+    typ, urn = (
+        "azure-native:containerservice:AgentPool",
+        "urn:pulumi:bench::p::azure-native:containerservice:AgentPool::a",
+    )
+    servicer.Analyze(analyzer_pb2.AnalyzeRequest(type=typ, properties=props, urn=urn, name="a"), None)
+    assert conversions.count == 1  # twenty resource policies, one conversion
+    databricks = "databricks:index/cluster:Cluster"
+    servicer.Analyze(
+        analyzer_pb2.AnalyzeRequest(type="kubernetes:core/v1:ConfigMap", properties=props, urn=urn + "cm", name="cm"),
+        None,
+    )
+    assert conversions.count == 1  # no policy reads a ConfigMap: type checks come before any conversion
+    stack = [
+        analyzer_pb2.AnalyzerResource(type=t, properties=props, urn=f"{urn}-{i}", name=f"r{i}")
+        for i, t in enumerate([typ, typ, databricks])
+    ]
+    conversions.count = 0
+    servicer.AnalyzeStack(analyzer_pb2.AnalyzeStackRequest(resources=stack), None)
+    assert conversions.count == 2  # the two AgentPools, once each for all the stack policies that read pools
