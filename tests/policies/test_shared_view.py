@@ -18,7 +18,7 @@ from policies.pack import ALL_POLICIES, PACK_NAME
 from preflight.analyzer import engine_urn, to_struct
 
 N = 150
-RESOURCE_DIAGNOSTICS = 284
+RESOURCE_DIAGNOSTICS = 282  # 284 before NCads_A10_v4 became whole GPUs (NC8, NC16 no longer below the floor)
 STACK_DIAGNOSTICS = 91
 """What the pack reports over the corpus (violations and "can't run during preview" notes): enough to compare."""
 
