@@ -24,7 +24,7 @@ typecheck: setup
 	$(VENV)/bin/pyright
 
 unit: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --durations=10
 
 test: lint typecheck unit
 

@@ -60,6 +60,7 @@ class ProgramError(Exception):
         detail: str | None = None,
         exc_type: str | None = None,
         problems: list[Problem] | None = None,
+        warnings: list[str] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -68,6 +69,9 @@ class ProgramError(Exception):
         self.problems = problems
         """The stack-file problems the program listed (an exception with ``problems`` of ``path`` and ``message``,
         like ``StackConfigError``), so the preflight can report them with its own in one list."""
+        self.warnings: list[str] = list(warnings or [])
+        """What the program warned about before it failed (unknown keys of other namespaces, ...): printed on exit 2
+        too."""
 
 
 @dataclass
@@ -119,6 +123,18 @@ def _clear_outputs() -> None:
     state.rpc_manager.clear()
 
 
+def _flush_logs(loop: asyncio.AbstractEventLoop) -> None:
+    """Let the log calls a failed program made (``pulumi.log.warn`` schedules its RPC as a task) reach the logger
+    before the tasks are cancelled: the warnings are reported on exit 2 too. A few loop turns, never a wait."""
+    import asyncio
+
+    if loop.is_closed() or loop.is_running():
+        return
+    for _ in range(3):
+        with contextlib.suppress(Exception):
+            loop.run_until_complete(asyncio.sleep(0))
+
+
 def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
     """Cancel tasks a failed program left behind (e.g. component outputs never registered) before closing the loop."""
     import asyncio
@@ -161,6 +177,7 @@ def mocked_runtime(
         pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor, logger=logger)
         yield loop
     finally:
+        _flush_logs(loop)
         rt_settings.ROOT.set(None)
         _clear_outputs()
         _cancel_pending(loop)
@@ -273,10 +290,14 @@ def run_program_in_process(settings: StackSettings) -> ProgramRun:
                 loop.run_until_complete(run_pulumi_func(program))
                 scheduling = loop.run_until_complete(_scheduling_outputs())
         except pulumi.RunError as exc:
-            raise ProgramError(str(exc), exc_type=type(exc).__name__, problems=_listed_problems(exc)) from exc
+            raise ProgramError(
+                str(exc), exc_type=type(exc).__name__, problems=_listed_problems(exc), warnings=warnings
+            ) from exc
         except Exception as exc:
             detail = _program_traceback(exc, settings.program_dir)
-            raise ProgramError(f"{type(exc).__name__}: {exc}", detail=detail, exc_type=type(exc).__name__) from exc
+            raise ProgramError(
+                f"{type(exc).__name__}: {exc}", detail=detail, exc_type=type(exc).__name__, warnings=warnings
+            ) from exc
     return ProgramRun(resources=list(monitor.recorded), warnings=warnings, scheduling=scheduling)
 
 
@@ -367,7 +388,13 @@ def run_program(
         err = doc["error"]
         listed = err.get("problems")
         problems = [Problem(p["path"], p["message"]) for p in listed] if isinstance(listed, list) else None
-        raise ProgramError(err["message"], detail=err.get("detail"), exc_type=err.get("type"), problems=problems)
+        raise ProgramError(
+            err["message"],
+            detail=err.get("detail"),
+            exc_type=err.get("type"),
+            problems=problems,
+            warnings=list(doc.get("warnings") or []),
+        )
     resources = [RecordedResource(**r) for r in doc["resources"]]
     return ProgramRun(
         resources=resources, warnings=list(doc.get("warnings", [])), scheduling=dict(doc.get("scheduling") or {})
@@ -401,7 +428,7 @@ def child_main(argv: list[str]) -> int:
     except ProgramError as exc:
         out = {
             "resources": [],
-            "warnings": [],
+            "warnings": exc.warnings,
             "error": {
                 "message": exc.message,
                 "detail": exc.detail,
