@@ -181,11 +181,9 @@ def run_preflight(args: argparse.Namespace, progress: _Progress, warnings_out: l
     pending: list[str] = []
     try:
         return _run_preflight(args, progress, facts_max_age_days, pending)
-    except (StackFileError, ProgramError, PolicyPackError) as exc:
+    except (StackFileError, ProgramError, PolicyPackError):
         if warnings_out is not None:
-            found = [*pending, *(exc.warnings if isinstance(exc, ProgramError) else [])]
-            found += staleness_warnings(facts_max_age_days)
-            warnings_out.extend(dict.fromkeys(found))
+            warnings_out.extend(dict.fromkeys([*pending, *staleness_warnings(facts_max_age_days)]))
         raise
 
 
@@ -258,6 +256,8 @@ def _run_preflight(
                 problems.extend(_pack_config_problems(exc))
             worker.join()
             error = outcome.get("error")
+            if isinstance(error, ProgramError):
+                pending.extend(error.warnings)  # printed with the refusal (exit 2), as the report lists them
             if isinstance(error, ProgramError) and error.problems is not None:
                 # The program's problems first; the preflight's only on keys the program did not already report.
                 raise _refuse(settings, merge_problems(error.problems, problems), intended, notes)

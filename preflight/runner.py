@@ -123,18 +123,6 @@ def _clear_outputs() -> None:
     state.rpc_manager.clear()
 
 
-def _flush_logs(loop: asyncio.AbstractEventLoop) -> None:
-    """Let the log calls a failed program made (``pulumi.log.warn`` schedules its RPC as a task) reach the logger
-    before the tasks are cancelled: the warnings are reported on exit 2 too. A few loop turns, never a wait."""
-    import asyncio
-
-    if loop.is_closed() or loop.is_running():
-        return
-    for _ in range(3):
-        with contextlib.suppress(Exception):
-            loop.run_until_complete(asyncio.sleep(0))
-
-
 def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
     """Cancel tasks a failed program left behind (e.g. component outputs never registered) before closing the loop."""
     import asyncio
@@ -177,7 +165,6 @@ def mocked_runtime(
         pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor, logger=logger)
         yield loop
     finally:
-        _flush_logs(loop)
         rt_settings.ROOT.set(None)
         _clear_outputs()
         _cancel_pending(loop)
