@@ -31,6 +31,11 @@ test: lint typecheck unit
 rules: setup
 	$(PY) -m policies.rules_md > policies/RULES.md
 
+# docs/gpu-reference.md (KAITO presets with the smallest size each fits, MIG slices per size), generated from the facts.
+.PHONY: reference
+reference: setup
+	$(PY) -m rules.reference > docs/gpu-reference.md
+
 # Benchmarks (bench/RESULTS.md): component overhead, policy throughput, program scaling, imports. < 10 min on 2 cores.
 bench: setup
 	$(PY) bench/run_all.py
