@@ -424,7 +424,26 @@ def child_main(argv: list[str]) -> int:
             },
         }
     args.result.write_text(json.dumps(out), encoding="utf-8")
+    _close_stray_loop()
     return 0
+
+
+def _close_stray_loop() -> None:
+    """Close an event loop the SDK left set on this thread after the run (``pulumi.runtime.sync_await`` creates and
+    sets one when none is current). Left open, it is garbage-collected at interpreter shutdown, after the socket
+    module has closed its self-pipe, and asyncio prints "Exception ignored ... Invalid file descriptor: -1" with a
+    traceback on stderr — which the preflight copies to its own stderr."""
+    import asyncio
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        policy = asyncio.get_event_loop_policy()
+        local = getattr(policy, "_local", None)
+        loop = getattr(local, "_loop", None)
+    if isinstance(loop, asyncio.AbstractEventLoop) and not loop.is_running() and not loop.is_closed():
+        loop.close()
+    asyncio.set_event_loop(None)
 
 
 if __name__ == "__main__":
