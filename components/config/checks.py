@@ -356,6 +356,13 @@ def _operator_platform_problems(cfg: StackConfig) -> list[Problem]:
             return [Problem("gpuOperator.version", problem)]
         key = f"gpuPools[{i}].osSku" if pool.effective_os_sku not in facts.os_images else "gpuOperator.version"
         text = problem if key.endswith("osSku") else f"gpuPools[{i}] ({pool.name}): {problem}"
+        if key == "gpuOperator.version" and "version" not in cfg.gpuOperator.model_fields_set:
+            # The user did not write the version: name the key they wrote and the default it collided with.
+            key = f"gpuPools[{i}].orchestratorVersion" if pool.orchestratorVersion else "cluster.kubernetesVersion"
+            text = (
+                f"{show(cfg.pool_kubernetes_version(pool))} collides with the default gpuOperator.version "
+                f"{version} (not written in the stack file): {text}"
+            )
         if all(p.message != text for p in problems):
             problems.append(Problem(key, text))
     return problems

@@ -236,3 +236,21 @@ def test_warnings_are_printed_on_exit_2_too(tmp_path: Path) -> None:
         "is ignored; did you mean 'azure-native:location'?"
     )
     assert any("gpu_catalog/facts/aks_access.json: its sources were read on 2026-08-21" in w for w in warnings)
+
+
+# ------------------------------------------------------------------------------ keys the user did not write
+
+
+def test_a_refusal_names_the_key_written_and_the_default_it_collided_with() -> None:
+    data = config(gpuOperator={"enabled": True})
+    data["cluster"]["kubernetesVersion"] = "1.37"
+    found = problems(data)
+    assert "gpuOperator.version" not in found  # never written in the stack file
+    assert found["cluster.kubernetesVersion"] == (
+        "'1.37' collides with the default gpuOperator.version v26.7.0 (not written in the stack file): gpuPools[0] "
+        "(t4): GPU operator v26.7.0 is not validated on Kubernetes 1.37 with Ubuntu 22.04, Ubuntu 24.04 (NVIDIA's "
+        "matrix for v26.7.0: Ubuntu 22.04 1.33–1.36; Ubuntu 24.04 1.32–1.36; Ubuntu 26.04 1.33–1.36). Releases "
+        "validated for it: none known yet."
+    )
+    data["gpuOperator"]["version"] = "v26.7.0"  # written: the refusal is on it
+    assert "gpuOperator.version" in problems(data)
