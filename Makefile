@@ -24,12 +24,17 @@ typecheck: setup
 	$(VENV)/bin/pyright
 
 unit: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --durations=10
 
 test: lint typecheck unit
 
 rules: setup
 	$(PY) -m policies.rules_md > policies/RULES.md
+
+# docs/gpu-reference.md (KAITO presets with the smallest size each fits, MIG slices per size), generated from the facts.
+.PHONY: reference
+reference: setup
+	$(PY) -m rules.reference > docs/gpu-reference.md
 
 # Benchmarks (bench/RESULTS.md): component overhead, policy throughput, program scaling, imports. < 10 min on 2 cores.
 bench: setup

@@ -1,6 +1,26 @@
 """Base class for every stack-config model: strict (unknown keys rejected), immutable, camelCase keys as written."""
 
-from pydantic import BaseModel, ConfigDict
+import types
+from functools import cache
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+
+
+@cache
+def _numeric_only(annotation: Any) -> bool:
+    """Whether a field's type takes a number (int or float) but never a boolean."""
+
+    def kinds(tp: Any) -> set[Any]:
+        origin = get_origin(tp)
+        if origin is Annotated:
+            return kinds(get_args(tp)[0])
+        if origin is Union or isinstance(tp, types.UnionType):
+            return set().union(*(kinds(a) for a in get_args(tp)))
+        return {tp}
+
+    found = kinds(annotation)
+    return bool(found & {int, float}) and bool not in found and Any not in found
 
 
 class StrictModel(BaseModel):
@@ -10,3 +30,17 @@ class StrictModel(BaseModel):
     # root StackConfig builds everything it needs; the nested models' own validators, which the program never uses
     # on their own, are not built twice at import (~120 ms of every program run and preflight; bench/RESULTS.md).
     model_config = ConfigDict(extra="forbid", frozen=True, strict=False, validate_default=True, defer_build=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_boolean_for_a_number(cls, value: Any, info: ValidationInfo) -> Any:
+        """YAML reads ``true``/``false`` (and ``yes``/``no`` in YAML 1.1 tools) as booleans, and a lax number field
+        would take ``true`` as 1: a count, limit or size is refused when it is a boolean."""
+        if isinstance(value, bool) and info.field_name is not None:
+            field = cls.model_fields.get(info.field_name)
+            if field is not None and _numeric_only(field.annotation):
+                raise ValueError(
+                    f"must be a number, got the YAML boolean {str(value).lower()} (it would be read as {int(value)}); "
+                    "write the number itself"
+                )
+        return value

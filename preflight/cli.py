@@ -189,13 +189,40 @@ def staleness_warnings(max_age_days: int) -> list[str]:
 
 
 def run_preflight(
-    args: argparse.Namespace, progress: _Progress, *, live_credential: Any = None, live_transport: Any = None
+    args: argparse.Namespace,
+    progress: _Progress,
+    warnings_out: list[str] | None = None,
+    *,
+    live_credential: Any = None,
+    live_transport: Any = None,
 ) -> Report:
     """Everything but rendering; raises PreflightInputError, StackFileError, ProgramError, PolicyPackError.
 
-    ``live_credential`` / ``live_transport``: an azure-core credential and transport for ``--live`` (tests answer
-    with recorded responses; default: DefaultAzureCredential over the network)."""
+    ``warnings_out`` receives the warnings found before such an error (the notes, what the program warned about,
+    stale facts), so the caller prints them on exit 2 as the report does on exit 0 and 1. ``live_credential`` /
+    ``live_transport``: an azure-core credential and transport for ``--live`` (tests answer with recorded responses;
+    default: DefaultAzureCredential over the network)."""
     facts_max_age_days = facts_max_age(getattr(args, "facts_max_age", None))
+    pending: list[str] = []
+    try:
+        return _run_preflight(
+            args, progress, facts_max_age_days, pending, live_credential=live_credential, live_transport=live_transport
+        )
+    except (StackFileError, ProgramError, PolicyPackError):
+        if warnings_out is not None:
+            warnings_out.extend(dict.fromkeys([*pending, *staleness_warnings(facts_max_age_days)]))
+        raise
+
+
+def _run_preflight(
+    args: argparse.Namespace,
+    progress: _Progress,
+    facts_max_age_days: int,
+    pending: list[str],
+    *,
+    live_credential: Any = None,
+    live_transport: Any = None,
+) -> Report:
     program_dir: Path = args.program.resolve()
     project = read_project(program_dir)  # fails early, naming Pulumi.yaml, when DIR is not a Python program
     stack_file: Path | None = args.config_file
@@ -269,6 +296,8 @@ def run_preflight(
             )
             worker.join()
             error = outcome.get("error")
+            if isinstance(error, ProgramError):
+                pending.extend(error.warnings)  # printed with the refusal (exit 2), as the report lists them
             if isinstance(error, ProgramError) and error.problems is not None:
                 # The program's problems first; the preflight's only on keys the program did not already report.
                 raise _refuse(settings, merge_problems(error.problems, problems), intended, notes)
@@ -352,8 +381,11 @@ def run_preflight(
     )
 
 
-def _error(message: str) -> int:
+def _error(message: str, warnings: Sequence[str] = ()) -> int:
+    """Exit 2: the error, then the warnings found before it (as the report lists them on exit 0 and 1)."""
     sys.stderr.write(f"preflight: error: {message.rstrip()}\n")
+    for warning in warnings:
+        sys.stderr.write(f"preflight: warning: {warning}\n")
     return EXIT_ERROR
 
 
@@ -371,16 +403,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         clock.today()
     except clock.ClockError as exc:
         return _error(str(exc))
+    warnings: list[str] = []
     try:
-        report = run_preflight(args, progress)
+        report = run_preflight(args, progress, warnings)
     except (PreflightInputError, StackFileError) as exc:
-        return _error(str(exc))
+        return _error(str(exc), warnings)
     except ProgramError as exc:
         where = f"the program {args.program}"
         text = exc.message if exc.detail is None else f"{exc.message}\n{exc.detail}"
-        return _error(f"{where} failed:\n{text}")
+        return _error(f"{where} failed:\n{text}", warnings)
     except PolicyPackError as exc:
-        return _error(f"policy pack {args.policy_pack}: {exc}")
+        return _error(f"policy pack {args.policy_pack}: {exc}", warnings)
     output = render(report, args.format)
     if args.output is not None:
         try:

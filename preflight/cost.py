@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from gpu_catalog import Catalog, default_catalog, is_gpu_size
@@ -77,7 +77,10 @@ class CostLine:
     nodes_max: int | None
     usd_per_node_hour: float | None
     note: str | None = None
-    """Why the line is not priced (``None`` when it is)."""
+    """Why the line is not priced (``None`` when it is), or what its price means."""
+    knob: str | None = field(default=None, compare=False)
+    """The resource's property that bounds this line's node count (``maxCount``, ``autoscale.maxWorkers``, a NAP
+    NodePool's ``limits``): what the budget's fix names when this line drives the cost."""
 
     @property
     def priced(self) -> bool:
@@ -306,7 +309,55 @@ def cost_lines(resource: RecordedResource, catalog: Catalog | None = None) -> li
         entry = size_table().for_type(resource.type)
         if entry is not None:
             lines.extend(_table_lines(cat, resource, props, entry))
-    return [line for line in lines if line is not None]
+    return [_annotated(resource, props, line) for line in lines if line is not None]
+
+
+SPOT_NOTE = (
+    "spot: priced at on-demand rates, an upper bound (spot prices vary by region and hour; the catalog has no "
+    "documented spot price)"
+)
+"""What a spot line's price means: the catalog's indicative on-demand price (``gpu_catalog/catalog.json``)."""
+
+
+def _spot(resource: RecordedResource, props: Mapping[str, Any]) -> bool:
+    """Whether the resource asks for spot capacity: an AKS pool's ``scaleSetPriority: Spot``, a Karpenter NodePool
+    that allows the ``spot`` capacity type, a Databricks cluster's ``azureAttributes.availability`` ``SPOT_*``."""
+    if str(props.get("scaleSetPriority", "")).lower() == "spot":
+        return True
+    if is_karpenter_node_pool(resource.type):
+        spec = props.get("spec")
+        template = spec.get("template") if isinstance(spec, Mapping) else None
+        inner = template.get("spec") if isinstance(template, Mapping) else None
+        requirements = inner.get("requirements") if isinstance(inner, Mapping) else None
+        for req in requirements if isinstance(requirements, list) else []:
+            if isinstance(req, Mapping) and req.get("key") == "karpenter.sh/capacity-type":
+                values = req.get("values")
+                return isinstance(values, list) and "spot" in values and req.get("operator", "In") == "In"
+        return False
+    attributes = props.get("azureAttributes")
+    return isinstance(attributes, Mapping) and str(attributes.get("availability", "")).upper().startswith("SPOT")
+
+
+def _knob(resource: RecordedResource, props: Mapping[str, Any], line: CostLine) -> str | None:
+    """The property that bounds the line's node count (see :attr:`CostLine.knob`)."""
+    if is_karpenter_node_pool(resource.type):
+        return "limits (nvidia.com/gpu; a stack file's gpuNodePools[].limits.gpus)"
+    if is_databricks_cluster(resource.type):
+        if line.role != "workers":
+            return None
+        return "autoscale.maxWorkers" if isinstance(props.get("autoscale"), Mapping) else "numWorkers"
+    if is_kaito_workspace(resource.type):
+        return "resource.count (a stack file's kaito.workspaces[].count)"
+    if line.role == "pool" and resource.type.endswith(":AgentPool"):
+        return "maxCount" if props.get("enableAutoScaling") else "count"
+    return None
+
+
+def _annotated(resource: RecordedResource, props: Mapping[str, Any], line: CostLine) -> CostLine:
+    note = line.note
+    if line.priced and _spot(resource, props):
+        note = SPOT_NOTE if note is None else f"{note}; {SPOT_NOTE}"
+    return replace(line, note=note, knob=_knob(resource, props, line))
 
 
 _STEP = re.compile(r"^(?P<key>[^\[\]]+)(?:\[(?P<index>\d+)\])?$")
@@ -486,6 +537,22 @@ class BudgetFinding:
     message: str
 
 
+def budget_fix(estimate: CostEstimate) -> str:
+    """What to change when over budget: the knob of the resource whose maximum costs the most, else the generic fix."""
+    lines = [ln for ln in estimate.priced_lines if ln.knob is not None and (ln.hourly_max or 0) > (ln.hourly_min or 0)]
+    lines = lines or [ln for ln in estimate.priced_lines if ln.knob is not None]
+    if not lines:
+        return "lower the node counts or pick smaller GPU sizes, or raise the budget."
+    top = max(lines, key=lambda ln: ln.hourly_max or 0.0)
+    monthly = (top.hourly_max or 0.0) * estimate.hours_per_month
+    name = top.urn.rsplit("::", 1)[-1] if "::" in top.urn else top.urn
+    kind = top.resource_type.split(":")[-1]
+    return (
+        f"the largest maximum is {kind} {name} ({top.vm_size}, up to ${monthly:,.2f}/month): lower its {top.knob}, or "
+        "pick a smaller GPU size, or raise the budget."
+    )
+
+
 def check_budget(estimate: CostEstimate, budget: Budget | None) -> BudgetFinding | None:
     """Over budget when the indicative monthly cost at maximum node counts exceeds ``monthlyUsd``."""
     if budget is None:
@@ -504,7 +571,7 @@ def check_budget(estimate: CostEstimate, budget: Budget | None) -> BudgetFinding
         message = (
             f"Indicative GPU cost can reach ${at_max:,.2f}/month at maximum node counts, over the budget of "
             f"${budget.monthly_usd:,.2f}/month ({budget.source}.monthlyUsd).{floor_note}{caveat} "
-            "Fix: lower maxCount/maxWorkers or pick smaller GPU sizes, or raise the budget."
+            f"Fix: {budget_fix(estimate)}"
         )
         return BudgetFinding(budget=budget, over=True, message=message)
     message = (

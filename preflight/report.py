@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING, Any
 from gpu_catalog import clock
 from preflight import exemptions as exemption_report
 from preflight.analyzer import NotApplicable, PolicyInfo, Violation
-from preflight.cost import BUDGET_DESCRIPTION, BUDGET_PACK, BUDGET_POLICY, BudgetFinding, CostEstimate, CostLine
+from preflight.cost import (
+    BUDGET_DESCRIPTION,
+    BUDGET_PACK,
+    BUDGET_POLICY,
+    SPOT_NOTE,
+    BudgetFinding,
+    CostEstimate,
+    CostLine,
+)
 from preflight.model import RecordedResource
 from preflight.quota_report import quota_json, quota_markdown, quota_sarif, quota_text
 from preflight.wire import mask_secrets
@@ -105,7 +113,9 @@ def budget_policy(level: str = "advisory") -> PolicyInfo:
         enforcement_level=level,
         policy_type="stack",
         display_name="GPU budget",
-        remediation_steps="Lower maxCount/maxWorkers, pick smaller GPU sizes, or raise the stack's budget.monthlyUsd.",
+        remediation_steps="Lower the bound the message names on the resource with the largest maximum (an AKS pool's "
+        "maxCount, a Databricks cluster's autoscale.maxWorkers, a NAP pool's limits.gpus, a KAITO workspace's count), "
+        "pick smaller GPU sizes, or raise the stack's budget.monthlyUsd.",
         tags=("gpu", "cost"),
     )
 
@@ -186,6 +196,71 @@ def _tree(resources: list[RecordedResource]) -> list[tuple[str, RecordedResource
 def _gpu_note(r: RecordedResource, lines_by_urn: dict[str, list[CostLine]]) -> str:
     lines = lines_by_urn.get(r.urn, [])
     return "  [" + ", ".join(f"{ln.vm_size} ×{_nodes(ln)}" for ln in lines) + "]" if lines else ""
+
+
+_MIG_RESOURCE = "nvidia.com/mig-"
+_POOL_LABEL = "azure-gpu-platform/pool"
+
+
+def _labels(r: RecordedResource) -> Mapping[str, Any]:
+    """The node labels a pool resource gives its nodes (an AKS AgentPool's ``nodeLabels``, a Karpenter NodePool's
+    ``spec.template.metadata.labels``)."""
+    labels = r.inputs.get("nodeLabels")
+    if isinstance(labels, Mapping):
+        return labels
+    spec = r.inputs.get("spec")
+    template = spec.get("template") if isinstance(spec, Mapping) else None
+    meta = template.get("metadata") if isinstance(template, Mapping) else None
+    found = meta.get("labels") if isinstance(meta, Mapping) else None
+    return found if isinstance(found, Mapping) else {}
+
+
+def _driver(r: RecordedResource, report: Report) -> str | None:
+    """Who installs the NVIDIA driver on the pool's nodes: ``gpuProfile.driver`` of an AgentPool, ``spec.gpu.mode`` of
+    the AKSNodeClass a NodePool references."""
+    profile = r.inputs.get("gpuProfile")
+    if isinstance(profile, Mapping) and profile.get("driver") is not None:
+        return "AKS" if str(profile["driver"]) == "Install" else "not AKS (gpuProfile.driver None)"
+    spec = r.inputs.get("spec")
+    template = spec.get("template") if isinstance(spec, Mapping) else None
+    inner = template.get("spec") if isinstance(template, Mapping) else None
+    ref = inner.get("nodeClassRef") if isinstance(inner, Mapping) else None
+    if isinstance(ref, Mapping):
+        for other in report.resources:
+            if other.type.endswith(":AKSNodeClass") and other.inputs.get("metadata", {}).get("name") == ref.get("name"):
+                gpu = other.inputs.get("spec", {}).get("gpu") or {}
+                mode = gpu.get("mode", "Driver") if isinstance(gpu, Mapping) else "Driver"
+                return "AKS" if mode == "Driver" else f"not AKS (AKSNodeClass gpu.mode {mode})"
+    return None
+
+
+def pool_summary(r: RecordedResource, report: Report, lines_by_urn: dict[str, list[CostLine]]) -> str:
+    """What the tree shows for a GPU pool: MIG profile, sharing (mode × replicas), spot, driver and device plugin —
+    the pool's ``scheduling`` (output contract, :func:`request_rows`) and the pool resource's own inputs. Empty for
+    any other resource."""
+    pool = _labels(r).get(_POOL_LABEL)
+    entry = next(
+        (s for s in report.scheduling.values() if (s.get("nodeSelector") or {}).get(_POOL_LABEL) == pool), None
+    )
+    if pool is None or entry is None:
+        return ""
+    parts: list[str] = []
+    resource = str(entry.get("resourceName") or "")
+    profile = r.inputs.get("gpuInstanceProfile") or _labels(r).get("nvidia.com/mig.config")
+    if resource.startswith(_MIG_RESOURCE):
+        parts.append(f"MIG {resource.removeprefix(_MIG_RESOURCE)}")
+    elif profile:
+        parts.append(f"MIG {profile}")
+    sharing = entry.get("sharing") or "none"
+    parts.append(f"sharing {sharing} ×{entry.get('replicas')}" if sharing != "none" else "no sharing")
+    spot = any(ln.note is not None and SPOT_NOTE in ln.note for ln in lines_by_urn.get(r.urn, []))
+    parts.append("spot" if spot else "on-demand")
+    driver = _driver(r, report)
+    plugin = entry.get("devicePlugin") or "none"
+    if driver is not None:
+        parts.append(f"driver {'GPU operator, ' + driver if plugin == 'gpu-operator' and driver != 'AKS' else driver}")
+    parts.append(f"device plugin {plugin}")
+    return "  (" + " · ".join(parts) + ")"
 
 
 def _lines_by_urn(cost: CostEstimate) -> dict[str, list[CostLine]]:
@@ -344,7 +419,7 @@ def render_text(report: Report) -> str:
     out.append(f"Resources ({len(report.resources)})")
     lines_by_urn = _lines_by_urn(report.cost)
     for prefix, r in _tree(report.resources):
-        out.append(f"  {prefix}{r.type}  {r.name}{_gpu_note(r, lines_by_urn)}")
+        out.append(f"  {prefix}{r.type}  {r.name}{_gpu_note(r, lines_by_urn)}{pool_summary(r, report, lines_by_urn)}")
     out.append("")
     rows = request_rows(report)
     if rows:
@@ -394,6 +469,9 @@ def render_text(report: Report) -> str:
             out.append("  " + "  ".join(cells).rstrip())
         for ln in report.cost.unpriced_lines:
             out.append(f"  not priced: {ln.vm_size} ({_short(ln.urn, by_urn)}): {ln.note}")
+        for ln in report.cost.priced_lines:
+            if ln.note:
+                out.append(f"  note: {_short(ln.urn, by_urn)} {ln.role}: {ln.note}")
     else:
         out.append("  no GPU sizes")
     if report.budget is not None:
@@ -472,6 +550,10 @@ def render_markdown(report: Report) -> str:
             )
         total_h, total_m = _range(c.hourly_min, c.hourly_max), _range(c.monthly_min, c.monthly_max)
         out.append(f"| **Total** | | | | **{total_h}** | **{total_m}** |")
+        notes = [ln for ln in c.priced_lines if ln.note]
+        if notes:
+            out.append("")
+            out += [f"- `{_short(ln.urn, by_urn)}` {ln.role}: {_md(ln.note or '')}" for ln in notes]
         unpriced = c.unpriced_lines
         if unpriced:
             out.append("")
@@ -482,7 +564,11 @@ def render_markdown(report: Report) -> str:
         out += ["", f"Budget: {'**over**' if report.budget.over else 'within'} — {_md(report.budget.message)}"]
     out += quota_markdown(report.quota, report.live)
     out += ["", f"<details><summary>Resources ({len(report.resources)})</summary>", "", "```"]
-    out += [f"{prefix}{r.type}  {r.name}" for prefix, r in _tree(report.resources)]
+    lines_by_urn = _lines_by_urn(c)
+    out += [
+        f"{prefix}{r.type}  {r.name}{_gpu_note(r, lines_by_urn)}{pool_summary(r, report, lines_by_urn)}"
+        for prefix, r in _tree(report.resources)
+    ]
     out += ["```", "", "</details>", ""]
     return "\n".join(out)
 

@@ -60,6 +60,7 @@ class ProgramError(Exception):
         detail: str | None = None,
         exc_type: str | None = None,
         problems: list[Problem] | None = None,
+        warnings: list[str] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -68,6 +69,9 @@ class ProgramError(Exception):
         self.problems = problems
         """The stack-file problems the program listed (an exception with ``problems`` of ``path`` and ``message``,
         like ``StackConfigError``), so the preflight can report them with its own in one list."""
+        self.warnings: list[str] = list(warnings or [])
+        """What the program warned about before it failed (unknown keys of other namespaces, ...): printed on exit 2
+        too."""
 
 
 @dataclass
@@ -273,10 +277,14 @@ def run_program_in_process(settings: StackSettings) -> ProgramRun:
                 loop.run_until_complete(run_pulumi_func(program))
                 scheduling = loop.run_until_complete(_scheduling_outputs())
         except pulumi.RunError as exc:
-            raise ProgramError(str(exc), exc_type=type(exc).__name__, problems=_listed_problems(exc)) from exc
+            raise ProgramError(
+                str(exc), exc_type=type(exc).__name__, problems=_listed_problems(exc), warnings=warnings
+            ) from exc
         except Exception as exc:
             detail = _program_traceback(exc, settings.program_dir)
-            raise ProgramError(f"{type(exc).__name__}: {exc}", detail=detail, exc_type=type(exc).__name__) from exc
+            raise ProgramError(
+                f"{type(exc).__name__}: {exc}", detail=detail, exc_type=type(exc).__name__, warnings=warnings
+            ) from exc
     return ProgramRun(resources=list(monitor.recorded), warnings=warnings, scheduling=scheduling)
 
 
@@ -367,7 +375,13 @@ def run_program(
         err = doc["error"]
         listed = err.get("problems")
         problems = [Problem(p["path"], p["message"]) for p in listed] if isinstance(listed, list) else None
-        raise ProgramError(err["message"], detail=err.get("detail"), exc_type=err.get("type"), problems=problems)
+        raise ProgramError(
+            err["message"],
+            detail=err.get("detail"),
+            exc_type=err.get("type"),
+            problems=problems,
+            warnings=list(doc.get("warnings") or []),
+        )
     resources = [RecordedResource(**r) for r in doc["resources"]]
     return ProgramRun(
         resources=resources, warnings=list(doc.get("warnings", [])), scheduling=dict(doc.get("scheduling") or {})
@@ -401,7 +415,7 @@ def child_main(argv: list[str]) -> int:
     except ProgramError as exc:
         out = {
             "resources": [],
-            "warnings": [],
+            "warnings": exc.warnings,
             "error": {
                 "message": exc.message,
                 "detail": exc.detail,
@@ -410,7 +424,26 @@ def child_main(argv: list[str]) -> int:
             },
         }
     args.result.write_text(json.dumps(out), encoding="utf-8")
+    _close_stray_loop()
     return 0
+
+
+def _close_stray_loop() -> None:
+    """Close an event loop the SDK left set on this thread after the run (``pulumi.runtime.sync_await`` creates and
+    sets one when none is current). Left open, it is garbage-collected at interpreter shutdown, after the socket
+    module has closed its self-pipe, and asyncio prints "Exception ignored ... Invalid file descriptor: -1" with a
+    traceback on stderr — which the preflight copies to its own stderr."""
+    import asyncio
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        policy = asyncio.get_event_loop_policy()
+        local = getattr(policy, "_local", None)
+        loop = getattr(local, "_loop", None)
+    if isinstance(loop, asyncio.AbstractEventLoop) and not loop.is_running() and not loop.is_closed():
+        loop.close()
+    asyncio.set_event_loop(None)
 
 
 if __name__ == "__main__":

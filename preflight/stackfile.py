@@ -131,11 +131,62 @@ def _duplicates(node: yaml.Node, parts: list[Any], project: str, out: list[Probl
             _duplicates(item, [*parts, index], project, out)
 
 
+MAX_EXPANDED_NODES = 100_000
+"""The most values a stack file may hold once its YAML aliases are expanded (every real stack has a few hundred):
+nested anchors that reuse each other multiply ("billion laughs") and would stall every reader after the parse.
+Counted on the composed node graph, each node once, so the check itself stays linear."""
+
+
+def _expanded_size(root: yaml.Node) -> tuple[int, yaml.Node | None]:
+    """How many values ``root`` holds with every alias expanded (capped just past the limit), and the shared node that
+    expands the most (the anchor to name), or ``None`` without aliases."""
+    sizes: dict[int, int] = {}
+    uses: dict[int, int] = {}
+    nodes: dict[int, yaml.Node] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            children: list[yaml.Node] = []
+            if isinstance(node, yaml.MappingNode):
+                children = [n for pair in node.value for n in pair]
+            elif isinstance(node, yaml.SequenceNode):
+                children = list(node.value)
+            sizes[key] = min(1 + sum(sizes[id(c)] for c in children), MAX_EXPANDED_NODES + 1)
+            continue
+        uses[key] = uses.get(key, 0) + 1
+        if key in nodes:
+            continue
+        nodes[key] = node
+        stack.append((node, True))
+        if isinstance(node, yaml.MappingNode):
+            stack.extend((n, False) for pair in node.value for n in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((n, False) for n in node.value)
+    shared = [nodes[k] for k, n in uses.items() if n > 1 and sizes.get(k, 1) > 1]
+    worst = max(shared, key=lambda n: sizes[id(n)] * uses[id(n)], default=None)
+    return sizes[id(root)], worst
+
+
 def parse(text: str, project: str) -> StackDocument:
     """Parse the YAML; raise ``_SyntaxProblem`` for a syntax error. Duplicate keys are listed, not fatal (the
     rest of the file is still checked; the refusal lists them with everything else)."""
     try:
         node = yaml.compose(text, Loader=_Loader)
+        if node is not None:
+            size, worst = _expanded_size(node)
+            if size > MAX_EXPANDED_NODES:
+                where = f"line {worst.start_mark.line + 1}" if worst is not None else "(YAML)"
+                raise _SyntaxProblem(
+                    Problem(
+                        where,
+                        f"YAML aliases expand to more than {MAX_EXPANDED_NODES:,} values (anchors that reuse each "
+                        "other multiply; the anchor here is the largest one reused), far more than any stack file "
+                        "needs: refused before anything reads it. Write the values out, or reuse an anchor only "
+                        "where it is needed.",
+                    )
+                )
         doc = yaml.load(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark

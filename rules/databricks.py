@@ -30,11 +30,14 @@ Facts behind the rules (sources and dates: ``gpu_catalog/facts/databricks.json``
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_DOWN, Decimal
+from functools import lru_cache
+from pathlib import Path
 from typing import Final
 
 from gpu_catalog import Catalog, GpuSize, clock, default_catalog, is_gpu_size
@@ -191,6 +194,47 @@ def runtime_release(spark_version: str) -> tuple[int, int] | None:
     if m is None:
         return None
     return int(m.group(1)), int(m.group(2) or 0)
+
+
+DATABRICKS_FACTS = Path(__file__).resolve().parent.parent / "gpu_catalog" / "facts" / "databricks.json"
+
+
+@lru_cache(maxsize=1)
+def runtime_support_ends() -> dict[tuple[int, int], date]:
+    """``(major, minor)`` → the day Databricks ends support for that runtime release (``facts.runtimes``: the
+    supported releases with an end date and those whose support already ended), from the facts file."""
+    doc = json.loads(DATABRICKS_FACTS.read_text(encoding="utf-8"))
+    runtimes = doc["facts"]["runtimes"]
+    out: dict[tuple[int, int], date] = {}
+    for row in [*runtimes["supported"], *runtimes["endedSupport"]]:
+        if row.get("endOfSupport"):
+            major, _, minor = str(row["version"]).partition(".")
+            out[(int(major), int(minor or 0))] = date.fromisoformat(row["endOfSupport"])
+    return out
+
+
+def runtime_support_problem(spark_version: str, today: date) -> str | None:
+    """Why ``spark_version`` is past its end of support on ``today`` (facts: ``gpu_catalog/facts/databricks.json``), or
+    ``None``: a release whose end date has come, or one older than every release the facts list."""
+    release = runtime_release(spark_version)
+    if release is None:
+        return None
+    ends = runtime_support_ends()
+    current = sorted(r for r, end in ends.items() if end > today)
+    listed = ", ".join(f"{a}.{b}" if b else str(a) for a, b in sorted(current, reverse=True))
+    end = ends.get(release)
+    shown = f"{release[0]}.{release[1]}" if release[1] or release not in ends else str(release[0])
+    if end is not None and end <= today:
+        return (
+            f"{spark_version}: Databricks Runtime {shown} reached its end of support on {end.isoformat()} (today is "
+            f"{today.isoformat()}; gpu_catalog/facts/databricks.json). Use a supported LTS release: {listed}."
+        )
+    if end is None and current and release < current[0]:
+        return (
+            f"{spark_version}: Databricks Runtime {shown} is older than every release the facts list as supported "
+            f"(gpu_catalog/facts/databricks.json): past its end of support. Use a supported LTS release: {listed}."
+        )
+    return None
 
 
 def plain_runtime(spark_version: str) -> str:
@@ -474,7 +518,10 @@ def runtime_key(cluster: DatabricksCluster) -> list[Finding] | NotApplicable:
                 )
             ]
     problem = _scala_problem(int(m.group(1)), m.group(3))
-    return [Finding("sparkVersion", f"{version}: {problem}")] if problem else []
+    if problem:
+        return [Finding("sparkVersion", f"{version}: {problem}")]
+    ended = runtime_support_problem(version, clock.today())
+    return [Finding("sparkVersion", ended)] if ended else []
 
 
 # -- databricks-gpu-dedicated-access ----------------------------------------------------------------------------------

@@ -26,10 +26,12 @@ instance as ``nvidia.com/gpu``; ``mixed``: ``nvidia.com/mig-<g>g.<m>gb``), then 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from gpu_catalog import GpuSize
 from gpu_catalog.device_plugins import load_device_plugin_facts
 
 from . import Finding
@@ -78,6 +80,29 @@ def mig_instance(profile: str, whole_gpu_memory_gib: float) -> tuple[str, int]:
     (``MIG3g`` on an A100 80GB → ``("3g.40gb", 2)``)."""
     g, per_gpu, eighths = MIG_GEOMETRY[profile]
     return f"{g}g.{int(whole_gpu_memory_gib / 8 * eighths + 0.5)}gb", per_gpu
+
+
+_NVIDIA_MIG_NAME = re.compile(r"^(?:nvidia\.com/)?(?:mig-)?(\d)g\.(\d+)gb$", re.IGNORECASE)
+
+
+def nvidia_mig_hint(value: str, size: GpuSize | None) -> str | None:
+    """When ``value`` is NVIDIA's name of a MIG instance (``1g.10gb``), what AKS calls the profile that gives it on
+    ``size`` (``MIG1g``), in words for a refusal; ``None`` when ``value`` is not such a name. AKS's
+    ``gpuInstanceProfile`` takes only its own names (``MIG1g`` … ``MIG7g``)."""
+    m = _NVIDIA_MIG_NAME.match(value.strip())
+    if m is None:
+        return None
+    profile = f"MIG{m.group(1)}g"
+    if profile not in MIG_GEOMETRY:
+        return None
+    head = f"{value!r} is NVIDIA's name of a MIG instance; AKS's gpuInstanceProfile names the profile"
+    if size is None or not size.aks_mig:
+        return f"{head}: write {profile} (the {m.group(1)}g profile)."
+    name, per_gpu = mig_instance(profile, size.whole_gpu_memory_gib)
+    gives = f"on {size.name} {profile} gives {per_gpu} × {name} per GPU, {per_gpu * size.gpu_count} per node"
+    if name.lower() == f"{m.group(1)}g.{m.group(2)}gb":
+        return f"{head}: write {profile} ({gives})."
+    return f"{head}, and {gives}, not {value}: write {profile} for {name}."
 
 
 # --------------------------------------------------------------------------------------------------- the model

@@ -38,6 +38,7 @@ from rules.budget import budget_shape
 from rules.hardening import ApiServer, api_server_access, network_policy, node_hardening, rotation_poll_interval
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
 from rules.limits import ClusterScale, cluster_scale
+from rules.node_os import node_os_problem
 from rules.node_stack import (
     KAITO_ADDON,
     GpuNode,
@@ -401,11 +402,15 @@ def semantic_problems(cfg: StackConfig) -> list[Problem]:
 
 
 def _operator_platform_problems(cfg: StackConfig) -> list[Problem]:
-    """The pinned GPU operator release is validated (NVIDIA's matrix) for every managed pool's Kubernetes and OS."""
-    if not cfg.gpuOperator.enabled:
-        return []
+    """The pinned GPU operator release is validated (NVIDIA's matrix) for every managed pool's Kubernetes and OS; a
+    pinned release the facts do not know is refused even when no pool uses it yet (or the operator is off)."""
     facts = load_operator_facts()
     version = cfg.gpuOperator.version
+    if facts.get(version) is None and (cfg.gpuOperator.enabled or "version" in cfg.gpuOperator.model_fields_set):
+        problem = check_operator_platform(version, cfg.cluster.kubernetesVersion, "Ubuntu", facts)
+        return [Problem("gpuOperator.version", problem)] if problem else []
+    if not cfg.gpuOperator.enabled:
+        return []
     problems: list[Problem] = []
     for i, pool in enumerate(cfg.gpuPools):
         if not cfg.operator_manages(pool):
@@ -417,6 +422,13 @@ def _operator_platform_problems(cfg: StackConfig) -> list[Problem]:
             return [Problem("gpuOperator.version", problem)]
         key = f"gpuPools[{i}].osSku" if pool.effective_os_sku not in facts.os_images else "gpuOperator.version"
         text = problem if key.endswith("osSku") else f"gpuPools[{i}] ({pool.name}): {problem}"
+        if key == "gpuOperator.version" and "version" not in cfg.gpuOperator.model_fields_set:
+            # The user did not write the version: name the key they wrote and the default it collided with.
+            key = f"gpuPools[{i}].orchestratorVersion" if pool.orchestratorVersion else "cluster.kubernetesVersion"
+            text = (
+                f"{show(cfg.pool_kubernetes_version(pool))} collides with the default gpuOperator.version "
+                f"{version} (not written in the stack file): {text}"
+            )
         if all(p.message != text for p in problems):
             problems.append(Problem(key, text))
     return problems
@@ -460,6 +472,42 @@ def _operator_os_problems(cfg: StackConfig) -> list[Problem]:
         if nap_driver(cfg, nap) == "operator":
             pools[f"gpuNodePools[{i}] ({nap.name})"] = ubuntu_release(nap.imageFamily or "Ubuntu", k8s)
     return [Problem("gpuOperator", f.message) for f in operator_driver_os_findings(pools)]
+
+
+def _node_os_problems(cfg: StackConfig) -> list[Problem]:
+    """Every pool's OS version against its Kubernetes minor and today (``gpu_catalog/facts/aks_node_os.json``), on the
+    key the stack file wrote (``osSku``, else ``os`` for a Windows pool's default SKU, ``imageFamily``)."""
+    today = clock.today()
+
+    def minor(version: str) -> tuple[int, int] | None:
+        m = minor_of(version)
+        return minor_tuple(m) if m is not None else None
+
+    problems: list[Problem] = []
+    cluster_minor = minor(cfg.cluster.kubernetesVersion)
+    if cluster_minor is not None:
+        sku = cfg.cluster.systemPool.osSku
+        problem = node_os_problem(sku, cluster_minor, today, os_name=ubuntu_release(sku, cluster_minor))
+        if problem is not None:
+            problems.append(Problem("cluster.systemPool.osSku", problem))
+    for i, pool in enumerate(cfg.gpuPools):
+        k8s = minor(cfg.pool_kubernetes_version(pool))
+        if k8s is None:
+            continue
+        sku = pool.effective_os_sku
+        problem = node_os_problem(sku, k8s, today, os_name=ubuntu_release(sku, k8s))
+        if problem is not None:
+            key = "osSku" if "osSku" in pool.model_fields_set or "os" not in pool.model_fields_set else "os"
+            problems.append(Problem(f"gpuPools[{i}].{key}", problem))
+    for i, nap in enumerate(cfg.gpuNodePools):
+        if nap.imageFamily is None or cluster_minor is None:
+            continue
+        problem = node_os_problem(
+            nap.imageFamily, cluster_minor, today, os_name=ubuntu_release(nap.imageFamily, cluster_minor)
+        )
+        if problem is not None:
+            problems.append(Problem(f"gpuNodePools[{i}].imageFamily", problem))
+    return problems
 
 
 def _kaito_node_problems(cfg: StackConfig) -> list[Problem]:
@@ -510,6 +558,7 @@ def _cluster_policy_problems(cfg: StackConfig) -> list[Problem]:
 EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [
     _device_plugin_problems,
     _operator_os_problems,
+    _node_os_problems,
     _kaito_node_problems,
     _kaito_problems,
     _databricks_problems,

@@ -25,6 +25,7 @@ from .errors import (
     _error_to_problem,
     stack_file_name,
 )
+from .inert import inert_settings
 from .models import (
     NAMESPACE,
     StackConfig,
@@ -184,4 +185,7 @@ def load_stack_config(stack_file: str | None = None) -> StackConfig:
     )
     for warning in warnings:
         pulumi.log.warn(f"{where}: {warning}")
-    return validate_stack_config(raw, stack_file=where, extra=problems)
+    cfg = validate_stack_config(raw, stack_file=where, extra=problems)
+    for warning in inert_settings(cfg):
+        pulumi.log.warn(f"{where}: {warning}")
+    return cfg

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from gpu_catalog import MIG_PROFILES, canonical_mig_profile, default_catalog
 from gpu_catalog.access import load_access_facts
@@ -28,7 +28,7 @@ from rules.hardening import (
     default_os_disk_type,
 )
 from rules.limits import MAX_NODES_PER_NODE_POOL, MAX_PODS_PER_NODE
-from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, KAITO_SAFE_TAINT, Sharing
+from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, KAITO_SAFE_TAINT, Sharing, nvidia_mig_hint
 from rules.sizes import DEFAULT_FLOOR
 from rules.upgrade import AutoUpgradeChannel
 
@@ -333,12 +333,15 @@ class GpuPoolConfig(StrictModel):
 
     @field_validator("migProfile")
     @classmethod
-    def _mig_profile(cls, v: str | None) -> str | None:
+    def _mig_profile(cls, v: str | None, info: ValidationInfo) -> str | None:
         if v is None:
             return None
         profile = canonical_mig_profile(v)  # AKS reads enum strings case-insensitively
         if profile is None:
-            raise ValueError(f"{show(v)} is not an AKS MIG profile. Allowed: {', '.join(MIG_PROFILES)}")
+            size = info.data.get("vmSize")
+            hint = nvidia_mig_hint(v, default_catalog().lookup(size) if isinstance(size, str) else None)
+            prefix = f"{hint} " if hint else f"{show(v)} is not an AKS MIG profile. "
+            raise ValueError(f"{prefix}Allowed: {', '.join(MIG_PROFILES)}")
         return profile
 
     @property

@@ -493,3 +493,80 @@ RANDOM_SEEDS = range(300)
 
 def random_cases() -> list[FuzzCase]:
     return [random_case(seed) for seed in RANDOM_SEEDS]
+
+
+SECTIONS: tuple[str, ...] = ("gpuNodePools", "kaito", "databricks", "azurePolicy", "budget")
+"""The stack-file sections every run mutates on purpose (node auto-provisioning, KAITO, Databricks, Azure Policy,
+budget): a random path anywhere rarely lands in a given one."""
+
+SECTION_SEEDS = range(12)
+"""Cases per section."""
+
+
+def _section_mutation(doc: Any, rng: random.Random, section: tuple[str, ...]) -> str | None:
+    """One tree mutation at a node of ``section`` (the section itself included): type swap, deletion, number at an
+    extreme or unicode, each drawn from ``rng``."""
+    if not isinstance(doc.get("config"), dict) or section[1] not in doc["config"]:
+        return None  # an earlier mutation deleted the section
+    root = get(doc, section)
+    paths = [section, *((*section, *p) for p, _ in walk(root))]
+    path = rng.choice(paths)
+    value = get(doc, path)
+    kinds = ["swap", "del"] if isinstance(path[-1], str) else ["swap"]
+    if not isinstance(value, dict | list):
+        kinds.append("num")
+    if isinstance(value, str):
+        kinds.append("uni")
+    kind = rng.choice(kinds)
+    if kind == "swap":
+        return swap_type(doc, rng, path)
+    if kind == "del":
+        return delete_key(doc, rng, path)
+    if kind == "num":
+        return numeric_extreme(doc, rng, path)
+    return unicode_value(doc, rng, path)
+
+
+def section_cases() -> list[FuzzCase]:
+    """For each of :data:`SECTIONS`, seeded mutations of a shipped stack that has it, one or two inside the section."""
+    out: list[FuzzCase] = []
+    for section in SECTIONS:
+        key = _config(section)
+        stacks = [s for s in STACKS if key[1] in (_parsed(s).get("config") or {})]
+        for seed in SECTION_SEEDS:
+            rng = random.Random(f"{section}-{seed}")
+            stack = rng.choice(stacks)
+            doc = base_doc(stack)
+            described = [_section_mutation(doc, rng, key) for _ in range(1 if rng.random() < 0.6 else 2)]
+            kept = tuple(d for d in described if d is not None)
+            out.append(FuzzCase(f"sec-{section}-{seed:02d}-{stack}-{'+'.join(kept)}", stack, dump(doc).encode(), kept))
+    return out
+
+
+def alias_bomb(levels: int = 9) -> bytes:
+    """Nested YAML anchors, each list reusing the previous one nine times (9**levels values once expanded)."""
+    lines = ["config:", f"  {PROJECT}:environment: dev", '  a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
+    for i in range(1, levels):
+        lines.append(f"  a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]")
+    lines.append(f"  {PROJECT}:tags: *a{levels - 1}")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _set_case(stack: str, path: Path_, value: Any, label: str) -> FuzzCase:
+    doc = base_doc(stack)
+    put(doc, path, value)
+    described = f"set:{show_path(path)}={label}"
+    return FuzzCase(f"fixed-{stack}-{described}", stack, dump(doc).encode("utf-8"), (described,))
+
+
+def section_fixed_cases() -> list[FuzzCase]:
+    """End-to-end cases, one per section of :data:`SECTIONS` and one alias bomb (issue 27)."""
+    nap = (*_config("gpuNodePools"), 0)
+    return [
+        _tree_case("staging", lambda d, r: swap_type(d, r, (*nap, "limits", "gpus"), "bool")),
+        _set_case("staging", (*_config("kaito"), "workspaces", 0, "count"), True, "true"),
+        _set_case("prod", (*_config("databricks"), "clusters", 0, "sparkVersion"), "13.3.x-gpu-ml-scala2.12", "13.3"),
+        _tree_case("prod", lambda d, r: swap_type(d, r, (*_config("azurePolicy"), "effect"), "int")),
+        _tree_case("dev", lambda d, r: unicode_value(d, r, (*_config("budget"), "enforcementLevel"), "rtl")),
+        FuzzCase("fixed-dev-alias-bomb", "dev", alias_bomb(), ("alias:9**9",)),
+    ]

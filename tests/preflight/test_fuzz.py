@@ -22,7 +22,6 @@ import sys
 import time
 import traceback
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -41,11 +40,19 @@ from gpu_catalog.problems import render_problems
 from preflight.cost import budget_problems
 from preflight.project import PreflightInputError
 from preflight.stackfile import StackFileError, load_stack_settings, read_stack_file
-from tests.preflight.fuzz_cases import PROJECT, FuzzCase, fixed_cases, random_cases
+from tests.preflight.fuzz_cases import (
+    PROJECT,
+    SECTIONS,
+    FuzzCase,
+    fixed_cases,
+    random_cases,
+    section_cases,
+    section_fixed_cases,
+)
 
 REPO = Path(__file__).resolve().parents[2]
-FIXED = fixed_cases()
-CASES = [*random_cases(), *FIXED]
+FIXED = [*fixed_cases(), *section_fixed_cases()]
+CASES = [*random_cases(), *section_cases(), *FIXED]
 
 CASE_TIMEOUT_S = 20
 """One in-process case takes milliseconds; more than this is a hang."""
@@ -160,7 +167,7 @@ def test_pipeline_refuses_or_accepts_without_crashing(case: FuzzCase, tmp_path: 
 
 
 def test_generator_is_deterministic_and_diverse() -> None:
-    again = [*random_cases(), *fixed_cases()]
+    again = [*random_cases(), *section_cases(), *fixed_cases(), *section_fixed_cases()]
     assert [(c.id, c.data) for c in again] == [(c.id, c.data) for c in CASES]
     assert len({c.id for c in CASES}) == len(CASES)
     kinds = {m.split(":", 1)[0] for c in CASES for m in c.mutations}
@@ -171,7 +178,7 @@ def test_generator_is_deterministic_and_diverse() -> None:
 
 def test_fixed_subset_covers_the_issue() -> None:
     ids = [c.id for c in FIXED]
-    assert len(FIXED) == 24
+    assert len(FIXED) == 30
     assert sum("-enc:" in i for i in ids) >= 3
     assert sum("-dup:" in i for i in ids) >= 2
     assert sum("-swap:" in i for i in ids) >= 3
@@ -180,6 +187,16 @@ def test_fixed_subset_covers_the_issue() -> None:
     assert sum("-uni:" in i or "-ukey:" in i for i in ids) >= 2
     assert "fixed-dev-del:gpuPools[0].vmSize" in ids
     assert "fixed-dev-enc:empty" in ids
+    assert "fixed-dev-alias-bomb" in ids
+    assert "fixed-prod-set:databricks.clusters[0].sparkVersion=13.3" in ids
+
+
+def test_every_section_is_mutated_inside() -> None:
+    for section in SECTIONS:
+        cases = [c for c in CASES if c.id.startswith(f"sec-{section}-")]
+        assert len(cases) == 12, section
+        inside = [m for c in cases for m in c.mutations if m.split(":", 1)[1].startswith(section)]
+        assert len(inside) >= 12, (section, [c.id for c in cases])
 
 
 def run_preflight(case: FuzzCase, directory: Path) -> tuple[FuzzCase, str | None, float]:
@@ -220,10 +237,8 @@ def run_preflight(case: FuzzCase, directory: Path) -> tuple[FuzzCase, str | None
 
 
 @pytest.mark.slow
-def test_preflight_end_to_end_exits_0_1_or_2(tmp_path: Path) -> None:
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda case: run_preflight(case, tmp_path), FIXED))
-    failures = [f"  {case.id} ({elapsed:.1f} s): {wrong}" for case, wrong, elapsed in results if wrong is not None]
-    assert not failures, f"{len(failures)} of {len(FIXED)} cases did not end with exit 0, 1 or 2:\n" + "\n".join(
-        failures
-    )
+@pytest.mark.parametrize("case", FIXED, ids=[c.id for c in FIXED])
+def test_preflight_end_to_end_exits_0_1_or_2(case: FuzzCase, tmp_path: Path) -> None:
+    """One case per test, so pytest-xdist spreads the subprocess runs over its workers."""
+    _case, wrong, elapsed = run_preflight(case, tmp_path)
+    assert wrong is None, f"{case.id} ({elapsed:.1f} s) did not end with exit 0, 1 or 2: {wrong}"

@@ -1,0 +1,38 @@
+"""A node pool's OS version against its Kubernetes minor and the date (``gpu_catalog/facts/aks_node_os.json``).
+
+Applied wherever a pool names an OS: the system pool, every ``gpuPools`` entry, every NAP pool's ``imageFamily``.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from gpu_catalog.node_os import NodeOsFacts, load_node_os_facts
+
+
+def node_os_problem(
+    os_sku: str,
+    kubernetes_minor: tuple[int, int],
+    today: date,
+    *,
+    os_name: str | None = None,
+    facts: tuple[NodeOsFacts, ...] | None = None,
+) -> str | None:
+    """What AKS refuses about ``os_sku`` (the OS version ``os_name`` when the SKU follows the Kubernetes minor, e.g.
+    ``Ubuntu``: :func:`rules.node_stack.ubuntu_release`) on ``kubernetes_minor`` today, or ``None``."""
+    for row in facts if facts is not None else load_node_os_facts():
+        if os_sku not in row.os_skus and os_name != row.os:
+            continue
+        if row.last_kubernetes_minor is not None and kubernetes_minor > row.last_kubernetes_minor:
+            last = ".".join(map(str, row.last_kubernetes_minor))
+            return (
+                f"{os_sku} ({row.os}) is not supported on Kubernetes {'.'.join(map(str, kubernetes_minor))}: AKS "
+                f"supports it up to {last} ({row.source}). Allowed: {row.instead}."
+            )
+        if row.no_new_pools_from is not None and today >= row.no_new_pools_from:
+            return (
+                f"{os_sku} ({row.os}): AKS creates no new node pools with it from "
+                f"{row.no_new_pools_from.isoformat()} ({row.source}); today is {today.isoformat()}. Allowed: "
+                f"{row.instead}."
+            )
+    return None
