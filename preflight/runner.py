@@ -447,4 +447,10 @@ def _close_stray_loop() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(child_main(sys.argv[1:]))
+    code = child_main(sys.argv[1:])
+    # Leave without interpreter finalization: the result file is written and closed, and event loops the SDK created
+    # and dropped would otherwise be garbage-collected after their self-pipe sockets are gone, printing "Exception
+    # ignored in BaseEventLoop.__del__ ... Invalid file descriptor: -1" to the stderr the preflight relays.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
