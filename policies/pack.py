@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from . import (
-    aks_cluster_hardening,
     aks_cost_analysis_requires_paid_tier,
     aks_kaito_requires_oidc,
     aks_kubernetes_version_expiring,
@@ -54,7 +53,6 @@ ALL_POLICIES: list[DocumentedPolicy] = [
     gpu_nodepool_constrains_gpus.POLICY,
     aks_kaito_requires_oidc.POLICY,
     aks_cost_analysis_requires_paid_tier.POLICY,
-    aks_cluster_hardening.POLICY,
     aks_kubernetes_version_supported.POLICY,
     aks_kubernetes_version_expiring.POLICY,
     # Databricks GPU clusters
