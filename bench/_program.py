@@ -17,10 +17,8 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import resource  # noqa: E402
 import sys  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
 from dataclasses import asdict  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -29,21 +27,12 @@ from preflight.stackfile import load_stack_settings  # noqa: E402
 
 
 def _track_walk_depth() -> list[int]:
-    """Wrap the SDK's recursive dependency walk (it calls itself through the module global, so every level passes the
-    wrapper) and keep ``[current, deepest]`` nesting: how deep ``depends_on`` chains make the cycle check recurse."""
+    """Install :func:`bench.walk_depth.depth_tracker` on the SDK's cycle check for this process."""
     from pulumi.runtime import resource_cycle_breaker as breaker
 
-    walk = breaker._with_transitive_deps
-    depth = [0, 0]
+    from bench.walk_depth import depth_tracker
 
-    def tracked(r: Any, visited: Any) -> Iterator[Any]:
-        depth[0] += 1
-        depth[1] = max(depth[1], depth[0])
-        try:
-            yield from walk(r, visited)
-        finally:
-            depth[0] -= 1
-
+    tracked, depth = depth_tracker(breaker._with_transitive_deps)
     breaker._with_transitive_deps = tracked  # type: ignore[assignment]
     return depth
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from gpu_catalog import GpuSize
@@ -422,10 +422,6 @@ OPERATOR_DEFAULT_TOLERATION = Toleration("nvidia.com/gpu", "Exists", None, "NoSc
 ``daemonsets.tolerations``); the platform adds every managed pool's taints to it."""
 
 
-def _rest(ds: PluginDaemonSet) -> tuple[Any, ...]:
-    return (ds.tolerations, ds.node_selector, ds.os, ds.mig_strategy, ds.configs, ds.default_config)
-
-
 def platform_node_stack(
     node: GpuNode,
     *,
@@ -452,7 +448,7 @@ def platform_node_stack(
         daemonsets.append(operator_daemonset((OPERATOR_DEFAULT_TOLERATION, *own), mig_strategy, configs))
     elif manager in (DEVICE_PLUGIN_CHART, EXTERNAL):
         ds = chart_daemonset(own, None, mig_strategy, configs)
-        daemonsets.append(ds if manager == DEVICE_PLUGIN_CHART else PluginDaemonSet(EXTERNAL, *_rest(ds)))
+        daemonsets.append(ds if manager == DEVICE_PLUGIN_CHART else replace(ds, plugin=EXTERNAL))
     elif operator_tolerations:
         daemonsets.append(operator_daemonset((OPERATOR_DEFAULT_TOLERATION, *operator_tolerations), mig_strategy, {}))
     if kaito_addon:

@@ -6,13 +6,11 @@ program itself runs in ``bench/bench_scaling.py`` (the case at the limit)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pulumi
 import pytest
 from pulumi.runtime import resource_cycle_breaker as breaker
 
+from bench.walk_depth import depth_tracker
 from components.aks_cluster import after
 from tests.components.harness import run_program
 
@@ -38,17 +36,7 @@ def test_a_chain_of_1200_registers_each_link_depending_on_the_previous() -> None
 
 
 def test_the_sdks_cycle_check_walks_one_step_per_link_not_the_whole_chain(monkeypatch: pytest.MonkeyPatch) -> None:
-    walk = breaker._with_transitive_deps
-    depth = [0, 0]
-
-    def tracked(r: Any, visited: Any) -> Iterator[Any]:
-        depth[0] += 1
-        depth[1] = max(depth[1], depth[0])
-        try:
-            yield from walk(r, visited)
-        finally:
-            depth[0] -= 1
-
+    tracked, depth = depth_tracker(breaker._with_transitive_deps)
     monkeypatch.setattr(breaker, "_with_transitive_deps", tracked)
     run = run_program(lambda: _chain("stand-in"), config={})
     assert run.error is None
