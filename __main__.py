@@ -5,8 +5,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from components.config import load_stack_config
-from components.platform import build_platform, export_contract
+from composition.platform import build_platform, export_contract
+from composition.stack_file import load_stack_config
 
 cfg = load_stack_config()  # raises StackConfigError listing every problem, before any resource is registered
 export_contract(build_platform(cfg))

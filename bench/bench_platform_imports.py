@@ -1,4 +1,4 @@
-"""What ``import components.platform, components.config`` costs against the Pulumi SDK modules it needs.
+"""What ``import composition.platform, stack_config`` costs against the Pulumi SDK modules it needs.
 
 The anchor is a process importing exactly the ``pulumi*`` modules (pulumi, pulumi_azure_native's submodules,
 pulumiverse_time, …) that our import leaves loaded: what any program registering the same resources pays. The ratio
@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import PY, ROOT, emit_result, header
 
-OURS = "import components.platform, components.config"
+OURS = "import composition.platform, stack_config"
 SDK_TOPS = ("pulumi", "pulumi_azure_native", "pulumi_kubernetes", "pulumiverse_time", "pulumi_databricks")
 TARGET = 1.3
 OTHER = "other (stdlib, yaml, grpc, protobuf, …)"
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args(argv)
-    header("imports: components.platform + components.config vs. the SDK modules they import")
+    header("imports: composition.platform + stack_config vs. the SDK modules they import")
     modules = sdk_modules()
     anchor = f"import importlib\nfor m in {modules!r}:\n    importlib.import_module(m)"
     ours: list[float] = []

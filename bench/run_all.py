@@ -165,7 +165,7 @@ def floor_section(gated: list[list[str]]) -> list[str]:
     im = _load("platform_imports")
     if im:
         gated.append(
-            [f"`import components.platform, components.config` ≤ {im['target']}× the SDK modules it imports",
+            [f"`import composition.platform, stack_config` ≤ {im['target']}× the SDK modules it imports",
              f"{im['ours_cpu_s']['median']:.3f} s CPU",
              f"{im['sdk_cpu_s']['median']:.3f} s ({im['sdk_modules']} modules)",
              f"{im['ratio']:.2f}", _verdict(im["ratio"] <= im["target"])]

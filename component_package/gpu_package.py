@@ -43,8 +43,6 @@ from pulumi.provider.provider import ConstructResult
 from pulumi.provider.server import ComponentInitError
 
 from components import aks_cluster, databricks, device_plugin, gpu_node_pool, gpu_operator, kaito, nap_pool
-from components.config.models import ClusterAccessConfig, ClusterConfig, GpuPoolConfig
-from components.config.nap import DisruptionBudgetConfig
 from components.contract import Scheduling
 from components.contract import Toleration as ContractToleration
 from components.validation import InvalidArgsError
@@ -63,6 +61,8 @@ from rules.hardening import (
 )
 from rules.karpenter import resolve_sizes
 from rules.sizes import DEFAULT_FLOOR
+from stack_config.models import ClusterAccessConfig, ClusterConfig, GpuPoolConfig
+from stack_config.nap import DisruptionBudgetConfig
 
 PACKAGE_NAME = "azure-gpu-platform"
 """The package name: the first part of every type token (``azure-gpu-platform:index:GpuNodePool``) and the name of the

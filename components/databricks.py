@@ -10,12 +10,12 @@ its Azure resource id, and otherwise authenticates the way the Databricks SDK do
 identity or ``ARM_*`` / ``DATABRICKS_*`` environment variables of whoever runs ``pulumi up``).
 
 :class:`DatabricksGpuClusterArgs` is the cluster request as the provider takes it (a stack file's cluster resolved by
-:mod:`components.wiring`: runtime, access mode, principal and GPU scheduling settings); it checks itself when built
+:mod:`composition.wiring`: runtime, access mode, principal and GPU scheduling settings); it checks itself when built
 with the rules the policy pack applies to such a request (:mod:`rules.databricks`: GPU node types Azure Databricks
 offers, within the catalog's size rules and the GPU floor; a GPU ML runtime; no Photon; dedicated access with its
 principal; the task GPU amount). A wrong value raises :class:`~components.validation.InvalidArgsError` before
 anything is registered. Rules only a stack file has (runtime key format, group-dedicated compute, ``tasksPerGpu``)
-stay in ``components/databricks_config.py``.
+stay in ``stack_config/databricks.py``.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from rules.databricks import (
     STANDARD_ENGINE,
     TASK_GPU_AMOUNT,
     DatabricksCluster,
+    cluster_slug,
     gpu_dedicated_access,
     gpu_no_photon,
     gpu_node_types,
@@ -47,7 +48,6 @@ from rules.databricks import (
 )
 from rules.sizes import DEFAULT_FLOOR
 
-from .databricks_config import cluster_slug
 from .validation import InvalidArgsError, refuse_findings
 
 WORKSPACE_TYPE = "azure-gpu-platform:components:DatabricksWorkspace"

@@ -19,7 +19,7 @@ AKS installs the NVIDIA driver on a Linux GPU pool and nothing else: without a d
   (which brings node-feature-discovery: its worker gets the same tolerations).
 
 What each node then advertises is the node-stack model's (:mod:`rules.node_stack`), which the pools' contract entries
-read; the chart values are made of the same pool entries (:func:`components.wiring.device_plugin_args`).
+read; the chart values are made of the same pool entries (:func:`composition.wiring.device_plugin_args`).
 """
 
 from __future__ import annotations

@@ -5,10 +5,10 @@
 built, with the rules the stack config and the policy pack apply: the catalog's size rules (NVv4, known, retired,
 the GPU floor, AKS support), MIG-capable sizes, AMD GPUs, the GPU operator's validated platforms
 (:mod:`gpu_catalog`), Windows GPU pools, who installs the driver and the operator's autoscaling minimum
-(:mod:`rules.aks`), node label syntax (:mod:`components.kube_names`). A wrong spec raises
+(:mod:`rules.aks`), node label syntax (:mod:`rules.kube_names`). A wrong spec raises
 :class:`~components.validation.InvalidArgsError` with the rule's message before anything is registered. Checks only
 a stack file has (name pattern, counts, versions against the control plane, sharing combinations) stay in
-``components/config/``.
+``stack_config/``.
 
 The pool's contract entry (:class:`~components.contract.GpuPoolContract`: scheduling, tolerations, resource name)
 is computed once, here, and read by the output contract and the GPU operator's values.
@@ -17,7 +17,7 @@ Azure pool names and replacement
 --------------------------------
 VM size, OS, MIG profile, driver mode and taints (and, in AKS, zones, spot priority and max pods) can only be set
 when a pool is created: changing one means a new pool. A stack file's pool therefore gets the Azure name
-``<prefix><suffix>`` (:func:`components.config.azure_pool_name`, passed in :attr:`GpuPoolSpec.azure_name`), where the
+``<prefix><suffix>`` (:func:`stack_config.azure_pool_name`, passed in :attr:`GpuPoolSpec.azure_name`), where the
 suffix is a short, stable hash of the pool's logical name and those create-time fields. Change one and the name
 changes; Pulumi replaces the ``AgentPool`` *create-before-delete* (the default, ``delete_before_replace=False``): the
 new pool comes up under its new name while the old one still serves, and the old pool is deleted afterwards.
@@ -56,6 +56,7 @@ from rules.aks import (
     windows_gpu_pool,
 )
 from rules.hardening import DEFAULT_OS_DISK_GIB, encryption_at_host_unverified, node_hardening
+from rules.kube_names import label_value_problem, node_label_key_problem
 from rules.lifecycle import check_operator_platform
 from rules.node_stack import (
     DEVICE_PLUGIN_CHART,
@@ -73,7 +74,6 @@ from rules.node_stack import taint_tolerations as _rule_tolerations
 from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
 from .contract import GpuPoolContract, Scheduling, Toleration
-from .kube_names import label_value_problem, node_label_key_problem
 from .validation import refuse_findings
 
 TYPE_TOKEN = "azure-gpu-platform:components:GpuNodePool"

@@ -20,7 +20,7 @@
 * Tolerations: the daemonsets (and node-feature-discovery's worker) tolerate every taint of every managed pool.
 
 :class:`GpuOperatorArgs` holds what the chart's values are made of, already derived from the pools
-(:func:`components.wiring.gpu_operator_args` reads each pool's contract entry and sharing config, computed once by
+(:func:`composition.wiring.gpu_operator_args` reads each pool's contract entry and sharing config, computed once by
 ``GpuNodePool``); the Kubernetes provider and what the release waits for are passed next to it. Its rules apply to
 the pools it manages (the driver install, the validated platforms): each pool checks them
 (:class:`~components.gpu_node_pool.GpuPoolSpec`).

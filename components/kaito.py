@@ -55,7 +55,6 @@ from rules.kaito import (
 from rules.sizes import DEFAULT_FLOOR
 
 from .contract import KaitoWorkspaceContract
-from .kaito_config import SERVICE_PORT
 from .validation import refuse_findings
 
 API_VERSION = "kaito.sh/v1beta1"
@@ -65,6 +64,10 @@ COMPONENT_TYPE = "azure-gpu-platform:components:KaitoWorkspace"
 COMPONENT = "KaitoWorkspace"
 WORKSPACE_LABEL = "kaito.sh/workspace"
 """Label KAITO puts on the nodes (and the AKS agent pool) it provisions for a Workspace."""
+
+SERVICE_PORT = 80
+"""KAITO exposes each Workspace as a ClusterIP Service named like the Workspace, port 80 (OpenAI-compatible API
+with the vLLM runtime: ``/v1/chat/completions``, ``/v1/models``)."""
 
 
 SECRET_TYPE = "kubernetes:core/v1:Secret"

@@ -4,7 +4,7 @@ Every component takes typed Args (``GpuNodePoolArgs``, ``AksGpuClusterArgs``, ..
 themselves when they are built (``__post_init__``), with the functions the stack config and the policy pack call
 (``rules/``, :mod:`gpu_catalog`): a component used from Python without a stack file refuses the same mistakes with
 the same messages, and a component can only ever be given Args that passed. Built from a stack file
-(:mod:`components.wiring`), the Args pass: the stack config refused those mistakes first, at their key path.
+(:mod:`composition.wiring`), the Args pass: the stack config refused those mistakes first, at their key path.
 
 A refusal is an :class:`InvalidArgsError` naming the component, the instance and, for every finding, the Args field
 to change (the rules name fields as a stack file does, ``minCount``; the error shows the Args field, ``min_count``).

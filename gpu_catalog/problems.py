@@ -1,6 +1,6 @@
 """What is wrong with a stack file, in one format wherever it is found.
 
-The program (``components/config/``: wrong types, catalog rules, cross-field rules) and the preflight (YAML syntax,
+The program (``stack_config/``: wrong types, catalog rules, cross-field rules) and the preflight (YAML syntax,
 encodings, duplicate keys, ``budget``, ``policy``) both describe a mistake as a :class:`Problem` (key path + what is
 wrong and what is allowed) and print a list of them with :func:`render_problems`, so a refusal reads the same whoever
 caught it, lists every problem of the file at once and says that nothing was deployed. :func:`show` prints a value

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from pulumi.runtime.mocks import MockMonitor
 
 STACK_FILE_ENV = "AGP_STACK_FILE"
-"""Our program names this file in its config errors (see ``components/config.py``)."""
+"""Our program names this file in its config errors (see ``stack_config/errors.py``)."""
 
 
 class ProgramError(Exception):

@@ -1,6 +1,6 @@
 """Databricks GPU clusters: every guard rail once, as a pure function over :class:`DatabricksCluster` facts.
 
-Callers: the stack config (``components/databricks_config.py`` builds facts from a ``databricks.clusters[i]`` entry
+Callers: the stack config (``stack_config/databricks.py`` builds facts from a ``databricks.clusters[i]`` entry
 and refuses at ``databricks.clusters[i].<key>``) and the policy pack (``policies/databricks_gpu_*.py`` build facts
 from the engine properties of a ``databricks:index/cluster:Cluster`` and report ``<field>: <message>``). A finding's
 field is the resource's property name (``nodeTypeId``, ``sparkVersion``, ``runtimeEngine``, ``singleUserName``,
@@ -733,3 +733,8 @@ __all__ = [
     "task_gpu_amount",
     "tasks_per_gpu",
 ]
+
+
+def cluster_slug(name: str) -> str:
+    """A cluster's name as it appears in Pulumi resource names (lowercase, ``-`` for anything else)."""
+    return "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in name.lower()).strip("-")

@@ -1,7 +1,7 @@
 """KAITO model workspaces: every guard rail once, as a pure function over :class:`KaitoWorkspace` (and
 :class:`KaitoCluster`) facts.
 
-Callers: the stack config (``components/kaito_config.py`` builds facts from a ``kaito.workspaces[i]`` entry and
+Callers: the stack config (``stack_config/kaito.py`` builds facts from a ``kaito.workspaces[i]`` entry and
 refuses at ``kaito.workspaces[i].<field>``, the cluster rules at ``cluster.kubernetesVersion`` / ``kaito.enabled``)
 and the policy pack (``policies/kaito_workspace_*.py`` build facts from the engine properties of a
 ``kubernetes:kaito.sh/…:Workspace`` and report ``<property path>: <message>``, the path from

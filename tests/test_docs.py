@@ -7,7 +7,7 @@ conformance/README.md, bench/RESULTS.md, …), outside virtualenvs and generated
   A relative target must exist (relative to the Markdown file); ``#anchor`` must be the GitHub slug of a heading of
   the target Markdown file (or of the same file for ``(#anchor)``). URLs (``https:``, ``mailto:``) are not fetched.
 - Paths in inline code: every whitespace-separated word of a code span outside fenced code blocks whose first
-  segment is a top-level directory of the repository (``components/config/``, ``gpu_catalog/facts/aks_kubernetes.json``,
+  segment is a top-level directory of the repository (``stack_config/``, ``gpu_catalog/facts/aks_kubernetes.json``,
   ``python bench/profile_pack.py --what-if``) must exist, relative to the repository root; a word with ``*`` must
   match at least one file. Words with placeholders (``stacks/Pulumi.<env>.yaml``, ``…``) are skipped, as are the few
   paths listed below that are created at run time or name another project's file.

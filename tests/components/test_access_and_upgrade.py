@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from components.aks_cluster import CHANNEL_OWNED_CLUSTER_PROPERTIES, AksGpuClusterArgs, ClusterAccess
-from components.config import StackConfigError, validate_stack_config
 from components.gpu_node_pool import GpuPoolSpec, PoolGpuOperator
 from components.validation import InvalidArgsError
 from rules.access import DEPLOYER_PRINCIPAL_TYPES, deployer_principal_type
@@ -27,6 +26,7 @@ from rules.upgrade import (
     validated_minors,
     version_pin_fits_channel,
 )
+from stack_config import StackConfigError, validate_stack_config
 from tests.components.harness import (
     AGENT_POOL,
     MANAGED_CLUSTER,

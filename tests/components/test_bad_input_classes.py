@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 import yaml
 
-from components.config import validate_stack_config
-from components.config.inert import inert_settings
-from components.config.loading import config_from_stack_yaml
 from gpu_catalog.clock import TODAY_ENV
 from preflight.stackfile import MAX_EXPANDED_NODES, StackFileError, parse, read_stack_file
 from rules.databricks import runtime_support_problem
+from stack_config import validate_stack_config
+from stack_config.inert import inert_settings
+from stack_config.loading import config_from_stack_yaml
 from tests.components.harness import stack_config
 from tests.components.test_deployable import T4, config, problems
 from tests.preflight.test_cli import preflight

@@ -1,5 +1,5 @@
 """Components used from Python without a stack file: typed Args that refuse, with the rules' own messages, what the
-stack config refuses, before anything is registered; Args built once from a stack file (components/wiring.py); each
+stack config refuses, before anything is registered; Args built once from a stack file (composition/wiring.py); each
 pool's contract entry computed once."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import yaml
 
 import components.gpu_node_pool
 from components.aks_cluster import AksGpuCluster, AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
-from components.config import StackConfigError, validate_stack_config
 from components.gpu_node_pool import (
     GpuNodePool,
     GpuNodePoolArgs,
@@ -23,10 +22,11 @@ from components.gpu_node_pool import (
 )
 from components.gpu_operator import GpuOperatorArgs, operator_values
 from components.validation import InvalidArgsError
-from components.wiring import aks_cluster_args, platform_tags, pool_gpu_operator
+from composition.wiring import aks_cluster_args, platform_tags, pool_gpu_operator
 from gpu_catalog.device_plugins import load_device_plugin_facts
 from rules.aks import windows_pool_name
 from rules.sizes import check_gpu_size
+from stack_config import StackConfigError, validate_stack_config
 from tests.components.harness import AGENT_POOL, Run, run_program, run_stack, stack_config
 
 CHART_VERSION = load_device_plugin_facts().chart.version
@@ -262,7 +262,7 @@ def test_cluster_args_refuse_what_the_stack_file_refuses_with_the_same_words() -
 
 @pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
 def test_args_built_from_every_stack_pass_their_own_checks(stack: str) -> None:
-    from components.config import config_from_stack_yaml
+    from stack_config import config_from_stack_yaml
 
     cfg = validate_stack_config(config_from_stack_yaml(stack_config(stack)), stack_file=f"stacks/Pulumi.{stack}.yaml")
     args = aks_cluster_args(cfg, pool_gpu_operator(cfg), platform_tags(cfg))

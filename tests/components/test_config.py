@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from components.config import (
+from stack_config import (
     DEFAULT_GPU_TAINT,
     STACK_FILE_ENV,
     StackConfig,
@@ -393,8 +393,8 @@ def test_hardening_settings_are_refused_with_key_and_allowed_values(
 def test_encryption_at_host_on_a_size_without_it_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     """No catalog size has a sourced ``false`` today (Microsoft publishes no per-size list): a size whose facts say
     false is refused with the reason, in the stack config and in the pool's Args alike."""
-    from components.config import checks
     from gpu_catalog.node_disks import NodeDisks
+    from stack_config import checks
 
     monkeypatch.setattr(checks, "node_disks", lambda size: NodeDisks(encryption_at_host=False))
     with pytest.raises(StackConfigError) as err:

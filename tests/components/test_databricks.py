@@ -1,7 +1,7 @@
 """DatabricksGpuCluster / DatabricksWorkspace / DatabricksGpuClusterPolicy under Pulumi mocks: the exact inputs the
 engine receives (camelCase); every cluster's request passes the generated policy it references.
 
-Clusters and workspaces come from stack-config sections through ``components.wiring`` (as the program builds them),
+Clusters and workspaces come from stack-config sections through ``composition.wiring`` (as the program builds them),
 or from Args written directly (which refuse what the Databricks rules refuse, with their messages)."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from components.config import StackConfig
 from components.databricks import (
     DatabricksClusterPolicyArgs,
     DatabricksGpuCluster,
@@ -20,14 +19,15 @@ from components.databricks import (
     DatabricksWorkspaceArgs,
     build_databricks,
 )
-from components.databricks_config import (
+from components.validation import InvalidArgsError
+from composition.wiring import databricks_cluster_args, databricks_workspace_args
+from stack_config import StackConfig
+from stack_config.databricks import (
     DatabricksClusterConfig,
     DatabricksConfig,
     DatabricksWorkspaceConfig,
     cluster_problems,
 )
-from components.validation import InvalidArgsError
-from components.wiring import databricks_cluster_args, databricks_workspace_args
 from tests.components.harness import (
     DATABRICKS_CLUSTER,
     DATABRICKS_URL,

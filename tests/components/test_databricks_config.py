@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from components.databricks_config import (
+from stack_config.databricks import (
     DatabricksClusterConfig,
     DatabricksConfig,
     DatabricksWorkspaceConfig,
@@ -287,7 +287,7 @@ def test_rules_relating_keys_run_on_the_whole_cluster_in_any_key_order():
 
 
 def test_raised_floor_rejects_a10_node_types_at_stack_level():
-    from components.databricks_config import databricks_stack_problems
+    from stack_config.databricks import databricks_stack_problems
 
     cfg = DatabricksConfig.model_validate(
         stack(nodeTypeId="Standard_NV36ads_A10_v5", driverNodeTypeId="Standard_NV36ads_A10_v5")

@@ -34,14 +34,14 @@ def test_importing_components_and_validating_databricks_config_does_not_import_p
         import components
         for mod in pkgutil.iter_modules(components.__path__):
             importlib.import_module(f"components.{mod.name}")
-        from components.databricks_config import DatabricksConfig
+        from stack_config.databricks import DatabricksConfig
         DatabricksConfig.model_validate({
             "workspace": {"name": "dbw-gpu"},
             "clusters": [{"name": "t", "nodeTypeId": "Standard_NC24ads_A100_v4", "numWorkers": 1,
                           "singleUserName": "ml-platform@contoso.com"}],
         })
         # Validating a whole stack file that has Databricks clusters (what the preflight does first) is free too.
-        from components.config import config_from_stack_yaml, validate_stack_config
+        from stack_config import config_from_stack_yaml, validate_stack_config
         from tests.components.harness import stack_config
         cfg = validate_stack_config(config_from_stack_yaml(stack_config("prod")), stack_file="stacks/Pulumi.prod.yaml")
         assert cfg.databricks is not None and cfg.databricks.clusters

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from components.config import StackConfigError
 from components.contract import parse_contract
 from components.databricks import managed_resource_group_id
+from stack_config import StackConfigError
 from tests.components.harness import (
     DATABRICKS_CLUSTER,
     DATABRICKS_URL,

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from components.config import StackConfigError, validate_stack_config
+from stack_config import StackConfigError, validate_stack_config
 from tests.components.harness import (
     AGENT_POOL,
     CLIENT_CONFIG_INVOKE,

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from components.config import StackConfigError
 from conformance import check_resource, failures
 from gpu_catalog.clock import TODAY_ENV
+from stack_config import StackConfigError
 from tests.components.harness import merged, run_main
 
 EXEMPTION = "azure-native:authorization:PolicyExemption"

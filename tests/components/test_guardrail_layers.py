@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from components.azure_policy import AksGpuSizePolicy, AksGpuSizePolicyArgs
-from components.config import StackConfigError
 from components.contract import parse_contract
 from components.databricks import DatabricksClusterPolicyArgs
 from components.validation import InvalidArgsError
 from exports.azure_policy import allowed_sizes, non_compliance_message, policy_rule
 from exports.databricks_policy import cluster_policy_definition
+from stack_config import StackConfigError
 from tests.components.harness import (
     CLIENT_CONFIG_INVOKE,
     DATABRICKS_CLUSTER,
@@ -324,8 +324,8 @@ def test_cluster_policy_args_name_the_field_of_each_problem() -> None:
 
 def test_default_autotermination_is_the_rules_one() -> None:
     from components.databricks import DatabricksGpuClusterArgs
-    from components.databricks_config import DatabricksClusterConfig
     from rules.databricks import DEFAULT_AUTOTERMINATION
+    from stack_config.databricks import DatabricksClusterConfig
 
     assert DEFAULT_AUTOTERMINATION == 60
     assert cluster_policy_definition()["autotermination_minutes"]["defaultValue"] == DEFAULT_AUTOTERMINATION

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from components.kaito_config import KaitoConfig, kaito_stack_problems, workspace_problems
 from gpu_catalog.kaito_presets import KAITO_FACTS_PATH, KAITO_PRESETS
 from rules.kaito import kaito_instance_types
+from stack_config.kaito import KaitoConfig, kaito_stack_problems, workspace_problems
 
 BASE: dict[str, Any] = {"name": "phi-4", "preset": "phi-4", "instanceType": "Standard_NC24ads_A100_v4"}
 TOKEN = {"modelAccessSecret": "hf-token", "modelAccessTokenConfig": "kaito:hfToken"}

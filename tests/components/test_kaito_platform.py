@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from components.config import StackConfigError
 from components.contract import parse_contract
+from stack_config import StackConfigError
 from tests.components.harness import (
     K8S_PROVIDER,
     KAITO_WORKSPACE,

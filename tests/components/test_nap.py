@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from components.config import StackConfigError, validate_stack_config
 from components.contract import parse_contract
 from components.nap_pool import NapGpuPoolArgs
 from components.validation import InvalidArgsError
+from stack_config import StackConfigError, validate_stack_config
 from tests.components.harness import HELM_RELEASE, MANAGED_CLUSTER, merged, run_main
 
 NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"

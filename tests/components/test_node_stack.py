@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 import yaml
 
-from components.config import StackConfigError, validate_stack_config
 from rules.node_stack import (
     DEVICE_PLUGIN_CHART,
     GPU_OPERATOR,
@@ -28,6 +27,7 @@ from rules.node_stack import (
     operator_driver_os_findings,
     ubuntu_release,
 )
+from stack_config import StackConfigError, validate_stack_config
 from tests.components.harness import AGENT_POOL, HELM_RELEASE, run_main, with_ci_deployer
 
 T4 = "Standard_NC4as_T4_v3"

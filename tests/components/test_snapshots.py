@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-import components.platform
+import composition.platform
 from tests.components.harness import Run, engine_urns, run_stack
 
 SNAPSHOT_DIR = Path(__file__).with_name("snapshots")
@@ -67,7 +67,7 @@ def test_urns_match_the_snapshot(stack: str) -> None:
 
 def test_snapshot_catches_a_renamed_component(monkeypatch: pytest.MonkeyPatch) -> None:
     expected = json.loads(_path("dev").read_text(encoding="utf-8"))
-    monkeypatch.setattr(components.platform, "CLUSTER_COMPONENT", "cluster")
+    monkeypatch.setattr(composition.platform, "CLUSTER_COMPONENT", "cluster")
     diff = differences(expected, snapshot_of(run_stack("dev")))
     gone = [d for d in diff if d.startswith("gone")]
     assert any("ManagedCluster::aks-cluster" in d for d in gone)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from components.config import StackConfig, StackConfigError, validate_stack_config
-from components.config.models import PATTERN_WORDS
-from components.config_keys import foreign_key_findings, provider_config_keys, referenced_keys
-from components.databricks_config import MAX_TASKS_PER_GPU, task_gpu_amount
+from stack_config import StackConfig, StackConfigError, validate_stack_config
+from stack_config.databricks import MAX_TASKS_PER_GPU, task_gpu_amount
+from stack_config.keys import foreign_key_findings, provider_config_keys, referenced_keys
+from stack_config.models import PATTERN_WORDS
 from tests.components.harness import STACKS_DIR, run_main, stack_config
 from tests.components.test_deployable import T4, config, problems
 
@@ -309,7 +309,7 @@ def test_the_os_sku_literals_of_the_model_are_the_rules_lists() -> None:
     """pydantic needs literal types; the values are the rules' (rules/aks.py), checked here so they cannot drift."""
     import typing
 
-    from components.config.models import LinuxOsSku, WindowsOsSku
     from rules.aks import LINUX_OS_SKUS, WINDOWS_OS_SKUS
+    from stack_config.models import LinuxOsSku, WindowsOsSku
 
     assert (typing.get_args(LinuxOsSku), typing.get_args(WindowsOsSku)) == (LINUX_OS_SKUS, WINDOWS_OS_SKUS)

@@ -419,8 +419,8 @@ def test_constants_are_defined_once() -> None:
     from typing import get_args
 
     from components import azure_policy as component
-    from components.azure_policy_config import AzurePolicyConfig
     from gpu_catalog.catalog import is_gpu_size
+    from stack_config.azure_policy import AzurePolicyConfig
 
     assert get_args(azure_policy.Effect) == azure_policy.EFFECTS == ("Deny", "Audit", "Disabled")
     assert get_args(azure_policy.EnforcedEffect) == azure_policy.ENFORCED_EFFECTS == ("Deny", "Audit")

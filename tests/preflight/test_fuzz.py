@@ -28,18 +28,18 @@ from typing import Any
 
 import pytest
 
-from components.config import (
+from gpu_catalog.problems import render_problems
+from preflight.cost import budget_problems
+from preflight.project import PreflightInputError
+from preflight.stackfile import StackFileError, load_stack_settings, read_stack_file
+from stack_config import (
     StackConfig,
     StackConfigError,
     config_from_stack_yaml,
     decode_config_value,
     validate_stack_config,
 )
-from components.config_keys import foreign_key_findings, referenced_keys
-from gpu_catalog.problems import render_problems
-from preflight.cost import budget_problems
-from preflight.project import PreflightInputError
-from preflight.stackfile import StackFileError, load_stack_settings, read_stack_file
+from stack_config.keys import foreign_key_findings, referenced_keys
 from tests.preflight.fuzz_cases import (
     PROJECT,
     SECTIONS,

@@ -6,7 +6,6 @@ import typing
 
 import pytest
 
-from components.config.nap import CapacityType, ConsolidationPolicy, ImageFamily
 from gpu_catalog.karpenter import load_karpenter_facts
 from rules.karpenter import (
     SKU_FAMILY,
@@ -27,6 +26,7 @@ from rules.karpenter import (
     sku_gpu_name,
     sku_series,
 )
+from stack_config.nap import CapacityType, ConsolidationPolicy, ImageFamily
 
 T4 = ("Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3", "Standard_NC16as_T4_v3", "Standard_NC64as_T4_v3")
 
@@ -215,9 +215,9 @@ def test_nodepool_sizes_and_size_labels_are_computed_once() -> None:
 
 
 def test_nodepool_defaults_are_defined_once_and_within_the_facts_enums() -> None:
-    from components.config.nap import DisruptionConfig, GpuNodePoolConfig
     from components.nap_pool import NapGpuPoolArgs
     from rules.karpenter import DEFAULT_CAPACITY_TYPES, DEFAULT_CONSOLIDATE_AFTER, DEFAULT_CONSOLIDATION_POLICY
+    from stack_config.nap import DisruptionConfig, GpuNodePoolConfig
 
     facts = load_karpenter_facts()
     assert DEFAULT_CAPACITY_TYPES == ("on-demand",)

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from components.config import StackConfigError, validate_stack_config
 from rules.limits import (
     LIMITS_PATH,
     MAX_NODE_POOLS_PER_CLUSTER,
@@ -17,6 +16,7 @@ from rules.limits import (
     aks_limits,
     cluster_scale,
 )
+from stack_config import StackConfigError, validate_stack_config
 
 STACK = "stacks/Pulumi.dev.yaml"
 SOURCE = "AKS quotas and limits, MicrosoftDocs/azure-aks-docs articles/aks/quotas-skus-regions.md"

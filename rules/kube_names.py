@@ -1,6 +1,6 @@
 """Kubernetes names the stack file sets (label keys and values), checked as Kubernetes and AKS check them.
 
-One home for the rules ``components/config/checks.py`` (node pool labels) and ``components/kaito_config.py``
+One home for the rules ``stack_config/checks.py`` (node pool labels) and ``stack_config/kaito.py``
 (workspace label selectors) apply. Sources: Kubernetes "Labels and Selectors" syntax (a key is an optional
 DNS-subdomain prefix of at most 253 characters and ``/``, then a name of at most 63 characters; a value is at most
 63 characters), and AKS's reserved labels and prefixes (MicrosoftDocs/azure-aks-docs, articles/aks/use-labels.md,

@@ -36,6 +36,7 @@ from rules.aks import (
 )
 from rules.budget import budget_shape
 from rules.hardening import ApiServer, api_server_access, network_policy, node_hardening, rotation_poll_interval
+from rules.kube_names import label_value_problem, node_label_key_problem
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
 from rules.limits import ClusterScale, cluster_scale
 from rules.node_os import node_os_problem
@@ -52,10 +53,9 @@ from rules.node_stack import (
 from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 from rules.upgrade import upgrade_channel_range, validated_minors, version_pin_fits_channel
 
-from ..databricks_config import cluster_policy_problems, databricks_stack_problems
-from ..kaito_config import kaito_stack_problems
-from ..kube_names import label_value_problem, node_label_key_problem
+from .databricks import cluster_policy_problems, databricks_stack_problems
 from .exemptions import exemption_problems, pool_exempt_rules
+from .kaito import kaito_stack_problems
 from .models import (
     GpuPoolConfig,
     PolicyLevel,
@@ -550,7 +550,7 @@ def _databricks_problems(cfg: StackConfig) -> list[Problem]:
 
 
 def _cluster_policy_problems(cfg: StackConfig) -> list[Problem]:
-    inherited = {*cfg.cluster.tags, "environment", "managed-by"}  # components.wiring.platform_tags
+    inherited = {*cfg.cluster.tags, "environment", "managed-by"}  # composition.wiring.platform_tags
     found = cluster_policy_problems(cfg.databricks, inherited_tags=inherited, floor=cfg.usable_gpu_floor)
     return [Problem(path, message) for path, message in found]
 

@@ -16,8 +16,6 @@ from gpu_catalog import MIG_PROFILES
 from gpu_catalog.problems import Problem, key_path
 from rules.aks import DEFAULT_GPU_TAINT, MAX_NODE_POOL_SKEW, parse_taint
 
-from ..databricks_config import DatabricksConfig
-from ..kaito_config import KaitoConfig
 from .checks import (
     EXTRA_CHECKS,
     azure_pool_name,
@@ -27,14 +25,15 @@ from .checks import (
     pool_problems,
     semantic_problems,
 )
+from .databricks import DatabricksConfig
 from .errors import (
     StackConfigError,
     stack_file_name,
 )
+from .kaito import KaitoConfig
 from .loading import (
     config_from_stack_yaml,
     decode_config_value,
-    load_stack_config,
     validate_stack_config,
 )
 from .models import (
@@ -94,7 +93,6 @@ __all__ = [
     "config_from_stack_yaml",
     "decode_config_value",
     "key_path",
-    "load_stack_config",
     "operator_facts",
     "parse_taint",
     "pool_facts",

@@ -40,11 +40,11 @@ from rules.kaito import (
     model_access_secret,
     preset_fit,
 )
+from rules.kube_names import LABEL_KEY_RE, LABEL_VALUE_RE
 from rules.sizes import DEFAULT_FLOOR
 
-from .config_base import StrictModel
-from .config_keys import CONFIG_KEY_RE
-from .kube_names import LABEL_KEY_RE, LABEL_VALUE_RE
+from .base import StrictModel
+from .keys import CONFIG_KEY_RE
 
 PROJECT_NAMESPACE = "azure-gpu-platform"
 """The stack-config namespace: every key in it is part of the typed stack config (unknown keys are refused), so the
@@ -53,10 +53,6 @@ token's config key lives in another namespace."""
 EXAMPLE_TOKEN_CONFIG = "kaito:hfToken"
 """The config key the docs and messages suggest for the Hugging Face token."""
 
-
-SERVICE_PORT = 80
-"""KAITO exposes each Workspace as a ClusterIP Service named like the Workspace, port 80 (OpenAI-compatible API
-with the vLLM runtime: ``/v1/chat/completions``, ``/v1/models``)."""
 
 _DNS_LABEL_RE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _DNS_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")

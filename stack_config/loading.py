@@ -1,21 +1,20 @@
-"""Reading and validating a stack config: every problem of the file in one refusal, keys outside the namespace
-included; the program's entry point :func:`load_stack_config`."""
+"""Validating a stack config: every problem of the file in one refusal, keys outside the namespace included.
+Pulumi-free: the program reads the engine's config and calls :func:`validate_stack_config`
+(:mod:`composition.stack_file`)."""
 
 from __future__ import annotations
 
 import copy
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import pulumi
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from gpu_catalog.problems import Problem, key_path
 
-from ..config_keys import foreign_key_findings, referenced_keys
 from .checks import (
     semantic_problems,
 )
@@ -23,9 +22,7 @@ from .errors import (
     StackConfigError,
     _clean_loc,
     _error_to_problem,
-    stack_file_name,
 )
-from .inert import inert_settings
 from .models import (
     NAMESPACE,
     StackConfig,
@@ -140,13 +137,6 @@ def config_from_stack_yaml(config_section: Mapping[str, Any]) -> dict[str, Any]:
     return {k[len(prefix) :]: v for k, v in config_section.items() if k.startswith(prefix)}
 
 
-def _config_keys() -> set[str]:
-    """Every config key the engine (or the mocks) hand the program, of every namespace."""
-    from pulumi.runtime import config as runtime_config
-
-    return set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
-
-
 def decode_config_value(value: Any) -> Any:
     """A config value as the language host passes it (a string) → what the models validate: objects, lists and
     booleans JSON-decoded; any other string stays a string (``"1.33"`` must not become a float)."""
@@ -157,35 +147,3 @@ def decode_config_value(value: Any) -> Any:
     except json.JSONDecodeError:
         return value
     return decoded if isinstance(decoded, dict | list | bool) else value
-
-
-def _raw_config(keys: Iterable[str]) -> dict[str, Any]:
-    """Every ``azure-gpu-platform:*`` value among ``keys``, decoded by :func:`decode_config_value`."""
-    from pulumi.runtime import config as runtime_config
-
-    prefix = f"{NAMESPACE}:"
-    return {
-        key[len(prefix) :]: decode_config_value(runtime_config.get_config(key))
-        for key in sorted(k for k in keys if k.startswith(prefix))
-    }
-
-
-def load_stack_config(stack_file: str | None = None) -> StackConfig:
-    """Read ``pulumi.Config("azure-gpu-platform")`` and validate it. Call before registering any resource.
-
-    Keys under a misspelled namespace are refused with the others; keys nothing reads are warned about
-    (:mod:`components.config_keys`).
-    """
-    pulumi.Config(NAMESPACE)  # the namespace this program reads (keeps `pulumi config` tooling consistent)
-    where = stack_file or stack_file_name()
-    keys = _config_keys()
-    raw = _raw_config(keys)
-    problems, warnings = foreign_key_findings(
-        keys, project=NAMESPACE, project_keys=StackConfig.model_fields, referenced=referenced_keys(raw)
-    )
-    for warning in warnings:
-        pulumi.log.warn(f"{where}: {warning}")
-    cfg = validate_stack_config(raw, stack_file=where, extra=problems)
-    for warning in inert_settings(cfg):
-        pulumi.log.warn(f"{where}: {warning}")
-    return cfg

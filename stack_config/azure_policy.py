@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from exports.azure_policy import EnforcedEffect, Scope
 
-from .config_base import StrictModel
+from .base import StrictModel
 
 
 class AzurePolicyConfig(StrictModel):

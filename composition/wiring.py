@@ -1,4 +1,4 @@
-"""Component Args from a stack config: the one place that reads :class:`~components.config.StackConfig` to build them.
+"""Component Args from a stack config: the one place that reads :class:`~stack_config.StackConfig` to build them.
 
 Every default a stack file leaves to the platform is resolved here, once: a pool's driver mode, OS SKU, node counts,
 Kubernetes version and Azure name; whether the GPU operator installs the driver; the platform's tags; a Databricks
@@ -16,31 +16,30 @@ from collections.abc import Mapping, Sequence
 
 import pulumi
 
+from components.aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
+from components.azure_policy import AksGpuSizePolicyArgs, AzurePolicyExemption
+from components.databricks import (
+    DatabricksAutoscale,
+    DatabricksClusterPolicyArgs,
+    DatabricksGpuClusterArgs,
+    DatabricksWorkspaceArgs,
+)
+from components.device_plugin import NvidiaDevicePluginArgs
+from components.gpu_node_pool import GpuNodePool, GpuPoolSpec, GpuSharing, PoolDevicePlugin, PoolGpuOperator
+from components.gpu_operator import GpuOperatorArgs
+from components.kaito import KaitoWorkspaceArgs
+from components.nap_pool import NapGpuPool, NapGpuPoolArgs
 from gpu_catalog import clock
 from rules.exemptions import matches_type_and_name
 from rules.hardening import ApiServer
 from rules.karpenter import resolve_sizes
 from rules.node_stack import DEVICE_PLUGIN_CHART
 from rules.sizes import SIZE_RULES
-
-from .aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
-from .azure_policy import AksGpuSizePolicyArgs, AzurePolicyExemption
-from .config import GpuOperatorConfig, GpuPoolConfig, SharingConfig, StackConfig, azure_pool_name
-from .config.exemptions import AGENT_POOL_TYPE, agent_pool_resource_name, pool_exempt_rules, stack_exemptions
-from .config.nap import GpuNodePoolConfig, nap_driver
-from .databricks import (
-    DatabricksAutoscale,
-    DatabricksClusterPolicyArgs,
-    DatabricksGpuClusterArgs,
-    DatabricksWorkspaceArgs,
-)
-from .databricks_config import DatabricksClusterConfig, DatabricksWorkspaceConfig
-from .device_plugin import NvidiaDevicePluginArgs
-from .gpu_node_pool import GpuNodePool, GpuPoolSpec, GpuSharing, PoolDevicePlugin, PoolGpuOperator
-from .gpu_operator import GpuOperatorArgs
-from .kaito import KaitoWorkspaceArgs
-from .kaito_config import KaitoWorkspaceConfig
-from .nap_pool import NapGpuPool, NapGpuPoolArgs
+from stack_config import GpuOperatorConfig, GpuPoolConfig, SharingConfig, StackConfig, azure_pool_name
+from stack_config.databricks import DatabricksClusterConfig, DatabricksWorkspaceConfig
+from stack_config.exemptions import AGENT_POOL_TYPE, agent_pool_resource_name, pool_exempt_rules, stack_exemptions
+from stack_config.kaito import KaitoWorkspaceConfig
+from stack_config.nap import GpuNodePoolConfig, nap_driver
 
 MANAGED_BY = "pulumi:azure-gpu-platform"
 """The ``managed-by`` tag on the platform's Azure resources."""

@@ -39,7 +39,7 @@ AGENT_POOL_TYPE = "azure-native:containerservice:AgentPool"
 
 def agent_pool_resource_name(pool_name: str) -> str:
     """The Pulumi name of ``gpuPools[].name``'s AgentPool (``AksGpuCluster "aks"`` names its pools
-    ``aks-<pool>``, components/platform.py ``CLUSTER_COMPONENT``): what an exemption names."""
+    ``aks-<pool>``, composition/platform.py ``CLUSTER_COMPONENT``): what an exemption names."""
     return f"aks-{pool_name}"
 
 

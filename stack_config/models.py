@@ -32,10 +32,10 @@ from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, KAITO_SAFE_TAINT
 from rules.sizes import DEFAULT_FLOOR
 from rules.upgrade import AutoUpgradeChannel
 
-from ..azure_policy_config import AzurePolicyConfig
-from ..config_base import StrictModel
-from ..databricks_config import DatabricksConfig
-from ..kaito_config import KaitoConfig, kaito_addon_enabled
+from .azure_policy import AzurePolicyConfig
+from .base import StrictModel
+from .databricks import DatabricksConfig
+from .kaito import KaitoConfig, kaito_addon_enabled
 
 NAMESPACE = "azure-gpu-platform"
 """The stack-config namespace (the Pulumi project name)."""
@@ -414,24 +414,24 @@ class StackConfig(StrictModel):
     cluster: ClusterConfig = ClusterConfig()
     gpuPools: list[GpuPoolConfig] = Field(default_factory=list)
     gpuNodePools: list[GpuNodePoolConfig] = Field(default_factory=list)
-    """GPU capacity from node auto-provisioning (Karpenter NodePools, ``components/config/nap.py``): from zero to a
+    """GPU capacity from node auto-provisioning (Karpenter NodePools, ``stack_config/nap.py``): from zero to a
     GPU limit. Any entry turns node auto-provisioning on for the cluster."""
     gpuOperator: GpuOperatorConfig = GpuOperatorConfig()
     devicePlugin: DevicePluginConfig = DevicePluginConfig()
     """The nvidia-device-plugin chart, for GPU pools when the GPU operator is off."""
     kaito: KaitoConfig = KaitoConfig()
-    """KAITO model workspaces (``components/kaito_config.py``); ``kaito.enabled`` also turns the add-on on."""
+    """KAITO model workspaces (``stack_config/kaito.py``); ``kaito.enabled`` also turns the add-on on."""
     databricks: DatabricksConfig | None = None
-    """Azure Databricks workspace and GPU clusters (``components/databricks_config.py``)."""
+    """Azure Databricks workspace and GPU clusters (``stack_config/databricks.py``)."""
     azurePolicy: AzurePolicyConfig = AzurePolicyConfig()
-    """The size rules as an Azure Policy assignment (``components/azure_policy_config.py``)."""
+    """The size rules as an Azure Policy assignment (``stack_config/azure_policy.py``)."""
     budget: Any = None
     """``{monthlyUsd, enforcementLevel}``, checked by :func:`rules.budget.budget_shape` (the preflight's check too)."""
     policy: dict[str, PolicySetting] = Field(default_factory=dict)
     """Policy config handed to the policy pack (``{"<policy-name>": level | {"enforcementLevel": ..., ...}}``)."""
     exemptions: Any = None
     """``[{policy, resource, reason, owner, expires, category?}]``: one policy waived for one resource until a date,
-    checked by :func:`components.config.exemptions.exemption_problems` (rules: :mod:`rules.exemptions`)."""
+    checked by :func:`stack_config.exemptions.exemption_problems` (rules: :mod:`rules.exemptions`)."""
     exemptionMaxDays: Any = None
     """How far ahead an exemption may end (days, default 180)."""
 

@@ -9,13 +9,12 @@ import typing
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Union
 
-import pulumi
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
 from gpu_catalog.problems import Problem, key_path, render_problems, show
 
-from ..config_base import StrictModel
+from .base import StrictModel
 from .models import (
     NAMESPACE,
     PATTERN_WORDS,
@@ -25,8 +24,10 @@ from .models import (
 # --------------------------------------------------------------------------------------------------- errors
 
 
-class StackConfigError(pulumi.RunError):
-    """The stack configuration is invalid. The message lists every problem, one per line."""
+class StackConfigError(ValueError):
+    """The stack configuration is invalid. The message lists every problem, one per line. Inside a Pulumi program the
+    composition root raises it as a ``pulumi.RunError`` too (:class:`composition.stack_file.StackFileRefused`), so the
+    CLI prints the list without a traceback."""
 
     def __init__(self, problems: Sequence[Problem], stack_file: str) -> None:
         self.problems = list(problems)
@@ -38,13 +39,11 @@ class StackConfigError(pulumi.RunError):
         return [p.path for p in self.problems]
 
 
-def stack_file_name(stack: str | None = None) -> str:
+def stack_file_name(stack: str) -> str:
     """The stack file named in messages: ``$AGP_STACK_FILE``, else ``stacks/Pulumi.<stack>.yaml``."""
     override = os.environ.get(STACK_FILE_ENV)
     if override:
         return override
-    if stack is None:
-        stack = pulumi.get_stack()
     return f"stacks/Pulumi.{stack}.yaml"
 
 

@@ -41,6 +41,7 @@ from rules.databricks import (
     TASK_GPU_AMOUNT,
     DatabricksCluster,
     blank_cost_tags,
+    cluster_slug,
     dedicated_group,
     gpu_dedicated_access,
     gpu_no_photon,
@@ -54,7 +55,7 @@ from rules.databricks import (
 )
 from rules.sizes import DEFAULT_FLOOR
 
-from .config_base import StrictModel
+from .base import StrictModel
 
 WorkloadMode = Literal["training", "inference", "singleNode"]
 WORKLOAD_MODES: tuple[str, ...] = ("training", "inference", "singleNode")
@@ -79,7 +80,6 @@ __all__ = [
     "DatabricksConfig",
     "DatabricksWorkspaceConfig",
     "cluster_facts",
-    "cluster_slug",
     "databricks_stack_problems",
     "task_gpu_amount",
 ]
@@ -119,11 +119,6 @@ def _refuse(key: str, *results: list[Finding] | NotApplicable) -> None:
     for result in results:
         for message in _findings(result, key):
             raise ValueError(message)
-
-
-def cluster_slug(name: str) -> str:
-    """A cluster's name as it appears in Pulumi resource names (lowercase, ``-`` for anything else)."""
-    return "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in name.lower()).strip("-")
 
 
 class DatabricksWorkspaceConfig(StrictModel):

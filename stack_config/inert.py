@@ -1,7 +1,7 @@
 """Settings that do nothing without their switch: written in the stack file while the feature they configure is off.
 
 Warned about (never refused: a team may stage a setting before turning the feature on), each naming the key written,
-the switch and its value. :func:`inert_settings` is pure; :func:`components.config.loading.load_stack_config` logs
+the switch and its value. :func:`inert_settings` is pure; :func:`stack_config.loading.load_stack_config` logs
 them (the preflight lists them with its other warnings).
 """
 

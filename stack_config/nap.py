@@ -31,11 +31,11 @@ from rules.karpenter import (
     nap_agent_pools,
     resolve_sizes,
 )
+from rules.kube_names import label_value_problem, node_label_key_problem
 from rules.lifecycle import check_operator_platform
 from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, node_stack_findings, pool_node_stack
 
-from ..config_base import StrictModel
-from ..kube_names import label_value_problem, node_label_key_problem
+from .base import StrictModel
 from .models import SharingConfig, worded
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """``build_platform(cfg)`` wires the components of one environment; ``export_contract(...)`` exports the contract.
 
-Each component gets typed Args built from the stack config by :mod:`components.wiring` (every Args is built, and
+Each component gets typed Args built from the stack config by :mod:`composition.wiring` (every Args is built, and
 checks itself, before the first resource is registered, except the GPU operator's, which is made of the pools). The
 contract reads what the components computed (a pool's contract entry, a workspace's service) instead of deriving it
 again.
@@ -35,20 +35,20 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
-from . import wiring
-from .aks_cluster import AksGpuCluster
-from .azure_policy import AksGpuSizePolicy
-from .config import StackConfig
-from .contract import CONTRACT_VERSION
-from .device_plugin import NvidiaDevicePlugin
-from .gpu_operator import GpuOperator
-from .kaito import KaitoWorkspace
-from .nap_pool import NapGpuPool
+from components.aks_cluster import AksGpuCluster
+from components.azure_policy import AksGpuSizePolicy
+from components.contract import CONTRACT_VERSION
+from components.device_plugin import NvidiaDevicePlugin
+from components.gpu_operator import GpuOperator
+from components.kaito import KaitoWorkspace
+from components.nap_pool import NapGpuPool
+from composition import wiring
+from stack_config import StackConfig
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from .databricks import DatabricksClusterPolicyArgs, DatabricksDeployment, DatabricksGpuClusterArgs
+    from components.databricks import DatabricksClusterPolicyArgs, DatabricksDeployment, DatabricksGpuClusterArgs
 
 CLUSTER_COMPONENT = "aks"
 OPERATOR_COMPONENT = "gpu-operator"
@@ -161,7 +161,7 @@ def _build_databricks(
     cluster_policy: DatabricksClusterPolicyArgs | None,
 ) -> DatabricksDeployment:
     """The Databricks workspace and GPU clusters, in the cluster's resource group (imports ``pulumi_databricks``)."""
-    from .databricks import build_databricks
+    from components.databricks import build_databricks
 
     if cfg.databricks is None:  # pragma: no cover - the caller checks
         raise ValueError("no databricks section")
