@@ -215,6 +215,33 @@ def gpu_sharing(
     return found
 
 
+SHARING_MIN_REPLICAS = 2
+"""Sharing one GPU between fewer than two workloads shares nothing."""
+
+TIME_SLICING_MAX_REPLICAS = 64
+"""The platform's ceiling for time-slicing replicas: every replica is a full-memory context on one GPU, so beyond 64
+the per-workload share of a GPU is too small to run anything (NVIDIA sets no hard limit)."""
+
+MPS_MAX_REPLICAS = 48
+"""An MPS server serves at most 48 clients per GPU (Volta and later)."""
+
+
+def sharing_replicas(mode: str, replicas: int) -> list[Finding]:
+    """Time-slicing or MPS replicas (workloads per GPU) within what the device plugin can serve: at least 2, at most
+    :data:`TIME_SLICING_MAX_REPLICAS` (time-slicing) or :data:`MPS_MAX_REPLICAS` (MPS)."""
+    if mode not in ("timeSlicing", "mps"):
+        return []
+    most = MPS_MAX_REPLICAS if mode == "mps" else TIME_SLICING_MAX_REPLICAS
+    if SHARING_MIN_REPLICAS <= replicas <= most:
+        return []
+    return [
+        Finding(
+            f"sharing.{mode}.replicas",
+            f"{replicas} workloads per GPU is outside what {mode} serves. Allowed: {SHARING_MIN_REPLICAS}..{most}.",
+        )
+    ]
+
+
 def windows_gpu_pool(pool: GpuPool, today: date | None = None) -> list[Finding]:
     """gpu-windows-pool: a Windows GPU pool keeps the AKS driver, runs Kubernetes ≥ 1.29, has a name ≤ 6.
 

@@ -39,7 +39,6 @@ from .loading import (
 from .models import (
     DEFAULT_GPU_OPERATOR_VERSION,
     DEFAULT_KUBERNETES_VERSION,
-    MPS_MAX_REPLICAS,
     NAMESPACE,
     STACK_FILE_ENV,
     ClusterAccessConfig,
@@ -66,7 +65,6 @@ __all__ = [
     "EXTRA_CHECKS",
     "MAX_NODE_POOL_SKEW",
     "MIG_PROFILES",
-    "MPS_MAX_REPLICAS",
     "NAMESPACE",
     "STACK_FILE_ENV",
     "ClusterAccessConfig",

@@ -18,39 +18,28 @@ from rules import Finding
 from rules import aks as rules_aks
 from rules.access import deployer_principal_type
 from rules.aks import (
-    autoscale_bounds,
     cost_analysis_tier,
-    driver_install,
-    gpu_sharing,
     kaito_requires_oidc,
     lts_needs_premium,
-    mig_pool,
-    operator_autoscale_min_count,
-    pool_name,
-    pool_os_sku,
-    pool_taints,
     pool_version_skew,
     system_pool_size,
-    windows_gpu_pool,
     workload_identity_needs_oidc,
 )
 from rules.budget import budget_shape
+from rules.checklists import AksGpuPool, aks_gpu_pool
 from rules.hardening import ApiServer, api_server_access, network_policy, node_hardening, rotation_poll_interval
-from rules.kube_names import label_value_problem, node_label_key_problem
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
 from rules.limits import ClusterScale, cluster_scale
 from rules.node_os import node_os_problem
 from rules.node_stack import (
-    KAITO_ADDON,
     GpuNode,
     node_stack_findings,
     operator_driver_os_findings,
     platform_node_stack,
-    pool_node_stack,
     taint_tolerations,
     ubuntu_release,
 )
-from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
+from rules.sizes import DEFAULT_FLOOR
 from rules.upgrade import upgrade_channel_range, validated_minors, version_pin_fits_channel
 
 from .databricks import cluster_policy_problems, databricks_stack_problems
@@ -89,125 +78,56 @@ def azure_pool_name(pool: GpuPoolConfig, driver: str, taints: list[str], hardeni
     return pool.name[:8] + digest[:4]
 
 
+def pool_checklist(cfg: StackConfig, pool: GpuPoolConfig) -> AksGpuPool:
+    """A stack file's pool as its checklist (:func:`rules.checklists.aks_gpu_pool`) sees it, defaults resolved."""
+    sharing = pool.sharing
+    return AksGpuPool(
+        name=pool.name,
+        vm_size=pool.vmSize,
+        os=pool.os,
+        os_sku=pool.effective_os_sku,
+        kubernetes_version=cfg.pool_kubernetes_version(pool),
+        autoscaling=pool.autoscaling,
+        min_count=pool.effective_min_count,
+        max_count=pool.maxCount,
+        driver_skipped=cfg.pool_driver(pool) == "operator",
+        mig_profile=pool.migProfile,
+        sharing=sharing.node_sharing if sharing is not None else None,
+        conflicting_sharing=sharing is not None and sharing.mps is not None and sharing.timeSlicing is not None,
+        taints=tuple(cfg.pool_taints(pool)),
+        labels=pool.labels,
+        encryption_at_host=pool.encryptionAtHost,
+        os_disk_type=pool.osDiskType,
+        spot=pool.spot,
+        gpu_floor=cfg.usable_gpu_floor,
+        exempt_rules=pool_exempt_rules(cfg, pool.name),
+        operator=cfg.gpu_operator_facts,
+        manager=cfg.pool_device_plugin(pool),
+        mig_strategy=cfg.plugin_mig_strategy,
+        kaito_addon=cfg.kaito_addon,
+    )
+
+
 def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Problem]:
-    """Every cross-field problem of one GPU pool. Also called by ``GpuNodePool`` at construction."""
+    """Every problem of one GPU pool: what only a stack file can get wrong (the pool's version against the control
+    plane and the upgrade channel; which count keys are written) and its checklist
+    (:func:`rules.checklists.aks_gpu_pool`, the one the component Args run too) on the pool's key paths."""
     at = f"gpuPools[{index}]"
+    version_key = f"{at}.orchestratorVersion" if pool.orchestratorVersion else "cluster.kubernetesVersion"
     problems: list[Problem] = []
-    facts = pool_facts(cfg, pool)
-    operator = operator_facts(cfg)
-
-    problems.extend(_at(at, pool_name(pool.name, pool.os)))
-
-    # GPU size: the same checks and messages as the policy pack.
-    not_gpu = check_is_gpu_size(pool.vmSize)
-    if not_gpu is not None:
-        problems.append(Problem(f"{at}.vmSize", not_gpu.message))
-    else:
-        problems.extend(
-            Problem(f"{at}.vmSize", f.message)
-            for f in check_gpu_size(pool.vmSize, floor=cfg.usable_gpu_floor, exempt=pool_exempt_rules(cfg, pool.name))
-        )
-    mig = check_mig_profile(pool.vmSize, pool.migProfile)
-    if mig is not None:
-        problems.append(Problem(f"{at}.migProfile", mig.message))
-    problems.extend(_at(at, mig_pool(facts, pool.migProfile)))
-
-    # AMD GPUs: none of the NVIDIA stack applies.
-    for field, finding in check_amd_features(
-        pool.vmSize,
-        nvidia_operator=cfg.operator_manages(pool),
-        aks_driver=cfg.pool_driver(pool) == "aks",
-        sharing=pool.sharing_mode,
-        os_sku=pool.effective_os_sku if pool.os == "Linux" else None,
-    ):
-        problems.append(Problem(f"{at}.{field}", finding.message))
-
-    # Node counts.
-    if pool.autoscaling:
-        if pool.count is not None:
-            problems.append(
-                Problem(
-                    f"{at}.count",
-                    "set either count (fixed size) or minCount/maxCount (autoscaling), not both.",
-                )
-            )
-        problems.extend(_at(at, autoscale_bounds(pool.effective_min_count or 0, pool.maxCount)))
-        problems.extend(_at(at, operator_autoscale_min_count(facts, operator)))
-    elif pool.minCount is not None:
-        problems.append(
-            Problem(f"{at}.minCount", "minCount needs maxCount (autoscaling); for a fixed-size pool use count.")
-        )
-
-    # Kubernetes version: creatable today, and within AKS's skew window of the control plane.
     if pool.orchestratorVersion:
         problems.extend(_pool_version_problems(cfg, f"{at}.orchestratorVersion", pool.orchestratorVersion))
         pin = version_pin_fits_channel(pool.orchestratorVersion, cfg.cluster.autoUpgradeChannel, "orchestratorVersion")
         problems.extend(_at(at, pin))
-
-    problems.extend(_at(at, pool_os_sku(pool.os, pool.effective_os_sku)))
-
-    # Windows pools; who installs the driver (AKS or the GPU operator, exactly one of them).
-    version_key = f"{at}.orchestratorVersion" if pool.orchestratorVersion else "cluster.kubernetesVersion"
-    problems.extend(_at(at, windows_gpu_pool(facts), orchestratorVersion=version_key))
-    problems.extend(_at(at, driver_install(facts, operator)))
-
-    # GPU sharing.
-    if pool.sharing is not None:
-        problems.extend(
-            _at(
-                at,
-                gpu_sharing(
-                    facts,
-                    time_slicing=pool.sharing.timeSlicing is not None,
-                    mps=pool.sharing.mps is not None,
-                    mig_profile=pool.migProfile,
-                    mig_strategy=cfg.plugin_mig_strategy,
-                ),
-            )
+    problems += _at(at, aks_gpu_pool(pool_checklist(cfg, pool)), orchestratorVersion=version_key)
+    if pool.autoscaling and pool.count is not None:
+        problems.append(
+            Problem(f"{at}.count", "set either count (fixed size) or minCount/maxCount (autoscaling), not both.")
         )
-
-    # Taints and labels.
-    taints = tuple(cfg.pool_taints(pool))
-    taint_problems = pool_taints(taints)
-    problems.extend(_at(at, taint_problems))
-    for key, value in pool.labels.items():
-        path = f"{at}.{key_path(['labels', key])}"
-        for problem in (node_label_key_problem(key), label_value_problem(value)):
-            if problem is not None:
-                problems.append(Problem(path, problem))
-
-    # Node hardening: what the size can do (encryption at host, ephemeral OS disk).
-    problems.extend(
-        _at(
-            at,
-            node_hardening(
-                pool.vmSize,
-                node_disks(pool.vmSize),
-                encryption_at_host=pool.encryptionAtHost,
-                os_disk_type=pool.osDiskType,
-            ),
+    elif not pool.autoscaling and pool.minCount is not None:
+        problems.append(
+            Problem(f"{at}.minCount", "minCount needs maxCount (autoscaling); for a fixed-size pool use count.")
         )
-    )
-
-    # What runs on the nodes: exactly one device plugin, and something a pod can request.
-    size = default_catalog().lookup(pool.vmSize)
-    if size is not None and mig is None and not taint_problems:
-        stack = pool_node_stack(
-            pool.name,
-            os=pool.os,
-            gpus=int(size.gpu_count),
-            whole_gpu_memory_gib=size.whole_gpu_memory_gib,
-            taints=taints,
-            spot=pool.spot,
-            sharing=pool.sharing.node_sharing if pool.sharing is not None else None,
-            driver_skipped=cfg.pool_driver(pool) == "operator",
-            mig_profile=pool.migProfile,
-            manager=cfg.pool_device_plugin(pool),
-            mig_strategy=cfg.plugin_mig_strategy,
-            kaito_addon=cfg.kaito_addon,
-        )
-        key = f"{at}.taints" if any(p.plugin == KAITO_ADDON for p in stack.plugins) else at
-        problems.extend(Problem(key, f.message) for f in node_stack_findings(stack))
     return problems
 
 

@@ -54,8 +54,6 @@ GPU operator and the KAITO add-on are validated on. A stack on it starts failing
 creating it: the checks read the dates, not this constant."""
 
 
-MPS_MAX_REPLICAS = 48
-"""An MPS server serves at most 48 clients per GPU (Volta and later)."""
 
 
 _K8S_VERSION_RE = r"^1\.\d{2}(\.\d{1,3})?$"
@@ -248,13 +246,15 @@ class ClusterConfig(StrictModel):
 
 
 class TimeSlicingConfig(StrictModel):
-    replicas: Annotated[int, Field(ge=2, le=64)]
+    replicas: int
+    """Workloads per GPU: :func:`rules.aks.sharing_replicas` (the pools' checklist) bounds it."""
     renameByDefault: bool = False
     """Advertise the shared GPUs as ``nvidia.com/gpu.shared`` instead of ``nvidia.com/gpu``."""
 
 
 class MpsConfig(StrictModel):
-    replicas: Annotated[int, Field(ge=2, le=MPS_MAX_REPLICAS)]
+    replicas: int
+    """Workloads per GPU: :func:`rules.aks.sharing_replicas` (the pools' checklist) bounds it."""
     renameByDefault: bool = False
 
 

@@ -394,9 +394,9 @@ def test_encryption_at_host_on_a_size_without_it_is_refused(monkeypatch: pytest.
     """No catalog size has a sourced ``false`` today (Microsoft publishes no per-size list): a size whose facts say
     false is refused with the reason, in the stack config and in the pool's Args alike."""
     from gpu_catalog.node_disks import NodeDisks
-    from stack_config import checks
+    from rules import checklists
 
-    monkeypatch.setattr(checks, "node_disks", lambda size: NodeDisks(encryption_at_host=False))
+    monkeypatch.setattr(checklists, "node_disks", lambda size: NodeDisks(encryption_at_host=False))
     with pytest.raises(StackConfigError) as err:
         validate_stack_config(mutate(**{"gpuPools.0.encryptionAtHost": True}), stack_file="stacks/Pulumi.dev.yaml")
     expected = (

@@ -1,0 +1,191 @@
+"""One checklist per deployable: every rule a thing must pass, written once.
+
+A checklist is a function over the deployable's facts (defaults resolved by the caller) returning every
+:class:`~rules.Finding` of every rule that applies to it, with fields named as a stack file names them (``vmSize``,
+``sharing.mps.replicas``, ``labels.<key>``). Its callers only build the facts and map the fields to their own key
+paths:
+
+- the stack config (:mod:`stack_config.checks`, :mod:`stack_config.nap`) → ``gpuPools[1].vmSize``;
+- the component Args (``GpuPoolSpec``, ``NapGpuPoolArgs`` in ``components/``) → the Args field (``vm_size``);
+- the component package (``component_package/``), through the component Args.
+
+The policy pack runs the same rules one policy each (a policy's id names its rule: ``policies/RULES.md`` lists,
+per policy, the rule function it calls and the checklist entry that holds it). What only a stack file can get wrong
+(``count`` written together with ``minCount``, a pool version against the control plane) stays in the stack config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from gpu_catalog import default_catalog
+from gpu_catalog.node_disks import node_disks
+from gpu_catalog.problems import key_path
+
+from . import Finding
+from .aks import (
+    GpuOperator,
+    GpuPool,
+    autoscale_bounds,
+    driver_install,
+    gpu_sharing,
+    mig_pool,
+    operator_autoscale_min_count,
+    pool_name,
+    pool_os_sku,
+    pool_taints,
+    sharing_replicas,
+    windows_gpu_pool,
+)
+from .hardening import node_hardening
+from .kube_names import label_value_problem, node_label_key_problem
+from .node_stack import KAITO_ADDON, Sharing, node_stack_findings, pool_node_stack
+from .sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
+
+
+@dataclass(frozen=True)
+class AksGpuPool:
+    """An AKS GPU agent pool as its checklist sees it: every value as the ``AgentPool`` gets it, plus what the
+    cluster runs beside it (the GPU operator, the device plugin, the KAITO add-on)."""
+
+    name: str
+    vm_size: str
+    os: Literal["Linux", "Windows"] = "Linux"
+    os_sku: str | None = None
+    """``None``: AKS's default for the OS (not checked)."""
+    kubernetes_version: str | None = None
+    """The nodes' Kubernetes version; ``None``: the control plane's."""
+    autoscaling: bool = False
+    min_count: int | None = None
+    max_count: int | None = None
+    driver_skipped: bool = False
+    mig_profile: str | None = None
+    sharing: Sharing | None = None
+    conflicting_sharing: bool = False
+    """Both time-slicing and MPS were asked for (a stack file can write both; :attr:`sharing` holds the MPS one)."""
+    taints: tuple[str, ...] = ()
+    labels: Mapping[str, str] = field(default_factory=dict)
+    encryption_at_host: bool | None = None
+    """``None``: not written (the size's sourced default applies)."""
+    os_disk_type: str | None = None
+    spot: bool = False
+    gpu_floor: str = DEFAULT_FLOOR
+    exempt_rules: tuple[str, ...] = ()
+    operator: GpuOperator | None = None
+    """The GPU operator on the cluster; ``None``: none runs."""
+    manager: str | None = None
+    """The device plugin the platform deploys for the pool (:data:`rules.node_stack.GPU_OPERATOR`, the chart's, an
+    external one) or ``None``."""
+    mig_strategy: Literal["single", "mixed"] = "single"
+    kaito_addon: bool = False
+    missing_plugin_fix: str | None = None
+    """What the caller's user changes when no device plugin lands (appended to that finding's message)."""
+
+    @property
+    def operator_manages(self) -> bool:
+        """The GPU operator manages every Linux GPU pool of a cluster it runs on."""
+        return self.operator is not None and self.os == "Linux"
+
+    @property
+    def facts(self) -> GpuPool:
+        """The pool as the single AKS rules see it."""
+        return GpuPool(
+            name=self.name,
+            vm_size=self.vm_size,
+            os=self.os,
+            kubernetes_version=self.kubernetes_version,
+            driver_skipped=self.driver_skipped,
+            autoscaling=self.autoscaling,
+            min_count=self.min_count,
+            taints=self.taints,
+        )
+
+
+def aks_gpu_pool(pool: AksGpuPool) -> list[Finding]:
+    """Every guard rail an AKS GPU pool breaks: its size (GPU floor, NVv4, known, retired), MIG, AMD, autoscaling with
+    the operator, OS SKU, Windows, who installs the driver, GPU sharing and its replicas, taints, labels, node
+    hardening, and what runs on its nodes (exactly one device plugin, something a pod can request)."""
+    found: list[Finding] = list(pool_name(pool.name, pool.os))
+    not_gpu = check_is_gpu_size(pool.vm_size)
+    if not_gpu is not None:
+        found.append(Finding("vmSize", not_gpu.message))
+    else:
+        found += [
+            Finding("vmSize", f.message)
+            for f in check_gpu_size(pool.vm_size, floor=pool.gpu_floor, exempt=pool.exempt_rules)
+        ]
+    mig = check_mig_profile(pool.vm_size, pool.mig_profile)
+    if mig is not None:
+        found.append(Finding("migProfile", mig.message))
+    facts = pool.facts
+    found += mig_pool(facts, pool.mig_profile)
+    sharing_mode = pool.sharing.mode if pool.sharing is not None else "none"
+    found += [
+        Finding(key, f.message)
+        for key, f in check_amd_features(
+            pool.vm_size,
+            nvidia_operator=pool.operator_manages,
+            aks_driver=not pool.driver_skipped,
+            sharing=sharing_mode,
+            os_sku=pool.os_sku if pool.os == "Linux" else None,
+        )
+    ]
+    if pool.autoscaling:
+        found += autoscale_bounds(pool.min_count or 0, pool.max_count)
+    found += operator_autoscale_min_count(facts, pool.operator)
+    if pool.os_sku is not None:
+        found += pool_os_sku(pool.os, pool.os_sku)
+    found += windows_gpu_pool(facts)
+    found += driver_install(facts, pool.operator)
+    if pool.sharing is not None:
+        found += sharing_replicas(pool.sharing.mode, pool.sharing.replicas)
+        found += gpu_sharing(
+            facts,
+            time_slicing=pool.sharing.mode == "timeSlicing" or pool.conflicting_sharing,
+            mps=pool.sharing.mode == "mps",
+            mig_profile=pool.mig_profile,
+            mig_strategy=pool.mig_strategy,
+        )
+    taint_findings = pool_taints(pool.taints)
+    found += taint_findings
+    found += label_findings(pool.labels)
+    found += node_hardening(
+        pool.vm_size,
+        node_disks(pool.vm_size),
+        encryption_at_host=pool.encryption_at_host,
+        os_disk_type=pool.os_disk_type,
+    )
+    size = default_catalog().lookup(pool.vm_size)
+    if size is not None and mig is None and not taint_findings:
+        stack = pool_node_stack(
+            pool.name,
+            os=pool.os,
+            gpus=int(size.gpu_count),
+            whole_gpu_memory_gib=size.whole_gpu_memory_gib,
+            taints=pool.taints,
+            spot=pool.spot,
+            sharing=pool.sharing,
+            driver_skipped=pool.driver_skipped,
+            mig_profile=pool.mig_profile,
+            manager=pool.manager,
+            mig_strategy=pool.mig_strategy,
+            kaito_addon=pool.kaito_addon,
+        )
+        where = "taints" if any(p.plugin == KAITO_ADDON for p in stack.plugins) else ""
+        found += [Finding(where or f.field, f.message) for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
+    return found
+
+
+def label_findings(labels: Mapping[str, str]) -> list[Finding]:
+    """Node labels a Kubernetes API server accepts (key and value), each on ``labels.<key>``."""
+    found: list[Finding] = []
+    for key, value in labels.items():
+        where = key_path(["labels", key])
+        found += [
+            Finding(where, problem)
+            for problem in (node_label_key_problem(key), label_value_problem(value))
+            if problem is not None
+        ]
+    return found
