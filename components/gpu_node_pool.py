@@ -45,18 +45,10 @@ from rules import Finding
 from rules import aks as rules_aks
 from rules.aks import (
     DEFAULT_GPU_TAINT,
-    autoscale_bounds,
-    driver_install,
-    gpu_sharing,
-    mig_pool,
-    operator_autoscale_min_count,
-    pool_name,
-    pool_os_sku,
-    pool_taints,
-    windows_gpu_pool,
+    sharing_replicas,
 )
-from rules.hardening import DEFAULT_OS_DISK_GIB, encryption_at_host_unverified, node_hardening
-from rules.kube_names import label_value_problem, node_label_key_problem
+from rules.checklists import AksGpuPoolFacts, aks_gpu_pool
+from rules.hardening import DEFAULT_OS_DISK_GIB, encryption_at_host_unverified
 from rules.lifecycle import check_operator_platform
 from rules.node_stack import (
     DEVICE_PLUGIN_CHART,
@@ -66,12 +58,11 @@ from rules.node_stack import (
     NodeStack,
     Sharing,
     mig_instance,
-    node_stack_findings,
     pool_node_stack,
 )
 from rules.node_stack import DEVICE_PLUGIN_CONFIG_LABEL as _CONFIG_LABEL
 from rules.node_stack import taint_tolerations as _rule_tolerations
-from rules.sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
+from rules.sizes import DEFAULT_FLOOR
 
 from .contract import GpuPoolContract, Scheduling, Toleration
 from .validation import refuse_findings
@@ -108,6 +99,9 @@ class GpuSharing:
     """Workloads per physical GPU."""
     rename_by_default: bool = False
     """Advertise the shared GPUs as ``<resource>.shared`` (``nvidia.com/gpu.shared``)."""
+
+    def __post_init__(self) -> None:
+        refuse_findings("GpuSharing", self.mode, sharing_replicas(self.mode, self.replicas), _SHARING_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -146,7 +140,12 @@ class SharedPool:
     sharing: GpuSharing
 
 
+_SHARING_FIELDS = {"sharing.timeSlicing.replicas": "replicas", "sharing.mps.replicas": "replicas"}
+"""The replica rule's fields (named as in a stack file) → the :class:`GpuSharing` field."""
+
 _FIELDS = {
+    "sharing.timeSlicing.replicas": "sharing",
+    "sharing.mps.replicas": "sharing",
     "vmSize": "vm_size",
     "osSku": "os_sku",
     "driver": "driver_skipped",
@@ -276,6 +275,35 @@ class GpuPoolSpec:
         return self.mig_profile is not None and self.driver_skipped
 
     @property
+    def checklist(self) -> AksGpuPoolFacts:
+        """The pool as its checklist (:func:`rules.checklists.aks_gpu_pool`) sees it."""
+        return AksGpuPoolFacts(
+            name=self.name,
+            vm_size=self.vm_size,
+            os=self.os,
+            os_sku=self.os_sku,
+            kubernetes_version=self.orchestrator_version,
+            autoscaling=self.autoscaling,
+            min_count=self.min_count,
+            max_count=self.max_count,
+            driver_skipped=self.driver_skipped,
+            mig_profile=self.mig_profile,
+            sharing=_rule_sharing(self.sharing),
+            taints=self.taints,
+            labels=self.labels,
+            encryption_at_host=self.encryption_at_host,
+            os_disk_type=self.os_disk_type,
+            spot=self.spot,
+            gpu_floor=self.gpu_floor,
+            exempt_rules=self.exempt_rules,
+            operator=self.gpu_operator.facts if self.gpu_operator is not None else None,
+            manager=self.manager,
+            mig_strategy=self.mig_strategy,
+            kaito_addon=self.kaito_addon,
+            missing_plugin_fix=_fix(self),
+        )
+
+    @property
     def facts(self) -> rules_aks.GpuPool:
         """The pool as the AKS rules see it."""
         return rules_aks.GpuPool(
@@ -291,58 +319,9 @@ class GpuPoolSpec:
 
 
 def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
-    """Every guard rail the pool breaks, as rule findings (fields named as in a stack file)."""
-    found: list[Finding] = pool_name(pool.name, pool.os)
-    not_gpu = check_is_gpu_size(pool.vm_size)
-    if not_gpu is not None:
-        found.append(Finding("vmSize", not_gpu.message))
-    found += [
-        Finding("vmSize", f.message)
-        for f in check_gpu_size(pool.vm_size, floor=pool.gpu_floor, exempt=pool.exempt_rules)
-    ]
-    mig = check_mig_profile(pool.vm_size, pool.mig_profile)
-    if mig is not None:
-        found.append(Finding("migProfile", mig.message))
-    operator = pool.gpu_operator.facts if pool.gpu_operator is not None else None
-    found += mig_pool(pool.facts, pool.mig_profile)
-    amd = check_amd_features(
-        pool.vm_size,
-        nvidia_operator=pool.operator_managed,
-        aks_driver=not pool.driver_skipped,
-        sharing=pool.sharing.mode if pool.sharing is not None else "none",
-        os_sku=pool.os_sku if pool.os == "Linux" else None,
-    )
-    found += [Finding(key, f.message) for key, f in amd]
-    facts = pool.facts
-    if pool.os_sku is not None:
-        found += pool_os_sku(pool.os, pool.os_sku)
-    found += windows_gpu_pool(facts)
-    found += driver_install(facts, operator)
-    found += autoscale_bounds(pool.min_count, pool.max_count)
-    found += operator_autoscale_min_count(facts, operator)
-    found += _operator_platform(pool)
-    if pool.sharing is not None:
-        found += gpu_sharing(
-            facts,
-            time_slicing=pool.sharing.mode == "timeSlicing",
-            mps=pool.sharing.mode == "mps",
-            mig_profile=pool.mig_profile,
-            mig_strategy=pool.mig_strategy,
-        )
-    found += pool_taints(pool.taints)
-    for key, value in pool.labels.items():
-        problems = (node_label_key_problem(key), label_value_problem(value))
-        found += [Finding("labels", f"{key}: {problem}") for problem in problems if problem is not None]
-    found += node_hardening(
-        pool.vm_size,
-        node_disks(pool.vm_size),
-        encryption_at_host=pool.encryption_at_host,
-        os_disk_type=pool.os_disk_type,
-    )
-    size = default_catalog().lookup(pool.vm_size)
-    if size is not None and mig is None and not any(f.field in ("taints", "vmSize") for f in found):
-        found += node_stack_findings(pool.node_stack(size), fix=_fix(pool))
-    return found
+    """Every guard rail the pool breaks: its checklist (:func:`rules.checklists.aks_gpu_pool`, the one the stack
+    config runs) and the GPU operator's validated platforms for the pool's version and OS image."""
+    return aks_gpu_pool(pool.checklist) + _operator_platform(pool)
 
 
 def _fix(pool: GpuPoolSpec) -> str:

@@ -37,7 +37,8 @@ from gpu_catalog import GpuSize, default_catalog
 from gpu_catalog.karpenter import load_karpenter_facts
 from rules import Finding
 from rules import aks as rules_aks
-from rules.aks import DEFAULT_GPU_TAINT, driver_install, gpu_sharing, parse_taint, pool_taints
+from rules.aks import DEFAULT_GPU_TAINT, parse_taint
+from rules.checklists import NapGpuPoolFacts, nap_gpu_pool
 from rules.karpenter import (
     CAPACITY_TYPE,
     DEFAULT_CAPACITY_TYPES,
@@ -47,8 +48,6 @@ from rules.karpenter import (
     GPU_RESOURCE,
     SKU_NAME,
     ZONE,
-    gpu_nodepool_limits,
-    resolve_sizes,
 )
 from rules.node_stack import (
     DEVICE_PLUGIN_CHART,
@@ -56,7 +55,6 @@ from rules.node_stack import (
     GPU_OPERATOR,
     GpuNode,
     NodeStack,
-    node_stack_findings,
     platform_node_stack,
 )
 from rules.resource_types import KARPENTER_NODE_POOL
@@ -82,7 +80,15 @@ COMPONENT = "NapGpuPool"
 NODE_POOL_TYPE = KARPENTER_NODE_POOL
 NODE_CLASS_TYPE = f"kubernetes:{FACTS.node_class_api_version}:{FACTS.node_class_kind}"
 
-_FIELDS = {"limits": "gpu_limit", "driver": "driver_skipped"}
+_FIELDS = {
+    "limits": "gpu_limit",
+    "driver": "driver_skipped",
+    "capacityTypes": "capacity_types",
+    "imageFamily": "image_family",
+    "consolidationPolicy": "consolidation_policy",
+    "sharing.timeSlicing.replicas": "sharing",
+    "sharing.mps.replicas": "sharing",
+}
 """A rule's field → the :class:`NapGpuPoolArgs` field; the others have the same name."""
 
 
@@ -172,36 +178,29 @@ class NapGpuPoolArgs:
 
 
 def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:
-    """Every guard rail the NodePool breaks."""
-    found: list[Finding] = []
-    if not args.sizes:
-        found.append(Finding("sizes", "a GPU NodePool needs at least one size."))
-    _, size_findings = resolve_sizes(args.sizes, floor=args.gpu_floor)
-    found += size_findings
-    found += gpu_nodepool_limits({GPU_LIMIT: args.gpu_limit} if args.gpu_limit >= 1 else {}, gpu=True)
-    operator = args.gpu_operator.facts if args.gpu_operator is not None else None
-    found += driver_install(args.facts, operator)
-    if args.sharing is not None:
-        found += gpu_sharing(
-            args.facts,
-            time_slicing=args.sharing.mode == "timeSlicing",
-            mps=args.sharing.mode == "mps",
-            mig_profile=None,
-            mig_strategy=args.gpu_operator.mig_strategy if args.gpu_operator is not None else "single",
+    """Every guard rail the NodePool breaks: its checklist (:func:`rules.checklists.nap_gpu_pool`, the one the stack
+    config runs)."""
+    operator = args.gpu_operator
+    return nap_gpu_pool(
+        NapGpuPoolFacts(
+            name=args.name,
+            sizes=args.sizes,
+            gpu_limit=args.gpu_limit,
+            capacity_types=args.capacity_types,
+            image_family=args.image_family,
+            consolidation_policy=args.consolidation_policy,
+            driver_skipped=args.driver_skipped,
+            sharing=_rule_sharing(args.sharing),
+            taints=args.taints,
+            labels=args.labels,
+            gpu_floor=args.gpu_floor,
+            operator=operator.facts if operator is not None else None,
+            manager=args.manager,
+            mig_strategy=operator.mig_strategy if operator is not None else "single",
+            kaito_addon=args.kaito_addon,
+            missing_plugin_fix="Enable the GPU operator or the nvidia-device-plugin chart for the NodePool.",
         )
-    found += pool_taints(args.taints)
-    for name, value, allowed in (
-        ("capacity_types", args.capacity_types, FACTS.capacity_types),
-        ("image_family", (args.image_family,) if args.image_family else (), FACTS.image_families),
-        ("consolidation_policy", (args.consolidation_policy,), FACTS.consolidation_policies),
-    ):
-        found += [
-            Finding(name, f"{v!r} is not allowed; allowed: {', '.join(allowed)}.") for v in value if v not in allowed
-        ]
-    if args.sizes and not any(f.field == "taints" for f in found):
-        fix = "Enable the GPU operator or the nvidia-device-plugin chart for the NodePool."
-        found += node_stack_findings(args.node_stack(), fix=fix)
-    return found
+    )
 
 
 def _sizes(args: NapGpuPoolArgs) -> list[GpuSize]:

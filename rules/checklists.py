@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from gpu_catalog import default_catalog
+from gpu_catalog.karpenter import load_karpenter_facts
 from gpu_catalog.node_disks import node_disks
 from gpu_catalog.problems import key_path
 
@@ -40,13 +41,15 @@ from .aks import (
     windows_gpu_pool,
 )
 from .hardening import node_hardening
+from .karpenter import GPU_LIMIT, gpu_nodepool_limits, resolve_sizes
 from .kube_names import label_value_problem, node_label_key_problem
+from .lifecycle import check_operator_platform
 from .node_stack import KAITO_ADDON, Sharing, node_stack_findings, pool_node_stack
 from .sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
 
 @dataclass(frozen=True)
-class AksGpuPool:
+class AksGpuPoolFacts:
     """An AKS GPU agent pool as its checklist sees it: every value as the ``AgentPool`` gets it, plus what the
     cluster runs beside it (the GPU operator, the device plugin, the KAITO add-on)."""
 
@@ -103,7 +106,7 @@ class AksGpuPool:
         )
 
 
-def aks_gpu_pool(pool: AksGpuPool) -> list[Finding]:
+def aks_gpu_pool(pool: AksGpuPoolFacts) -> list[Finding]:
     """Every guard rail an AKS GPU pool breaks: its size (GPU floor, NVv4, known, retired), MIG, AMD, autoscaling with
     the operator, OS SKU, Windows, who installs the driver, GPU sharing and its replicas, taints, labels, node
     hardening, and what runs on its nodes (exactly one device plugin, something a pod can request)."""
@@ -188,4 +191,124 @@ def label_findings(labels: Mapping[str, str]) -> list[Finding]:
             for problem in (node_label_key_problem(key), label_value_problem(value))
             if problem is not None
         ]
+    return found
+
+
+@dataclass(frozen=True)
+class NapGpuPoolFacts:
+    """A node auto-provisioning (Karpenter) GPU NodePool as its checklist sees it."""
+
+    name: str
+    sizes: tuple[str, ...] = ()
+    """``karpenter.azure.com/sku-name`` values as written."""
+    series: tuple[str, ...] = ()
+    """``sku-series`` values (a stack file can name sizes by series)."""
+    gpu_models: tuple[str, ...] = ()
+    """``sku-gpu-name`` values."""
+    gpu_limit: int = 1
+    """``spec.limits["nvidia.com/gpu"]``."""
+    capacity_types: tuple[str, ...] = ()
+    image_family: str | None = None
+    consolidation_policy: str | None = None
+    driver_skipped: bool = False
+    sharing: Sharing | None = None
+    conflicting_sharing: bool = False
+    taints: tuple[str, ...] = ()
+    labels: Mapping[str, str] = field(default_factory=dict)
+    gpu_floor: str = DEFAULT_FLOOR
+    operator: GpuOperator | None = None
+    operator_version: str | None = None
+    """The GPU operator's chart version when it runs (it manages every NAP GPU node: NVIDIA must validate the OS)."""
+    kubernetes_version: str | None = None
+    """The control plane's version (NAP nodes run it)."""
+    manager: str | None = None
+    mig_strategy: Literal["single", "mixed"] = "single"
+    kaito_addon: bool = False
+    missing_plugin_fix: str | None = None
+
+    @property
+    def facts(self) -> GpuPool:
+        return GpuPool(
+            name=self.name,
+            vm_size=self.sizes[0] if self.sizes else "",
+            driver_skipped=self.driver_skipped,
+            taints=self.taints,
+        )
+
+
+NAP_RESTRICTED_LABEL_DOMAINS = ("karpenter.sh", "karpenter.azure.com", "kubernetes.azure.com")
+"""Label domains a NodePool's template labels may not use (the NodePool CRD's validation rules)."""
+
+IMAGE_FAMILY_OS_SKU = {"Ubuntu": "Ubuntu", "Ubuntu2204": "Ubuntu2204", "Ubuntu2404": "Ubuntu"}
+"""An AKSNodeClass ``imageFamily`` → the OS image the GPU operator's validated platforms name (``Ubuntu`` covers 22.04
+and 24.04); AzureLinux stays itself and is refused there (NVIDIA does not validate the operator on Azure Linux)."""
+
+
+def nap_gpu_pool(pool: NapGpuPoolFacts) -> list[Finding]:
+    """Every guard rail a NAP GPU NodePool breaks: its sizes (each through the size rules), its GPU limit, the
+    Karpenter enums, who installs the driver, GPU sharing and its replicas, taints, labels, the GPU operator's
+    validated OS, and what runs on its nodes (exactly one device plugin, for the smallest size it may choose)."""
+    facts = load_karpenter_facts()
+    sizes, found = resolve_sizes(pool.sizes, pool.series, pool.gpu_models, floor=pool.gpu_floor)
+    if not (pool.sizes or pool.series or pool.gpu_models):
+        found.append(Finding("sizes", "name the GPU sizes Karpenter may choose: sizes, series or gpuModels."))
+    found += gpu_nodepool_limits({GPU_LIMIT: pool.gpu_limit} if pool.gpu_limit >= 1 else {}, gpu=True)
+    for key, values, allowed in (
+        ("capacityTypes", pool.capacity_types, facts.capacity_types),
+        ("imageFamily", (pool.image_family,) if pool.image_family else (), facts.image_families),
+        (
+            "consolidationPolicy",
+            (pool.consolidation_policy,) if pool.consolidation_policy else (),
+            facts.consolidation_policies,
+        ),
+    ):
+        found += [
+            Finding(key, f"{v!r} is not allowed; allowed: {', '.join(allowed)}.") for v in values if v not in allowed
+        ]
+    nap_facts = GpuPool(
+        name=pool.name, vm_size=sizes[0] if sizes else "", driver_skipped=pool.driver_skipped, taints=pool.taints
+    )
+    found += driver_install(nap_facts, pool.operator)
+    if pool.sharing is not None:
+        found += sharing_replicas(pool.sharing.mode, pool.sharing.replicas)
+        found += gpu_sharing(
+            nap_facts,
+            time_slicing=pool.sharing.mode == "timeSlicing" or pool.conflicting_sharing,
+            mps=pool.sharing.mode == "mps",
+            mig_profile=None,
+            mig_strategy=pool.mig_strategy,
+        )
+    taint_findings = pool_taints(pool.taints)
+    found += taint_findings
+    known = [s for s in (default_catalog().lookup(n) for n in sizes) if s is not None]
+    if known and not taint_findings:
+        smallest = min(known, key=lambda s: max(int(s.gpu_count), 1))
+        stack = pool_node_stack(
+            pool.name,
+            os="Linux",
+            gpus=int(smallest.gpu_count),
+            whole_gpu_memory_gib=smallest.whole_gpu_memory_gib,
+            taints=pool.taints,
+            sharing=pool.sharing,
+            driver_skipped=pool.driver_skipped,
+            manager=pool.manager,
+            mig_strategy=pool.mig_strategy,
+            kaito_addon=pool.kaito_addon,
+        )
+        found += [Finding("taints", f.message) for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
+    if pool.operator_version is not None and pool.kubernetes_version is not None:
+        image = pool.image_family or "Ubuntu"
+        problem = check_operator_platform(
+            pool.operator_version, pool.kubernetes_version, IMAGE_FAMILY_OS_SKU.get(image, image)
+        )
+        if problem is not None:
+            found.append(Finding("imageFamily", problem))
+    for key in pool.labels:
+        domain = key.split("/", 1)[0] if "/" in key else ""
+        restricted = next((d for d in NAP_RESTRICTED_LABEL_DOMAINS if domain.endswith(d)), None)
+        if restricted is not None:
+            found.append(
+                Finding(key_path(["labels", key]), f"the NodePool CRD restricts the label domain {restricted!r}.")
+            )
+    found += label_findings(pool.labels)
     return found

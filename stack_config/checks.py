@@ -26,7 +26,7 @@ from rules.aks import (
     workload_identity_needs_oidc,
 )
 from rules.budget import budget_shape
-from rules.checklists import AksGpuPool, aks_gpu_pool
+from rules.checklists import AksGpuPoolFacts, aks_gpu_pool
 from rules.hardening import ApiServer, api_server_access, network_policy, node_hardening, rotation_poll_interval
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
 from rules.limits import ClusterScale, cluster_scale
@@ -78,10 +78,10 @@ def azure_pool_name(pool: GpuPoolConfig, driver: str, taints: list[str], hardeni
     return pool.name[:8] + digest[:4]
 
 
-def pool_checklist(cfg: StackConfig, pool: GpuPoolConfig) -> AksGpuPool:
+def pool_checklist(cfg: StackConfig, pool: GpuPoolConfig) -> AksGpuPoolFacts:
     """A stack file's pool as its checklist (:func:`rules.checklists.aks_gpu_pool`) sees it, defaults resolved."""
     sharing = pool.sharing
-    return AksGpuPool(
+    return AksGpuPoolFacts(
         name=pool.name,
         vm_size=pool.vmSize,
         os=pool.os,

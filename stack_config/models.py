@@ -54,8 +54,6 @@ GPU operator and the KAITO add-on are validated on. A stack on it starts failing
 creating it: the checks read the dates, not this constant."""
 
 
-
-
 _K8S_VERSION_RE = r"^1\.\d{2}(\.\d{1,3})?$"
 
 PATTERN_WORDS: dict[str, str] = {}

@@ -17,23 +17,18 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
-from gpu_catalog import default_catalog
 from gpu_catalog.karpenter import load_karpenter_facts
-from gpu_catalog.problems import Problem, key_path
+from gpu_catalog.problems import Problem
 from rules import Finding
-from rules import aks as rules_aks
-from rules.aks import driver_install, gpu_sharing, pool_taints
+from rules.checklists import NapGpuPoolFacts, nap_gpu_pool
 from rules.karpenter import (
     DEFAULT_CAPACITY_TYPES,
     DEFAULT_CONSOLIDATE_AFTER,
     DEFAULT_CONSOLIDATION_POLICY,
     AgentPoolFacts,
     nap_agent_pools,
-    resolve_sizes,
 )
-from rules.kube_names import label_value_problem, node_label_key_problem
-from rules.lifecycle import check_operator_platform
-from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, node_stack_findings, pool_node_stack
+from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR
 
 from .base import StrictModel
 from .models import SharingConfig, worded
@@ -49,11 +44,6 @@ CapacityType = Literal["on-demand", "spot"]
 ConsolidationPolicy = Literal["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"]
 """Literal types for the JSON schema; tests/rules/test_karpenter.py keeps all three equal to the facts' enums."""
 Duration = Annotated[str, worded(r"^(([0-9]+(s|m|h))+|Never)$", "must be a duration like '5m', '1h30m' or 'Never'")]
-IMAGE_FAMILY_OS_SKU = {"Ubuntu": "Ubuntu", "Ubuntu2204": "Ubuntu2204", "Ubuntu2404": "Ubuntu"}
-"""imageFamily → the os SKU the GPU operator's platform facts know (``Ubuntu`` covers 22.04 and 24.04); AzureLinux
-stays itself and is refused there (NVIDIA does not validate the operator on Azure Linux)."""
-RESTRICTED_LABEL_DOMAINS = ("karpenter.sh", "karpenter.azure.com", "kubernetes.azure.com")
-"""Label domains a NodePool's template labels may not use (the NodePool CRD's validation rules)."""
 
 
 class NapLimitsConfig(StrictModel):
@@ -141,14 +131,38 @@ def _at(at: str, found: list[Finding]) -> list[Problem]:
     return [Problem(f"{at}.{f.field}" if f.field else at, f.message) for f in found]
 
 
+def nap_checklist(cfg: StackConfig, pool: GpuNodePoolConfig) -> NapGpuPoolFacts:
+    """A ``gpuNodePools`` entry as its checklist (:func:`rules.checklists.nap_gpu_pool`) sees it, defaults resolved."""
+    sharing = pool.sharing
+    return NapGpuPoolFacts(
+        name=pool.name,
+        sizes=tuple(pool.sizes),
+        series=tuple(pool.series),
+        gpu_models=tuple(pool.gpuModels),
+        gpu_limit=pool.limits.gpus,
+        capacity_types=tuple(pool.capacityTypes),
+        image_family=pool.imageFamily,
+        consolidation_policy=pool.disruption.consolidationPolicy,
+        driver_skipped=nap_driver(cfg, pool) == "operator",
+        sharing=sharing.node_sharing if sharing is not None else None,
+        conflicting_sharing=sharing is not None and sharing.mps is not None and sharing.timeSlicing is not None,
+        taints=tuple(cfg.pool_taints(pool)),
+        labels=pool.labels,
+        gpu_floor=cfg.usable_gpu_floor,
+        operator=cfg.gpu_operator_facts,
+        operator_version=cfg.gpuOperator.version if cfg.gpuOperator.enabled else None,
+        kubernetes_version=cfg.cluster.kubernetesVersion,
+        manager=GPU_OPERATOR if cfg.gpuOperator.enabled else DEVICE_PLUGIN_CHART,
+        mig_strategy=cfg.plugin_mig_strategy,
+        kaito_addon=cfg.kaito_addon,
+    )
+
+
 def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> list[Problem]:
-    """Every cross-field problem of one ``gpuNodePools`` entry."""
+    """Every problem of one ``gpuNodePools`` entry: its checklist (:func:`rules.checklists.nap_gpu_pool`, the one
+    ``NapGpuPoolArgs`` runs too) and what only a stack file can get wrong (``limits.nodes``, half a budget)."""
     at = f"gpuNodePools[{index}]"
-    problems: list[Problem] = []
-    sizes, found = resolve_sizes(pool.sizes, pool.series, pool.gpuModels, floor=cfg.usable_gpu_floor)
-    problems += _at(at, found)
-    if not (pool.sizes or pool.series or pool.gpuModels):
-        problems.append(Problem(f"{at}.sizes", "name the GPU sizes Karpenter may choose: sizes, series or gpuModels."))
+    problems = _at(at, nap_gpu_pool(nap_checklist(cfg, pool)))
     if pool.limits.nodes is not None:
         problems.append(
             Problem(
@@ -157,59 +171,6 @@ def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> 
                 "(articles/aks/node-auto-provisioning-node-pools.md); bound this pool with limits.gpus.",
             )
         )
-    operator = cfg.gpu_operator_facts
-    taints = tuple(cfg.pool_taints(pool))
-    facts = rules_aks.GpuPool(
-        name=pool.name,
-        vm_size=sizes[0] if sizes else "",
-        driver_skipped=nap_driver(cfg, pool) == "operator",
-        taints=taints,
-    )
-    problems += _at(at, driver_install(facts, operator))
-    if pool.sharing is not None:
-        problems += _at(
-            at,
-            gpu_sharing(
-                facts,
-                time_slicing=pool.sharing.timeSlicing is not None,
-                mps=pool.sharing.mps is not None,
-                mig_profile=None,
-                mig_strategy=cfg.plugin_mig_strategy,
-            ),
-        )
-    taint_problems = pool_taints(taints)
-    problems += _at(at, taint_problems)
-    catalog = default_catalog()
-    known = [s for s in (catalog.lookup(n) for n in sizes) if s is not None]
-    if known and not taint_problems:
-        smallest = min(known, key=lambda s: max(int(s.gpu_count), 1))
-        stack = pool_node_stack(
-            pool.name,
-            os="Linux",
-            gpus=int(smallest.gpu_count),
-            whole_gpu_memory_gib=smallest.whole_gpu_memory_gib,
-            taints=taints,
-            sharing=pool.sharing.node_sharing if pool.sharing is not None else None,
-            driver_skipped=nap_driver(cfg, pool) == "operator",
-            manager=GPU_OPERATOR if cfg.gpuOperator.enabled else DEVICE_PLUGIN_CHART,
-            mig_strategy=cfg.plugin_mig_strategy,
-            kaito_addon=cfg.kaito_addon,
-        )
-        problems += [Problem(f"{at}.taints", f.message) for f in node_stack_findings(stack)]
-    if cfg.gpuOperator.enabled:  # the operator manages every NAP GPU node: NVIDIA must validate its OS
-        os_sku = IMAGE_FAMILY_OS_SKU.get(pool.imageFamily or "Ubuntu", pool.imageFamily or "Ubuntu")
-        problem = check_operator_platform(cfg.gpuOperator.version, cfg.cluster.kubernetesVersion, os_sku)
-        if problem is not None:
-            problems.append(Problem(f"{at}.imageFamily", problem))
-    for key, value in pool.labels.items():
-        path = f"{at}.{key_path(['labels', key])}"
-        domain = key.split("/", 1)[0] if "/" in key else ""
-        restricted = next((d for d in RESTRICTED_LABEL_DOMAINS if domain.endswith(d)), None)
-        if restricted is not None:
-            problems.append(Problem(path, f"the NodePool CRD restricts the label domain {restricted!r}."))
-        for problem in (node_label_key_problem(key), label_value_problem(value)):
-            if problem is not None:
-                problems.append(Problem(path, problem))
     for j, budget in enumerate(pool.disruption.budgets):
         if (budget.schedule is None) != (budget.duration is None):
             problems.append(
