@@ -35,9 +35,9 @@ from gpu_catalog.device_plugins import load_device_plugin_facts
 from rules import Finding
 
 from .contract import Toleration
-from .gpu_node_pool import POOL_LABEL, MigStrategy, SharedPool
 from .gpu_operator import DEFAULT_DEVICE_PLUGIN_CONFIG, device_plugin_config
 from .helm import helm_release
+from .pool_scheduling import POOL_LABEL, MigStrategy, SharedPool
 from .validation import refuse_findings
 
 TYPE_TOKEN = "azure-gpu-platform:components:NvidiaDevicePlugin"

@@ -31,7 +31,7 @@ Windows pool names: ≤6 (prefix ≤3 + 3 hex characters).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -45,7 +45,6 @@ from rules import Finding
 from rules import aks as rules_aks
 from rules.aks import (
     DEFAULT_GPU_TAINT,
-    sharing_replicas,
 )
 from rules.checklists import AksGpuPoolFacts, aks_gpu_pool
 from rules.hardening import DEFAULT_OS_DISK_GIB, encryption_at_host_unverified
@@ -56,93 +55,36 @@ from rules.node_stack import (
     GPU_OPERATOR,
     GPU_RESOURCE,
     NodeStack,
-    Sharing,
     mig_instance,
     pool_node_stack,
 )
-from rules.node_stack import DEVICE_PLUGIN_CONFIG_LABEL as _CONFIG_LABEL
-from rules.node_stack import taint_tolerations as _rule_tolerations
 from rules.sizes import DEFAULT_FLOOR
 
 from .contract import GpuPoolContract, Scheduling, Toleration
+from .pool_scheduling import (
+    POOL_LABEL,
+    SPOT_TAINT,
+    GpuSharing,
+    MigStrategy,
+    PoolDevicePlugin,
+    PoolGpuOperator,
+    SharedPool,
+    base_node_labels,
+    rule_sharing,
+    shared_scheduling,
+    taint_tolerations,
+)
 from .validation import refuse_findings
 
 TYPE_TOKEN = "azure-gpu-platform:components:GpuNodePool"
 COMPONENT = "GpuNodePool"
 
-POOL_LABEL = "azure-gpu-platform/pool"
-"""Node label carrying the logical pool name: stable across replacements (the Azure name is not)."""
 GPU_MODEL_LABEL = "azure-gpu-platform/gpu-model"
-DEVICE_PLUGIN_CONFIG_LABEL = _CONFIG_LABEL
-"""The device plugin (the GPU operator's or the chart's) picks its named config (time-slicing/MPS) by this label."""
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 """The GPU operator's MIG manager partitions a node's GPUs into the layout this label names (``all-3g.40gb``: every
 GPU split into 3g.40gb instances). NVIDIA/gpu-operator v26.7.0 ``assets/state-mig-manager/0400_configmap.yaml`` and
 the MIG manager's hardware-generated configs name layouts ``all-<profile>``; without the label the operator sets
 ``all-disabled`` on MIG-capable nodes (``controllers/nodelabeling_controller.go``)."""
-SPOT_TAINT_TEXT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
-"""AKS adds this taint to every spot pool."""
-SPOT_TAINT = Toleration(
-    key="kubernetes.azure.com/scalesetpriority", operator="Equal", value="spot", effect="NoSchedule"
-)
-"""What tolerates :data:`SPOT_TAINT_TEXT`."""
-
-MigStrategy = Literal["single", "mixed"]
-
-
-@dataclass(frozen=True)
-class GpuSharing:
-    """GPU sharing on a pool (the GPU operator's device plugin renders it): time-slicing or MPS."""
-
-    mode: Literal["timeSlicing", "mps"]
-    replicas: int
-    """Workloads per physical GPU."""
-    rename_by_default: bool = False
-    """Advertise the shared GPUs as ``<resource>.shared`` (``nvidia.com/gpu.shared``)."""
-
-    def __post_init__(self) -> None:
-        refuse_findings("GpuSharing", self.mode, sharing_replicas(self.mode, self.replicas), _SHARING_FIELDS)
-
-
-@dataclass(frozen=True)
-class PoolGpuOperator:
-    """The NVIDIA GPU operator running on a pool's cluster, as the pool sees it. It manages every Linux GPU pool."""
-
-    version: str
-    """Chart version (validated platforms: ``gpu_catalog/facts/gpu_operator.json``)."""
-    installs_driver: bool
-    """``driver.enabled`` and ``toolkit.enabled``: true when some pool it manages skips the AKS driver."""
-    mig_strategy: MigStrategy = "single"
-    """``single``: MIG slices are advertised as ``nvidia.com/gpu``; ``mixed``: as ``nvidia.com/mig-<profile>``."""
-
-    @property
-    def facts(self) -> rules_aks.GpuOperator:
-        """The operator as the AKS rules see it."""
-        return rules_aks.GpuOperator(driver_enabled=self.installs_driver, toolkit_enabled=self.installs_driver)
-
-
-@dataclass(frozen=True)
-class PoolDevicePlugin:
-    """NVIDIA's nvidia-device-plugin chart on a pool's cluster (the platform deploys it when the GPU operator is off):
-    it serves every Linux GPU pool whose driver AKS installs (:mod:`components.device_plugin`)."""
-
-    version: str
-    mig_strategy: MigStrategy = "single"
-
-
-@dataclass(frozen=True)
-class SharedPool:
-    """A pool whose GPUs the operator's device plugin shares: the config its ``nvidia.com/device-plugin.config`` label
-    selects."""
-
-    resource_name: str
-    """What the device plugin advertises before sharing (``nvidia.com/gpu``, ``nvidia.com/mig-3g.40gb``)."""
-    sharing: GpuSharing
-
-
-_SHARING_FIELDS = {"sharing.timeSlicing.replicas": "replicas", "sharing.mps.replicas": "replicas"}
-"""The replica rule's fields (named as in a stack file) → the :class:`GpuSharing` field."""
-
 _FIELDS = {
     "sharing.timeSlicing.replicas": "sharing",
     "sharing.mps.replicas": "sharing",
@@ -258,7 +200,7 @@ class GpuPoolSpec:
             whole_gpu_memory_gib=size.whole_gpu_memory_gib,
             taints=self.taints,
             spot=self.spot,
-            sharing=_rule_sharing(self.sharing),
+            sharing=rule_sharing(self.sharing),
             driver_skipped=self.driver_skipped,
             mig_profile=self.mig_profile,
             manager=self.manager,
@@ -288,7 +230,7 @@ class GpuPoolSpec:
             max_count=self.max_count,
             driver_skipped=self.driver_skipped,
             mig_profile=self.mig_profile,
-            sharing=_rule_sharing(self.sharing),
+            sharing=rule_sharing(self.sharing),
             taints=self.taints,
             labels=self.labels,
             encryption_at_host=self.encryption_at_host,
@@ -332,10 +274,6 @@ def _fix(pool: GpuPoolSpec) -> str:
     )
 
 
-def _rule_sharing(sharing: GpuSharing | None) -> Sharing | None:
-    return Sharing(sharing.mode, sharing.replicas, sharing.rename_by_default) if sharing is not None else None
-
-
 def _operator_platform(pool: GpuPoolSpec) -> list[Finding]:
     """The GPU operator release is validated (NVIDIA's matrix) for the pool's Kubernetes version and OS image."""
     op = pool.gpu_operator
@@ -368,54 +306,11 @@ def plugin_resource(pool: GpuPoolSpec, size: GpuSize) -> str:
     return f"nvidia.com/mig-{mig_profile_name(pool, size)}"
 
 
-def taint_tolerations(taints: Sequence[str]) -> list[Toleration]:
-    """What a pod (and the GPU operator) needs to tolerate these taints (``key=value:effect`` or ``key:effect``);
-    shared by agent pools and NAP NodePools."""
-    return [
-        Toleration(key=t.key or "", operator=t.operator, effect=t.effect or "NoSchedule", value=t.value)
-        for t in _rule_tolerations(taints)
-    ]
-
-
 def pool_tolerations(pool: GpuPoolSpec) -> list[Toleration]:
     out = taint_tolerations(pool.taints)
     if pool.spot:
         out.append(SPOT_TAINT)
     return out
-
-
-def base_node_labels(
-    labels: Mapping[str, str], name: str, *, plugin_managed: bool, sharing: GpuSharing | None
-) -> dict[str, str]:
-    """A pool's own labels plus the pool label (the contract's node selector) and, when the platform's device plugin
-    (the GPU operator's or the chart's) shares its GPUs, the device-plugin config label; shared by agent pools and
-    NAP NodePools."""
-    out = dict(labels)
-    out[POOL_LABEL] = name
-    if plugin_managed and sharing is not None:
-        out[DEVICE_PLUGIN_CONFIG_LABEL] = name
-    return out
-
-
-@dataclass(frozen=True)
-class SharedScheduling:
-    """What sharing changes in what a pod requests: the resource name, workloads per GPU, MPS's thread share."""
-
-    resource_name: str
-    replicas: int
-    mps_active_thread_percentage: int | None
-    mode: Literal["none", "timeSlicing", "mps"]
-
-
-def shared_scheduling(resource: str, sharing: GpuSharing | None) -> SharedScheduling:
-    """``resource`` (what the device plugin advertises before sharing) as pods request it under ``sharing``:
-    ``<resource>.shared`` when renamed, ``replicas`` workloads per GPU, ``100 // replicas`` % of the threads with
-    MPS."""
-    if sharing is None:
-        return SharedScheduling(resource, 1, None, "none")
-    renamed = f"{resource}.shared" if sharing.rename_by_default else resource
-    mps_pct = 100 // sharing.replicas if sharing.mode == "mps" else None
-    return SharedScheduling(renamed, sharing.replicas, mps_pct, sharing.mode)
 
 
 def pool_node_labels(pool: GpuPoolSpec, size: GpuSize) -> dict[str, str]:

@@ -38,8 +38,8 @@ import yaml
 from gpu_catalog.lifecycle import default_gpu_operator_version
 
 from .contract import Toleration
-from .gpu_node_pool import MigStrategy, SharedPool
 from .helm import helm_release
+from .pool_scheduling import MigStrategy, SharedPool
 
 TYPE_TOKEN = "azure-gpu-platform:components:GpuOperator"
 CHART = "gpu-operator"

@@ -61,14 +61,14 @@ from rules.resource_types import KARPENTER_NODE_POOL
 from rules.sizes import DEFAULT_FLOOR
 
 from .contract import NapGpuPoolContract, Scheduling
-from .gpu_node_pool import (
+from .pool_scheduling import (
     POOL_LABEL,
     GpuSharing,
     PoolDevicePlugin,
     PoolGpuOperator,
     SharedPool,
-    _rule_sharing,
     base_node_labels,
+    rule_sharing,
     shared_scheduling,
     taint_tolerations,
 )
@@ -159,7 +159,7 @@ class NapGpuPoolArgs:
             ),
             manager=self.manager,
             mig_strategy="single" if self.manager is not None else "none",
-            sharing=_rule_sharing(self.sharing),
+            sharing=rule_sharing(self.sharing),
             kaito_addon=self.kaito_addon,
         )
 
@@ -190,7 +190,7 @@ def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:
             image_family=args.image_family,
             consolidation_policy=args.consolidation_policy,
             driver_skipped=args.driver_skipped,
-            sharing=_rule_sharing(args.sharing),
+            sharing=rule_sharing(args.sharing),
             taints=args.taints,
             labels=args.labels,
             gpu_floor=args.gpu_floor,

@@ -25,10 +25,11 @@ from components.databricks import (
     DatabricksWorkspaceArgs,
 )
 from components.device_plugin import NvidiaDevicePluginArgs
-from components.gpu_node_pool import GpuNodePool, GpuPoolSpec, GpuSharing, PoolDevicePlugin, PoolGpuOperator
+from components.gpu_node_pool import GpuNodePool, GpuPoolSpec
 from components.gpu_operator import GpuOperatorArgs
 from components.kaito import KaitoWorkspaceArgs
 from components.nap_pool import NapGpuPool, NapGpuPoolArgs
+from components.pool_scheduling import GpuSharing, PoolDevicePlugin, PoolGpuOperator
 from gpu_catalog import clock
 from rules.exemptions import matches_type_and_name
 from rules.hardening import ApiServer

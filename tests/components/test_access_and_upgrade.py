@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from components.aks_cluster import CHANNEL_OWNED_CLUSTER_PROPERTIES, AksGpuClusterArgs, ClusterAccess
-from components.gpu_node_pool import GpuPoolSpec, PoolGpuOperator
+from components.gpu_node_pool import GpuPoolSpec
+from components.pool_scheduling import PoolGpuOperator
 from components.validation import InvalidArgsError
 from rules.access import DEPLOYER_PRINCIPAL_TYPES, deployer_principal_type
 from rules.upgrade import (

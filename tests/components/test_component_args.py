@@ -11,16 +11,9 @@ import yaml
 
 import components.gpu_node_pool
 from components.aks_cluster import AksGpuCluster, AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
-from components.gpu_node_pool import (
-    GpuNodePool,
-    GpuNodePoolArgs,
-    GpuPoolSpec,
-    GpuSharing,
-    PoolDevicePlugin,
-    PoolGpuOperator,
-    SharedPool,
-)
+from components.gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
 from components.gpu_operator import GpuOperatorArgs, operator_values
+from components.pool_scheduling import GpuSharing, PoolDevicePlugin, PoolGpuOperator, SharedPool
 from components.validation import InvalidArgsError
 from composition.wiring import aks_cluster_args, platform_tags, pool_gpu_operator
 from gpu_catalog.device_plugins import load_device_plugin_facts

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from component_package.gpu_package import pool_spec
-from components.gpu_node_pool import GpuPoolSpec, GpuSharing, shared_scheduling
+from components.gpu_node_pool import GpuPoolSpec
 from components.nap_pool import NapGpuPoolArgs
+from components.pool_scheduling import GpuSharing, shared_scheduling
 from components.validation import InvalidArgsError
 from rules.aks import MPS_MAX_REPLICAS, TIME_SLICING_MAX_REPLICAS, sharing_replicas
 from rules.checklists import AksGpuPoolFacts, NapGpuPoolFacts, aks_gpu_pool, nap_gpu_pool

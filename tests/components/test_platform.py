@@ -11,7 +11,8 @@ import pytest
 import yaml
 
 from components.contract import CONTRACT_VERSION, parse_contract
-from components.gpu_node_pool import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL, GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
+from components.gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
+from components.pool_scheduling import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL
 from components.validation import InvalidArgsError
 from tests.components.harness import (
     AGENT_POOL,

@@ -16,9 +16,10 @@ from pulumi.runtime.proto import errors_pb2, provider_pb2, status_pb2
 
 from component_package.gpu_package import NAMESPACE, PACKAGE_NAME, VERSION
 from components.contract import SharingMode
-from components.gpu_node_pool import GpuPoolSpec, GpuSharing, MigStrategy
+from components.gpu_node_pool import GpuPoolSpec
 from components.nap_pool import FACTS as NAP_FACTS
 from components.nap_pool import NapGpuPoolArgs
+from components.pool_scheduling import GpuSharing, MigStrategy
 from components.validation import InvalidArgsError
 from gpu_catalog import MIG_PROFILES
 from rules.access import deployer_principal_type
