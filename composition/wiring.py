@@ -40,7 +40,7 @@ from stack_config import GpuOperatorConfig, GpuPoolConfig, SharingConfig, StackC
 from stack_config.databricks import DatabricksClusterConfig, DatabricksWorkspaceConfig
 from stack_config.exemptions import AGENT_POOL_TYPE, agent_pool_resource_name, pool_exempt_rules, stack_exemptions
 from stack_config.kaito import KaitoWorkspaceConfig
-from stack_config.nap import GpuNodePoolConfig, nap_driver
+from stack_config.nap import GpuNodePoolConfig
 
 MANAGED_BY = "pulumi:azure-gpu-platform"
 """The ``managed-by`` tag on the platform's Azure resources."""
@@ -198,7 +198,7 @@ def nap_pool_args(
         location=cfg.location,
         capacity_types=tuple(pool.capacityTypes),
         zones=tuple(pool.zones),
-        driver_skipped=nap_driver(cfg, pool) == "operator",
+        driver_skipped=cfg.nap_driver(pool) == "operator",
         sharing=sharing,
         taints=tuple(cfg.pool_taints(pool)),
         labels=dict(pool.labels),

@@ -16,6 +16,7 @@ from gpu_catalog import MIG_PROFILES
 from gpu_catalog.problems import Problem, key_path
 from rules.aks import DEFAULT_GPU_TAINT, MAX_NODE_POOL_SKEW, parse_taint
 
+from .base import NAMESPACE, STACK_FILE_ENV
 from .checks import (
     EXTRA_CHECKS,
     azure_pool_name,
@@ -39,8 +40,6 @@ from .loading import (
 from .models import (
     DEFAULT_GPU_OPERATOR_VERSION,
     DEFAULT_KUBERNETES_VERSION,
-    NAMESPACE,
-    STACK_FILE_ENV,
     ClusterAccessConfig,
     ClusterConfig,
     Environment,
@@ -48,15 +47,13 @@ from .models import (
     GpuPoolConfig,
     KubernetesVersion,
     LinuxOsSku,
-    MpsConfig,
     PolicyLevel,
     ResourceGroupConfig,
-    SharingConfig,
     StackConfig,
     SystemPoolConfig,
-    TimeSlicingConfig,
     WindowsOsSku,
 )
+from .sharing import MpsConfig, SharingConfig, TimeSlicingConfig
 
 __all__ = [
     "DEFAULT_GPU_OPERATOR_VERSION",

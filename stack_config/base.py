@@ -4,7 +4,7 @@ import types
 from functools import cache
 from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 
 @cache
@@ -44,3 +44,20 @@ class StrictModel(BaseModel):
                     "write the number itself"
                 )
         return value
+
+
+PATTERN_WORDS: dict[str, str] = {}
+"""Every ``pattern`` a model field uses → what it means, in words (a refusal never prints a regex)."""
+
+
+def worded(pattern: str, words: str) -> Any:
+    """``Field(pattern=...)`` that registers what the pattern means for the refusal's message."""
+    PATTERN_WORDS[pattern] = words
+    return Field(pattern=pattern)
+
+
+NAMESPACE = "azure-gpu-platform"
+"""The stack-config namespace (the Pulumi project name)."""
+
+STACK_FILE_ENV = "AGP_STACK_FILE"
+"""When set, error messages name this file instead of ``stacks/Pulumi.<stack>.yaml`` (the preflight sets it)."""

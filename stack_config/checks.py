@@ -26,12 +26,15 @@ from rules.aks import (
     workload_identity_needs_oidc,
 )
 from rules.budget import budget_shape
-from rules.checklists import AksGpuPoolFacts, aks_gpu_pool
+from rules.checklists import AksGpuPoolFacts, NapGpuPoolFacts, aks_gpu_pool, nap_gpu_pool
 from rules.hardening import ApiServer, api_server_access, network_policy, node_hardening, rotation_poll_interval
+from rules.karpenter import AgentPoolFacts, nap_agent_pools
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
 from rules.limits import ClusterScale, cluster_scale
 from rules.node_os import node_os_problem
 from rules.node_stack import (
+    DEVICE_PLUGIN_CHART,
+    GPU_OPERATOR,
     GpuNode,
     node_stack_findings,
     operator_driver_os_findings,
@@ -50,7 +53,7 @@ from .models import (
     PolicyLevel,
     StackConfig,
 )
-from .nap import nap_driver, nap_problems  # after .models: models imports nap last
+from .nap import GpuNodePoolConfig
 
 # --------------------------------------------------------------------------------------------------- semantics
 
@@ -389,7 +392,7 @@ def _operator_os_problems(cfg: StackConfig) -> list[Problem]:
         if cfg.operator_manages(pool) and cfg.pool_driver(pool) == "operator":
             pools[f"gpuPools[{i}] ({pool.name})"] = ubuntu_release(pool.effective_os_sku, k8s)
     for i, nap in enumerate(cfg.gpuNodePools):
-        if nap_driver(cfg, nap) == "operator":
+        if cfg.nap_driver(nap) == "operator":
             pools[f"gpuNodePools[{i}] ({nap.name})"] = ubuntu_release(nap.imageFamily or "Ubuntu", k8s)
     return [Problem("gpuOperator", f.message) for f in operator_driver_os_findings(pools)]
 
@@ -473,6 +476,81 @@ def _cluster_policy_problems(cfg: StackConfig) -> list[Problem]:
     inherited = {*cfg.cluster.tags, "environment", "managed-by"}  # composition.wiring.platform_tags
     found = cluster_policy_problems(cfg.databricks, inherited_tags=inherited, floor=cfg.usable_gpu_floor)
     return [Problem(path, message) for path, message in found]
+
+
+# --------------------------------------------------------------------------------------------------- gpuNodePools
+
+
+def nap_checklist(cfg: StackConfig, pool: GpuNodePoolConfig) -> NapGpuPoolFacts:
+    """A ``gpuNodePools`` entry as its checklist (:func:`rules.checklists.nap_gpu_pool`) sees it, defaults resolved."""
+    sharing = pool.sharing
+    return NapGpuPoolFacts(
+        name=pool.name,
+        sizes=tuple(pool.sizes),
+        series=tuple(pool.series),
+        gpu_models=tuple(pool.gpuModels),
+        gpu_limit=pool.limits.gpus,
+        capacity_types=tuple(pool.capacityTypes),
+        image_family=pool.imageFamily,
+        consolidation_policy=pool.disruption.consolidationPolicy,
+        driver_skipped=cfg.nap_driver(pool) == "operator",
+        sharing=sharing.node_sharing if sharing is not None else None,
+        conflicting_sharing=sharing is not None and sharing.mps is not None and sharing.timeSlicing is not None,
+        taints=tuple(cfg.pool_taints(pool)),
+        labels=pool.labels,
+        gpu_floor=cfg.usable_gpu_floor,
+        operator=cfg.gpu_operator_facts,
+        operator_version=cfg.gpuOperator.version if cfg.gpuOperator.enabled else None,
+        kubernetes_version=cfg.cluster.kubernetesVersion,
+        manager=GPU_OPERATOR if cfg.gpuOperator.enabled else DEVICE_PLUGIN_CHART,
+        mig_strategy=cfg.plugin_mig_strategy,
+        kaito_addon=cfg.kaito_addon,
+    )
+
+
+def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> list[Problem]:
+    """Every problem of one ``gpuNodePools`` entry: its checklist (:func:`rules.checklists.nap_gpu_pool`, the one
+    ``NapGpuPoolArgs`` runs too) and what only a stack file can get wrong (``limits.nodes``, half a budget)."""
+    at = f"gpuNodePools[{index}]"
+    problems = _at(at, nap_gpu_pool(nap_checklist(cfg, pool)))
+    if pool.limits.nodes is not None:
+        problems.append(
+            Problem(
+                f"{at}.limits.nodes",
+                "AKS documents limits.nodes for static NodePools (replicas) only "
+                "(articles/aks/node-auto-provisioning-node-pools.md); bound this pool with limits.gpus.",
+            )
+        )
+    for j, budget in enumerate(pool.disruption.budgets):
+        if (budget.schedule is None) != (budget.duration is None):
+            problems.append(
+                Problem(f"{at}.disruption.budgets[{j}]", "schedule and duration are set together or not at all.")
+            )
+    return problems
+
+
+def nap_problems(cfg: StackConfig) -> list[Problem]:
+    """Every problem of ``gpuNodePools`` and of what node auto-provisioning refuses elsewhere in the stack."""
+    if not cfg.gpuNodePools:
+        return []
+    problems: list[Problem] = []
+    owners = {p.name: f"gpuPools[{i}]" for i, p in enumerate(cfg.gpuPools)}
+    for i, pool in enumerate(cfg.gpuNodePools):
+        if pool.name in owners:
+            problems.append(
+                Problem(
+                    f"gpuNodePools[{i}].name",
+                    f"{pool.name!r} is already used by {owners[pool.name]}: pool names label the nodes workloads "
+                    "select, so they are unique across gpuPools and gpuNodePools.",
+                )
+            )
+        owners.setdefault(pool.name, f"gpuNodePools[{i}]")
+        problems += nap_pool_problems(cfg, i, pool)
+    agent_pools = [AgentPoolFacts(p.name, p.autoscaling, p.os) for p in cfg.gpuPools]
+    for f in nap_agent_pools(agent_pools):
+        index, _, field = f.field.partition(".")
+        problems.append(Problem(f"gpuPools[{index}].{field}", f.message))
+    return problems
 
 
 EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [

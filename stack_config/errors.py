@@ -14,12 +14,7 @@ from pydantic_core import ErrorDetails
 
 from gpu_catalog.problems import Problem, key_path, render_problems, show
 
-from .base import StrictModel
-from .models import (
-    NAMESPACE,
-    PATTERN_WORDS,
-    STACK_FILE_ENV,
-)
+from .base import NAMESPACE, PATTERN_WORDS, STACK_FILE_ENV, StrictModel
 
 # --------------------------------------------------------------------------------------------------- errors
 

@@ -15,6 +15,7 @@ from pydantic_core import ErrorDetails
 
 from gpu_catalog.problems import Problem, key_path
 
+from .base import NAMESPACE
 from .checks import (
     semantic_problems,
 )
@@ -23,10 +24,7 @@ from .errors import (
     _clean_loc,
     _error_to_problem,
 )
-from .models import (
-    NAMESPACE,
-    StackConfig,
-)
+from .models import StackConfig
 
 # --------------------------------------------------------------------------------------------------- loading
 

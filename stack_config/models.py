@@ -28,21 +28,16 @@ from rules.hardening import (
     default_os_disk_type,
 )
 from rules.limits import MAX_NODES_PER_NODE_POOL, MAX_PODS_PER_NODE
-from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, KAITO_SAFE_TAINT, Sharing, nvidia_mig_hint
+from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, KAITO_SAFE_TAINT, nvidia_mig_hint
 from rules.sizes import DEFAULT_FLOOR
 from rules.upgrade import AutoUpgradeChannel
 
 from .azure_policy import AzurePolicyConfig
-from .base import StrictModel
+from .base import StrictModel, worded
 from .databricks import DatabricksConfig
 from .kaito import KaitoConfig, kaito_addon_enabled
-
-NAMESPACE = "azure-gpu-platform"
-"""The stack-config namespace (the Pulumi project name)."""
-
-STACK_FILE_ENV = "AGP_STACK_FILE"
-"""When set, error messages name this file instead of ``stacks/Pulumi.<stack>.yaml`` (the preflight sets it)."""
-
+from .nap import GpuNodePoolConfig
+from .sharing import SharingConfig
 
 DEFAULT_GPU_OPERATOR_VERSION = default_gpu_operator_version()
 """Pinned NVIDIA gpu-operator chart version: the ``default`` of ``gpu_catalog/facts/gpu_operator.json`` (a release
@@ -55,16 +50,6 @@ creating it: the checks read the dates, not this constant."""
 
 
 _K8S_VERSION_RE = r"^1\.\d{2}(\.\d{1,3})?$"
-
-PATTERN_WORDS: dict[str, str] = {}
-"""Every ``pattern`` a model field uses → what it means, in words (a refusal never prints a regex)."""
-
-
-def worded(pattern: str, words: str) -> Any:
-    """``Field(pattern=...)`` that registers what the pattern means for the refusal's message."""
-    PATTERN_WORDS[pattern] = words
-    return Field(pattern=pattern)
-
 
 Environment = Annotated[
     str,
@@ -241,50 +226,6 @@ class ClusterConfig(StrictModel):
     network: NetworkConfig = NetworkConfig()
     monitoring: MonitoringConfig = MonitoringConfig()
     secretsStore: SecretsStoreConfig = SecretsStoreConfig()
-
-
-class TimeSlicingConfig(StrictModel):
-    replicas: int
-    """Workloads per GPU: :func:`rules.aks.sharing_replicas` (the pools' checklist) bounds it."""
-    renameByDefault: bool = False
-    """Advertise the shared GPUs as ``nvidia.com/gpu.shared`` instead of ``nvidia.com/gpu``."""
-
-
-class MpsConfig(StrictModel):
-    replicas: int
-    """Workloads per GPU: :func:`rules.aks.sharing_replicas` (the pools' checklist) bounds it."""
-    renameByDefault: bool = False
-
-
-class SharingConfig(StrictModel):
-    """``gpuPools[i].sharing``: one of time-slicing or MPS (mutually exclusive), rendered by the GPU operator."""
-
-    timeSlicing: TimeSlicingConfig | None = None
-    mps: MpsConfig | None = None
-
-    @property
-    def mode(self) -> Literal["none", "timeSlicing", "mps"]:
-        if self.mps is not None:
-            return "mps"
-        if self.timeSlicing is not None:
-            return "timeSlicing"
-        return "none"
-
-    @property
-    def replicas(self) -> int:
-        chosen = self.mps or self.timeSlicing
-        return chosen.replicas if chosen is not None else 1
-
-    @property
-    def rename_by_default(self) -> bool:
-        chosen = self.mps or self.timeSlicing
-        return chosen.renameByDefault if chosen is not None else False
-
-    @property
-    def node_sharing(self) -> Sharing | None:
-        """The sharing as the node-stack model takes it (``None``: none)."""
-        mode = self.mode
-        return None if mode == "none" else Sharing(mode, self.replicas, self.rename_by_default)
 
 
 class GpuPoolConfig(StrictModel):
@@ -489,6 +430,12 @@ class StackConfig(StrictModel):
             return pool.driver
         return "operator" if (self.gpuOperator.enabled and pool.os == "Linux") else "aks"
 
+    def nap_driver(self, pool: GpuNodePoolConfig) -> Literal["operator", "aks"]:
+        """Resolved driver mode of a NAP pool (see :attr:`GpuNodePoolConfig.driver`)."""
+        if pool.driver is not None:
+            return pool.driver
+        return "operator" if self.gpuOperator.enabled else "aks"
+
     def pool_taints(self, pool: GpuPoolConfig | GpuNodePoolConfig) -> list[str]:
         """A pool's taints: its own, or the default — ``nvidia.com/gpu=present:NoSchedule``, and on a cluster with the
         KAITO add-on a key the add-on's device-plugin DaemonSet does not tolerate (two device plugins on one node
@@ -526,7 +473,7 @@ class StackConfig(StrictModel):
         """The GPU operator installs driver and toolkit when a pool it manages skips the AKS driver; otherwise it runs
         with ``driver.enabled=false`` and ``toolkit.enabled=false`` on the AKS driver."""
         return any(self.pool_driver(p) == "operator" for p in self.gpuPools if self.operator_manages(p)) or (
-            self.gpuOperator.enabled and any(nap_driver(self, p) == "operator" for p in self.gpuNodePools)
+            self.gpuOperator.enabled and any(self.nap_driver(p) == "operator" for p in self.gpuNodePools)
         )
 
     @property
@@ -568,9 +515,3 @@ class StackConfig(StrictModel):
     def operator_manages(self, pool: GpuPoolConfig) -> bool:
         """The GPU operator manages every Linux GPU pool of a cluster it runs on (device plugin, labels, MIG)."""
         return self.gpuOperator.enabled and pool.os == "Linux"
-
-
-# The gpuNodePools model uses SharingConfig above; imported last, then StackConfig's annotations are resolved.
-from .nap import GpuNodePoolConfig, nap_driver  # noqa: E402
-
-StackConfig.model_rebuild()

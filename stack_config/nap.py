@@ -5,7 +5,8 @@ node auto-provisioning on for the cluster (``nodeProvisioningProfile.mode: Auto`
 through the GPU catalog (:func:`rules.karpenter.resolve_sizes`) into one ``karpenter.azure.com/sku-name`` ``In`` list,
 so every size Karpenter may choose passed the size rules here, in the component and in the policy pack.
 
-Checks only a whole stack file can make (:func:`nap_problems`, registered in ``checks.EXTRA_CHECKS``): names unique
+Its checks (:func:`stack_config.checks.nap_problems`, the entry's checklist :func:`rules.checklists.nap_gpu_pool` plus
+what only a whole stack file can get wrong): names unique
 across ``gpuPools`` and ``gpuNodePools`` (both feed the pool label), sizes, driver mode against the GPU operator,
 sharing, taints, labels, and NAP's own limits on the rest of the cluster (no autoscaling or Windows agent pools,
 ``gpu_catalog/facts/karpenter.json``).
@@ -13,28 +14,19 @@ sharing, taints, labels, and NAP's own limits on the rest of the cluster (no aut
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from gpu_catalog.karpenter import load_karpenter_facts
-from gpu_catalog.problems import Problem
-from rules import Finding
-from rules.checklists import NapGpuPoolFacts, nap_gpu_pool
 from rules.karpenter import (
     DEFAULT_CAPACITY_TYPES,
     DEFAULT_CONSOLIDATE_AFTER,
     DEFAULT_CONSOLIDATION_POLICY,
-    AgentPoolFacts,
-    nap_agent_pools,
 )
-from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR
 
-from .base import StrictModel
-from .models import SharingConfig, worded
-
-if TYPE_CHECKING:
-    from .models import StackConfig
+from .base import StrictModel, worded
+from .sharing import SharingConfig
 
 FACTS = load_karpenter_facts()
 
@@ -118,86 +110,3 @@ class GpuNodePoolConfig(StrictModel):
     @property
     def sharing_mode(self) -> Literal["none", "timeSlicing", "mps"]:
         return self.sharing.mode if self.sharing is not None else "none"
-
-
-def nap_driver(cfg: StackConfig, pool: GpuNodePoolConfig) -> Literal["operator", "aks"]:
-    """Resolved driver mode of a NAP pool (see :attr:`GpuNodePoolConfig.driver`)."""
-    if pool.driver is not None:
-        return pool.driver
-    return "operator" if cfg.gpuOperator.enabled else "aks"
-
-
-def _at(at: str, found: list[Finding]) -> list[Problem]:
-    return [Problem(f"{at}.{f.field}" if f.field else at, f.message) for f in found]
-
-
-def nap_checklist(cfg: StackConfig, pool: GpuNodePoolConfig) -> NapGpuPoolFacts:
-    """A ``gpuNodePools`` entry as its checklist (:func:`rules.checklists.nap_gpu_pool`) sees it, defaults resolved."""
-    sharing = pool.sharing
-    return NapGpuPoolFacts(
-        name=pool.name,
-        sizes=tuple(pool.sizes),
-        series=tuple(pool.series),
-        gpu_models=tuple(pool.gpuModels),
-        gpu_limit=pool.limits.gpus,
-        capacity_types=tuple(pool.capacityTypes),
-        image_family=pool.imageFamily,
-        consolidation_policy=pool.disruption.consolidationPolicy,
-        driver_skipped=nap_driver(cfg, pool) == "operator",
-        sharing=sharing.node_sharing if sharing is not None else None,
-        conflicting_sharing=sharing is not None and sharing.mps is not None and sharing.timeSlicing is not None,
-        taints=tuple(cfg.pool_taints(pool)),
-        labels=pool.labels,
-        gpu_floor=cfg.usable_gpu_floor,
-        operator=cfg.gpu_operator_facts,
-        operator_version=cfg.gpuOperator.version if cfg.gpuOperator.enabled else None,
-        kubernetes_version=cfg.cluster.kubernetesVersion,
-        manager=GPU_OPERATOR if cfg.gpuOperator.enabled else DEVICE_PLUGIN_CHART,
-        mig_strategy=cfg.plugin_mig_strategy,
-        kaito_addon=cfg.kaito_addon,
-    )
-
-
-def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> list[Problem]:
-    """Every problem of one ``gpuNodePools`` entry: its checklist (:func:`rules.checklists.nap_gpu_pool`, the one
-    ``NapGpuPoolArgs`` runs too) and what only a stack file can get wrong (``limits.nodes``, half a budget)."""
-    at = f"gpuNodePools[{index}]"
-    problems = _at(at, nap_gpu_pool(nap_checklist(cfg, pool)))
-    if pool.limits.nodes is not None:
-        problems.append(
-            Problem(
-                f"{at}.limits.nodes",
-                "AKS documents limits.nodes for static NodePools (replicas) only "
-                "(articles/aks/node-auto-provisioning-node-pools.md); bound this pool with limits.gpus.",
-            )
-        )
-    for j, budget in enumerate(pool.disruption.budgets):
-        if (budget.schedule is None) != (budget.duration is None):
-            problems.append(
-                Problem(f"{at}.disruption.budgets[{j}]", "schedule and duration are set together or not at all.")
-            )
-    return problems
-
-
-def nap_problems(cfg: StackConfig) -> list[Problem]:
-    """Every problem of ``gpuNodePools`` and of what node auto-provisioning refuses elsewhere in the stack."""
-    if not cfg.gpuNodePools:
-        return []
-    problems: list[Problem] = []
-    owners = {p.name: f"gpuPools[{i}]" for i, p in enumerate(cfg.gpuPools)}
-    for i, pool in enumerate(cfg.gpuNodePools):
-        if pool.name in owners:
-            problems.append(
-                Problem(
-                    f"gpuNodePools[{i}].name",
-                    f"{pool.name!r} is already used by {owners[pool.name]}: pool names label the nodes workloads "
-                    "select, so they are unique across gpuPools and gpuNodePools.",
-                )
-            )
-        owners.setdefault(pool.name, f"gpuNodePools[{i}]")
-        problems += nap_pool_problems(cfg, i, pool)
-    agent_pools = [AgentPoolFacts(p.name, p.autoscaling, p.os) for p in cfg.gpuPools]
-    for f in nap_agent_pools(agent_pools):
-        index, _, field = f.field.partition(".")
-        problems.append(Problem(f"gpuPools[{index}].{field}", f.message))
-    return problems

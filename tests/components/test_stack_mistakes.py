@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from stack_config import StackConfig, StackConfigError, validate_stack_config
+from stack_config.base import PATTERN_WORDS
 from stack_config.databricks import MAX_TASKS_PER_GPU, task_gpu_amount
 from stack_config.keys import foreign_key_findings, provider_config_keys, referenced_keys
-from stack_config.models import PATTERN_WORDS
 from tests.components.harness import STACKS_DIR, run_main, stack_config
 from tests.components.test_deployable import T4, config, problems
 
