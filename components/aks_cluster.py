@@ -58,13 +58,10 @@ from rules import Finding
 from rules import aks as rules_aks
 from rules.access import deployer_principal_type
 from rules.aks import (
-    cost_analysis_tier,
-    kaito_requires_oidc,
-    lts_needs_premium,
     pool_version_skew,
     system_pool_size,
-    workload_identity_needs_oidc,
 )
+from rules.checklists import aks_cluster
 from rules.hardening import (
     DEFAULT_MAX_PODS,
     DEFAULT_OS_DISK_GIB,
@@ -256,8 +253,7 @@ def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
             sp.vm_size, node_disks(sp.vm_size), encryption_at_host=sp.encryption_at_host, os_disk_type=sp.os_disk_type
         )
     ]
-    cluster_rules = [lts_needs_premium, cost_analysis_tier, kaito_requires_oidc, workload_identity_needs_oidc]
-    return [*found, *(f for rule in cluster_rules for f in rule(facts))]
+    return [*found, *aks_cluster(facts)]
 
 
 def advisory_findings(args: AksGpuClusterArgs) -> list[Finding]:

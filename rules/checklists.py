@@ -27,11 +27,15 @@ from gpu_catalog.problems import key_path
 
 from . import Finding
 from .aks import (
+    Cluster,
     GpuOperator,
     GpuPool,
     autoscale_bounds,
+    cost_analysis_tier,
     driver_install,
     gpu_sharing,
+    kaito_requires_oidc,
+    lts_needs_premium,
     mig_pool,
     operator_autoscale_min_count,
     pool_name,
@@ -39,6 +43,7 @@ from .aks import (
     pool_taints,
     sharing_replicas,
     windows_gpu_pool,
+    workload_identity_needs_oidc,
 )
 from .hardening import node_hardening
 from .karpenter import GPU_LIMIT, gpu_nodepool_limits, resolve_sizes
@@ -312,3 +317,15 @@ def nap_gpu_pool(pool: NapGpuPoolFacts) -> list[Finding]:
             )
     found += label_findings(pool.labels)
     return found
+
+
+def aks_cluster(cluster: Cluster) -> list[Finding]:
+    """The rules over an AKS cluster's own settings (tier, support plan, cost analysis, the KAITO add-on, OIDC and
+    workload identity); the stack config and ``AksGpuClusterArgs`` add what they alone know (versions against today
+    and the upgrade channel, the system pool, access, hardening)."""
+    return [
+        *lts_needs_premium(cluster),
+        *cost_analysis_tier(cluster),
+        *kaito_requires_oidc(cluster),
+        *workload_identity_needs_oidc(cluster),
+    ]

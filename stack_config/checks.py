@@ -18,15 +18,11 @@ from rules import Finding
 from rules import aks as rules_aks
 from rules.access import deployer_principal_type
 from rules.aks import (
-    cost_analysis_tier,
-    kaito_requires_oidc,
-    lts_needs_premium,
     pool_version_skew,
     system_pool_size,
-    workload_identity_needs_oidc,
 )
 from rules.budget import budget_shape
-from rules.checklists import AksGpuPoolFacts, NapGpuPoolFacts, aks_gpu_pool, nap_gpu_pool
+from rules.checklists import AksGpuPoolFacts, NapGpuPoolFacts, aks_cluster, aks_gpu_pool, nap_gpu_pool
 from rules.hardening import ApiServer, api_server_access, network_policy, node_hardening, rotation_poll_interval
 from rules.karpenter import AgentPoolFacts, nap_agent_pools
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
@@ -205,8 +201,7 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
         oidc_issuer=cluster.oidcIssuer,
         workload_identity=cluster.workloadIdentity,
     )
-    cluster_rules = [lts_needs_premium, cost_analysis_tier, kaito_requires_oidc, workload_identity_needs_oidc]
-    for finding in [f for rule in cluster_rules for f in rule(facts)]:
+    for finding in aks_cluster(facts):
         key = {"tier": "skuTier"}.get(finding.field, finding.field)
         problems.append(Problem(f"cluster.{key}", finding.message))
     problems += _hardening_problems(cfg)
