@@ -120,6 +120,10 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
         sharing=pool.sharing_mode,
         os_sku=pool.effective_os_sku if pool.os == "Linux" else None,
     ):
+        if field == "driver" and "driver" not in pool.model_fields_set:  # the default driver collided with vmSize
+            default = f"driver is not set, and the default driver here is {cfg.pool_driver(pool)}: "
+            problems.append(Problem(f"{at}.vmSize", default + finding.message))
+            continue
         problems.append(Problem(f"{at}.{field}", finding.message))
 
     # Node counts.
@@ -288,7 +292,9 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
         problems.append(Problem(f"cluster.{key}", finding.message))
     problems += _hardening_problems(cfg)
     if cfg.resourceGroup.existing and cfg.resourceGroup.name is None:
-        problems.append(Problem("resourceGroup.name", "an existing resource group must be named."))
+        problems.append(
+            Problem("resourceGroup.name", "required with existing: true (an existing resource group must be named).")
+        )
     return problems
 
 
@@ -304,6 +310,9 @@ def _hardening_problems(cfg: StackConfig) -> list[Problem]:
         windows_pools=windows,
         node_auto_provisioning=cfg.node_auto_provisioning,
     )
+    written = cluster.network.model_fields_set  # a default's collision is named on the key the user wrote
+    if "dataplane" in written and "policy" not in written:
+        net = [Finding("dataplane", f"the default {f.message}") if f.field == "policy" else f for f in net]
     problems += _at("cluster.network", net)
     problems += _at("cluster.secretsStore", rotation_poll_interval(cluster.secretsStore.rotationPollInterval))
     for i, ws in enumerate(cfg.kaito.workspaces):

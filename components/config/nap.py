@@ -148,7 +148,7 @@ def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> 
     sizes, found = resolve_sizes(pool.sizes, pool.series, pool.gpuModels, floor=cfg.usable_gpu_floor)
     problems += _at(at, found)
     if not (pool.sizes or pool.series or pool.gpuModels):
-        problems.append(Problem(f"{at}.sizes", "name the GPU sizes Karpenter may choose: sizes, series or gpuModels."))
+        problems.append(Problem(at, "name the GPU sizes Karpenter may choose: sizes, series or gpuModels."))
     if pool.limits.nodes is not None:
         problems.append(
             Problem(
