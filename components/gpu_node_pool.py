@@ -38,8 +38,8 @@ from typing import Literal
 import pulumi
 from pulumi_azure_native import containerservice
 
-from gpu_catalog import GpuSize, canonical_mig_profile, default_catalog
-from gpu_catalog.lifecycle import load_operator_facts
+from gpu_catalog import GpuSize, canonical_mig_profile, clock, default_catalog
+from gpu_catalog.lifecycle import LTS_SUPPORT_PLAN, LTS_TIER, load_operator_facts
 from gpu_catalog.node_disks import node_disks
 from rules import Finding
 from rules import aks as rules_aks
@@ -56,7 +56,8 @@ from rules.aks import (
     windows_gpu_pool,
 )
 from rules.hardening import DEFAULT_OS_DISK_GIB, encryption_at_host_unverified, node_hardening
-from rules.lifecycle import check_operator_platform
+from rules.lifecycle import check_kubernetes_version, check_operator_platform
+from rules.node_os import pool_node_os_problem
 from rules.node_stack import (
     DEVICE_PLUGIN_CHART,
     EXTERNAL,
@@ -321,6 +322,14 @@ def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
     found += autoscale_bounds(pool.min_count, pool.max_count)
     found += operator_autoscale_min_count(facts, operator)
     found += _operator_platform(pool)
+    if pool.orchestrator_version is not None:  # a version AKS creates no pools on, even under long-term support
+        ended = check_kubernetes_version(
+            pool.orchestrator_version, today=clock.today(), tier=LTS_TIER, support_plan=LTS_SUPPORT_PLAN
+        )
+        found += [Finding("orchestratorVersion", ended.message)] if ended is not None else []
+    if pool.orchestrator_version is not None:  # the node OS's end of support on the pool's Kubernetes version
+        os_problem = pool_node_os_problem(pool.os, pool.os_sku, pool.orchestrator_version, clock.today())
+        found += [Finding("osSku", os_problem)] if os_problem is not None else []
     if pool.sharing is not None:
         found += gpu_sharing(
             facts,
