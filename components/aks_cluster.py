@@ -217,6 +217,12 @@ def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
     )
     if version is not None:
         found.append(Finding("kubernetesVersion", version.message))
+    for pool in args.gpu_pools:  # each pool's own version, with this cluster's tier and support plan
+        if pool.orchestrator_version is not None:
+            ended = check_kubernetes_version(
+                pool.orchestrator_version, today=clock.today(), tier=args.sku_tier, support_plan=args.support_plan
+            )
+            found += [Finding("gpu_pools", f"{pool.name}: {ended.message}")] if ended is not None else []
     facts = args.facts
     found += [Finding("system_pool", f"vmSize: {f.message}") for f in system_pool_size(args.system_pool.vm_size)]
     found += deployer_principal_type(args.access.grant_deployer, args.access.deployer_principal_type)

@@ -38,8 +38,8 @@ from typing import Literal
 import pulumi
 from pulumi_azure_native import containerservice
 
-from gpu_catalog import GpuSize, canonical_mig_profile, default_catalog
-from gpu_catalog.lifecycle import load_operator_facts
+from gpu_catalog import GpuSize, canonical_mig_profile, clock, default_catalog
+from gpu_catalog.lifecycle import LTS_SUPPORT_PLAN, LTS_TIER, load_operator_facts
 from gpu_catalog.node_disks import node_disks
 from rules import Finding
 from rules import aks as rules_aks
@@ -48,7 +48,8 @@ from rules.aks import (
 )
 from rules.checklists import AksGpuPoolFacts, aks_gpu_pool
 from rules.hardening import DEFAULT_OS_DISK_GIB, encryption_at_host_unverified
-from rules.lifecycle import check_operator_platform
+from rules.lifecycle import check_kubernetes_version, check_operator_platform
+from rules.node_os import pool_node_os_problem
 from rules.node_stack import (
     DEVICE_PLUGIN_CHART,
     EXTERNAL,
@@ -262,8 +263,17 @@ class GpuPoolSpec:
 
 def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
     """Every guard rail the pool breaks: its checklist (:func:`rules.checklists.aks_gpu_pool`, the one the stack
-    config runs) and the GPU operator's validated platforms for the pool's version and OS image."""
-    return aks_gpu_pool(pool.checklist) + _operator_platform(pool)
+    config runs), the GPU operator's validated platforms for the pool's version and OS image, and the pool's own
+    version and node OS against today (a cluster's Args check the version against its control plane)."""
+    found = aks_gpu_pool(pool.checklist) + _operator_platform(pool)
+    if pool.orchestrator_version is not None:  # a version AKS creates no pools on, even under long-term support
+        ended = check_kubernetes_version(
+            pool.orchestrator_version, today=clock.today(), tier=LTS_TIER, support_plan=LTS_SUPPORT_PLAN
+        )
+        found += [Finding("orchestratorVersion", ended.message)] if ended is not None else []
+        os_problem = pool_node_os_problem(pool.os, pool.os_sku, pool.orchestrator_version, clock.today())
+        found += [Finding("osSku", os_problem)] if os_problem is not None else []
+    return found
 
 
 def _fix(pool: GpuPoolSpec) -> str:

@@ -7,6 +7,7 @@ from . import (
     aks_kaito_requires_oidc,
     aks_kubernetes_version_expiring,
     aks_kubernetes_version_supported,
+    aks_node_os_supported,
     databricks_gpu_dedicated_access,
     databricks_gpu_no_photon,
     databricks_gpu_node_types,
@@ -55,6 +56,7 @@ ALL_POLICIES: list[DocumentedPolicy] = [
     aks_cost_analysis_requires_paid_tier.POLICY,
     aks_kubernetes_version_supported.POLICY,
     aks_kubernetes_version_expiring.POLICY,
+    aks_node_os_supported.POLICY,
     # Databricks GPU clusters
     databricks_gpu_node_types.POLICY,
     databricks_gpu_runtime.POLICY,

@@ -256,7 +256,7 @@ def nap_gpu_pool(pool: NapGpuPoolFacts) -> list[Finding]:
     facts = load_karpenter_facts()
     sizes, found = resolve_sizes(pool.sizes, pool.series, pool.gpu_models, floor=pool.gpu_floor)
     if not (pool.sizes or pool.series or pool.gpu_models):
-        found.append(Finding("sizes", "name the GPU sizes Karpenter may choose: sizes, series or gpuModels."))
+        found.append(Finding("", "name the GPU sizes Karpenter may choose: sizes, series or gpuModels."))
     found += gpu_nodepool_limits({GPU_LIMIT: pool.gpu_limit} if pool.gpu_limit >= 1 else {}, gpu=True)
     for key, values, allowed in (
         ("capacityTypes", pool.capacity_types, facts.capacity_types),

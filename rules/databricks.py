@@ -424,7 +424,8 @@ def gpu_no_photon(cluster: DatabricksCluster) -> list[Finding] | NotApplicable:
 
 def gpu_runtime(cluster: DatabricksCluster) -> list[Finding] | NotApplicable:
     """GPU node types go with a GPU ML runtime (with ``kind``: the DBR release and ``useMlRuntime: true``), a custom
-    container with a standard runtime, and a GPU ML runtime only with GPU node types."""
+    container with a standard runtime, and a GPU ML runtime only with GPU node types; and a GPU cluster's runtime is
+    not past its end of support (:func:`runtime_support_problem`)."""
     version = cluster.spark_version
     if version is None:
         return NotApplicable("sparkVersion is not set")
@@ -471,7 +472,8 @@ def gpu_runtime(cluster: DatabricksCluster) -> list[Finding] | NotApplicable:
             "with a custom GPU image."
         )
         return [Finding("sparkVersion", message)]
-    return []
+    ended = runtime_support_problem(version, clock.today())  # the dated fact: stack config, components and the pack
+    return [Finding("sparkVersion", ended)] if ended else []
 
 
 def _cheapest_databricks_size() -> str:
@@ -518,10 +520,7 @@ def runtime_key(cluster: DatabricksCluster) -> list[Finding] | NotApplicable:
                 )
             ]
     problem = _scala_problem(int(m.group(1)), m.group(3))
-    if problem:
-        return [Finding("sparkVersion", f"{version}: {problem}")]
-    ended = runtime_support_problem(version, clock.today())
-    return [Finding("sparkVersion", ended)] if ended else []
+    return [Finding("sparkVersion", f"{version}: {problem}")] if problem else []  # end of support: gpu_runtime
 
 
 # -- databricks-gpu-dedicated-access ----------------------------------------------------------------------------------

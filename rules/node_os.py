@@ -1,13 +1,22 @@
 """A node pool's OS version against its Kubernetes minor and the date (``gpu_catalog/facts/aks_node_os.json``).
 
-Applied wherever a pool names an OS: the system pool, every ``gpuPools`` entry, every NAP pool's ``imageFamily``.
+Applied wherever a pool names an OS: the system pool, every ``gpuPools`` entry, every NAP pool's ``imageFamily``
+(stack config); a ``GpuPoolSpec`` (component Args) and raw ``AgentPool``s / ``agentPoolProfiles`` (policy
+``aks-node-os-supported``) through :func:`pool_node_os_problem`.
 """
 
 from __future__ import annotations
 
 from datetime import date
+from typing import Final
 
+from gpu_catalog.lifecycle import minor_of, minor_tuple
 from gpu_catalog.node_os import NodeOsFacts, load_node_os_facts
+
+from .node_stack import ubuntu_release
+
+DEFAULT_OS_SKU: Final = {"Linux": "Ubuntu", "Windows": "Windows2022"}
+"""The OS SKU AKS gives a pool that names none (``osSKU`` unset), by ``osType``."""
 
 
 def node_os_problem(
@@ -36,3 +45,15 @@ def node_os_problem(
                 f"{row.instead}."
             )
     return None
+
+
+def pool_node_os_problem(os_type: str, os_sku: str | None, kubernetes_version: str, today: date) -> str | None:
+    """:func:`node_os_problem` for one node pool as a request states it: ``osType``, ``osSKU`` (``None``: AKS's
+    default, :data:`DEFAULT_OS_SKU`) and the pool's Kubernetes version (``1.36`` or ``1.36.2``; not a version: no
+    finding, the version rules report it)."""
+    minor = minor_of(kubernetes_version)
+    if minor is None:
+        return None
+    k8s = minor_tuple(minor)
+    sku = os_sku or DEFAULT_OS_SKU.get(os_type, DEFAULT_OS_SKU["Linux"])
+    return node_os_problem(sku, k8s, today, os_name=ubuntu_release(sku, k8s))

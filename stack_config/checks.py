@@ -118,7 +118,11 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
         problems.extend(_pool_version_problems(cfg, f"{at}.orchestratorVersion", pool.orchestratorVersion))
         pin = version_pin_fits_channel(pool.orchestratorVersion, cfg.cluster.autoUpgradeChannel, "orchestratorVersion")
         problems.extend(_at(at, pin))
-    problems += _at(at, aks_gpu_pool(pool_checklist(cfg, pool)), orchestratorVersion=version_key)
+    found = aks_gpu_pool(pool_checklist(cfg, pool))
+    if "driver" not in pool.model_fields_set:  # a driver finding is the default's collision with the size
+        default = f"driver is not set, and the default driver here is {cfg.pool_driver(pool)}: "
+        found = [Finding("vmSize", default + f.message) if f.field == "driver" else f for f in found]
+    problems += _at(at, found, orchestratorVersion=version_key)
     if pool.autoscaling and pool.count is not None:
         problems.append(
             Problem(f"{at}.count", "set either count (fixed size) or minCount/maxCount (autoscaling), not both.")
@@ -206,7 +210,9 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
         problems.append(Problem(f"cluster.{key}", finding.message))
     problems += _hardening_problems(cfg)
     if cfg.resourceGroup.existing and cfg.resourceGroup.name is None:
-        problems.append(Problem("resourceGroup.name", "an existing resource group must be named."))
+        problems.append(
+            Problem("resourceGroup.name", "required with existing: true (an existing resource group must be named).")
+        )
     return problems
 
 
@@ -222,6 +228,9 @@ def _hardening_problems(cfg: StackConfig) -> list[Problem]:
         windows_pools=windows,
         node_auto_provisioning=cfg.node_auto_provisioning,
     )
+    written = cluster.network.model_fields_set  # a default's collision is named on the key the user wrote
+    if "dataplane" in written and "policy" not in written:
+        net = [Finding("dataplane", f"the default {f.message}") if f.field == "policy" else f for f in net]
     problems += _at("cluster.network", net)
     problems += _at("cluster.secretsStore", rotation_poll_interval(cluster.secretsStore.rotationPollInterval))
     for i, ws in enumerate(cfg.kaito.workspaces):

@@ -452,7 +452,7 @@ def cluster_problems(cluster: DatabricksClusterConfig) -> list[tuple[str, str]]:
     elif cluster.autoscale is None and workers is None:
         found.append(
             (
-                "autoscale",
+                "workload" if "workload" in cluster.model_fields_set else "",  # a key the user wrote
                 f"workload {workload!r} needs workers: set numWorkers (fixed size) or autoscale {{minWorkers, "
                 "maxWorkers}",
             )
@@ -481,7 +481,8 @@ def databricks_stack_problems(databricks: DatabricksConfig | None, *, floor: str
     (:func:`cluster_problems`), and node types against a raised GPU floor."""
     problems: list[tuple[str, str]] = []
     for i, cluster in enumerate(databricks.clusters if databricks is not None else []):
-        problems += [(f"databricks.clusters[{i}].{key}", message) for key, message in cluster_problems(cluster)]
+        at = f"databricks.clusters[{i}]"
+        problems += [(f"{at}.{key}" if key else at, message) for key, message in cluster_problems(cluster)]
     if databricks is None or floor == DEFAULT_FLOOR or floor not in default_catalog():
         return problems
     for i, cluster in enumerate(databricks.clusters):

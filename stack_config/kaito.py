@@ -301,7 +301,7 @@ def kaito_stack_problems(
     if off is not None:
         problems.append(
             (
-                "kaito.enabled",
+                "kaito.workspaces",  # the key written: kaito.enabled is unset here (set to false is handled above)
                 f"{off} Set kaito.enabled: true (or cluster.kaitoAddon: true), or remove kaito.workspaces.",
             )
         )

@@ -22,3 +22,29 @@ os.environ[TODAY_ENV] = TEST_TODAY
 from gpu_catalog.staleness import MAX_AGE_ENV  # noqa: E402
 
 os.environ.setdefault(MAX_AGE_ENV, "36500")
+
+
+# One directory per test session for the runs tests/shared_runs.py shares between modules and xdist workers: made
+# by the controller before the workers start (they inherit the variable), removed when the session ends.
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+
+import pytest  # noqa: E402
+
+from tests.shared_runs import SHARED_DIR_ENV  # noqa: E402
+
+_OWN_SHARED_DIR = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if "PYTEST_XDIST_WORKER" in os.environ or SHARED_DIR_ENV in os.environ:
+        return
+    os.environ[SHARED_DIR_ENV] = tempfile.mkdtemp(prefix="agp-test-runs-")
+    config.stash[_OWN_SHARED_DIR] = os.environ[SHARED_DIR_ENV]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    owned = config.stash.get(_OWN_SHARED_DIR, None)
+    if owned is not None:
+        shutil.rmtree(owned)
+        os.environ.pop(SHARED_DIR_ENV, None)

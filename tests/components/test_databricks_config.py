@@ -221,7 +221,7 @@ def test_no_workers_for_training_is_rejected():
             "clusters": [{"name": "t", "nodeTypeId": "Standard_NV36ads_A10_v5", "singleUserName": USER}],
         }
     )
-    assert loc == ("clusters", 0, "autoscale")
+    assert loc == ("clusters", 0, "")  # the cluster entry: none of numWorkers, autoscale, workload was written
     assert "needs workers" in msg
 
 

@@ -270,7 +270,7 @@ def test_stack_level_addon_and_raised_floor():
     assert kaito_stack_problems(cfg, cluster_addon=True, floor="Standard_NC6s_v3", kubernetes_version="1.36") == []
     [(path, msg)] = kaito_stack_problems(cfg, cluster_addon=False, floor="Standard_NC6s_v3", kubernetes_version="1.36")
     assert (path, msg) == (
-        "kaito.enabled",
+        "kaito.workspaces",  # the key written (kaito.enabled is not)
         "KAITO workspaces need the AI toolchain operator add-on on the cluster, which is off: without it the cluster "
         "has no Workspace CRD and no controller to serve the models. Set kaito.enabled: true (or cluster.kaitoAddon: "
         "true), or remove kaito.workspaces.",

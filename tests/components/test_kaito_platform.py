@@ -82,7 +82,7 @@ def test_no_kaito_means_no_workspace_no_addon_and_an_empty_contract_entry():
 @pytest.mark.parametrize(
     ("kaito", "policy", "path", "expected"),
     [
-        ({"workspaces": [PHI]}, {}, "kaito.enabled", "KAITO workspaces need the AI toolchain operator add-on"),
+        ({"workspaces": [PHI]}, {}, "kaito.workspaces", "KAITO workspaces need the AI toolchain operator add-on"),
         (
             {"enabled": False, "workspaces": [PHI]},
             {},

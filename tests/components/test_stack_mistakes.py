@@ -165,9 +165,10 @@ def test_amd_pool_under_the_nvidia_operator_with_time_slicing_is_refused() -> No
 
 def test_amd_pool_with_the_aks_driver_is_refused() -> None:
     found = problems(config(gpuPools=[MI300X]))
-    assert list(found) == ["gpuPools[0].driver"]
-    assert found["gpuPools[0].driver"].startswith(
-        "Standard_ND96isr_MI300X_v5 has AMD GPUs (AMD Instinct MI300X 192 GiB): AKS creates an AMD GPU pool only with "
+    assert list(found) == ["gpuPools[0].vmSize"]  # the key written; driver is the default's
+    assert found["gpuPools[0].vmSize"].startswith(
+        "driver is not set, and the default driver here is aks: Standard_ND96isr_MI300X_v5 has AMD GPUs (AMD "
+        "Instinct MI300X 192 GiB): AKS creates an AMD GPU pool only with "
         "the driver install skipped (gpuProfile.driver None), and nothing here would install one."
     )
 

@@ -4,8 +4,6 @@ the real pack over the analyzer protocol (what ``pulumi preview --policy-pack`` 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +13,6 @@ from preflight.model import RecordedResource
 
 pytestmark = pytest.mark.slow
 
-PACK_DIR = Path(__file__).resolve().parents[2] / "policies"
 POOL = "azure-native:containerservice:AgentPool"
 PREFIX = "urn:pulumi:dev::raw::"
 P100 = "Standard_NC6s_v2"  # retired, and below the V100 floor: gpu-size-not-retired and gpu-size-minimum
@@ -37,9 +34,10 @@ def exemption(**changes: Any) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def pack() -> Iterator[PolicyPackProcess]:
-    with PolicyPackProcess(PACK_DIR, project="raw", stack="dev", dry_run=True) as p:
-        yield p
+def pack(preview_pack: PolicyPackProcess) -> PolicyPackProcess:
+    """The session's pack (``tests/policies/conftest.py``), with the default policy config."""
+    preview_pack.configure(None)
+    return preview_pack
 
 
 def verdict(pack: PolicyPackProcess, *resources: RecordedResource) -> set[tuple[str, str, str]]:

@@ -34,6 +34,7 @@ EXPECTED_LEVELS = {
     "aks-cost-analysis-requires-paid-tier": "mandatory",
     "aks-kubernetes-version-supported": "mandatory",
     "aks-kubernetes-version-expiring": "advisory",
+    "aks-node-os-supported": "mandatory",
     "databricks-gpu-node-types": "mandatory",
     "databricks-gpu-runtime": "mandatory",
     "databricks-gpu-no-photon": "mandatory",
@@ -81,6 +82,7 @@ def test_stack_policies() -> None:
     assert stack == [
         "aks-kubernetes-version-expiring",
         "aks-kubernetes-version-supported",
+        "aks-node-os-supported",
         "gpu-driver-skipped-needs-operator",
         "gpu-node-device-plugin",
         "gpu-operator-autoscale-min-count",

@@ -8,8 +8,6 @@ doubles, unknown preview values as the engine's sentinel string.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +18,6 @@ from tests.policies.acceptance import ACCEPTED, REJECTED
 
 pytestmark = pytest.mark.slow
 
-PACK_DIR = Path(__file__).resolve().parents[2] / "policies"
 PREFIX = "urn:pulumi:dev::azure-gpu-platform::"
 POOL = "azure-native:containerservice:AgentPool"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
@@ -65,11 +62,10 @@ def of(analysis: Analysis, r: RecordedResource, level: str | None = None) -> lis
 
 
 @pytest.fixture(scope="module")
-def pack() -> Iterator[PolicyPackProcess]:
-    if not (PACK_DIR / "__main__.py").is_file():
-        pytest.fail(f"{PACK_DIR}/__main__.py is missing: the policy pack is not in the tree")
-    with PolicyPackProcess(PACK_DIR, project="azure-gpu-platform", stack="dev", dry_run=True) as p:
-        yield p
+def pack(preview_pack: PolicyPackProcess) -> PolicyPackProcess:
+    """The session's pack (``tests/policies/conftest.py``), with the default policy config."""
+    preview_pack.configure(None)
+    return preview_pack
 
 
 @pytest.fixture

@@ -7,8 +7,6 @@ good H100 size and once with one refused size per size rule. AKS-only rules fire
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +17,6 @@ from rules.size_fields import SizePath, SizeResource, size_table
 
 pytestmark = pytest.mark.slow
 
-PACK_DIR = Path(__file__).resolve().parents[2] / "policies"
 PREFIX = "urn:pulumi:dev::raw::"
 GOOD = "Standard_NC40ads_H100_v5"
 REFUSED = {
@@ -62,10 +59,10 @@ def of(analysis: Analysis, r: RecordedResource, level: str | None = None) -> lis
 
 
 @pytest.fixture(scope="module")
-def pack() -> Iterator[PolicyPackProcess]:
-    with PolicyPackProcess(PACK_DIR, project="raw", stack="dev", dry_run=True) as p:
-        p.configure(None)
-        yield p
+def pack(preview_pack: PolicyPackProcess) -> PolicyPackProcess:
+    """The session's pack (``tests/policies/conftest.py``), with the default policy config."""
+    preview_pack.configure(None)
+    return preview_pack
 
 
 def test_every_type_and_field_good_size_passes_refused_sizes_name_the_field(pack: PolicyPackProcess) -> None:

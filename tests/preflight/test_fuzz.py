@@ -8,7 +8,8 @@ the encoding. Two layers:
   (``read_stack_file``, ``load_stack_settings``), validate the project's keys as the program does (from the YAML
   values and from the strings the language host hands the program), check the budget. Only the documented refusals
   (``StackFileError``, ``PreflightInputError``, ``StackConfigError``) may be raised; their text must read like YAML
-  (no ``True``/``None``) with one line per problem naming the file.
+  (no ``True``/``None``) with one line per problem naming the file, and each problem's key path must be one the
+  file has (``refusal_keys.unwritten``: a required key missing, or a path worded as a default, aside).
 - end to end (slow, 24 hand-picked cases): ``python -m preflight --config-file <mutated file> --format json`` in a
   subprocess.
 """
@@ -49,6 +50,7 @@ from tests.preflight.fuzz_cases import (
     section_cases,
     section_fixed_cases,
 )
+from tests.preflight.refusal_keys import unwritten
 
 REPO = Path(__file__).resolve().parents[2]
 FIXED = [*fixed_cases(), *section_fixed_cases()]
@@ -134,6 +136,7 @@ def run_pipeline(path: Path) -> tuple[str, list[str]]:
     except StackConfigError as exc:
         outcome = "config-refused"
         wrong += refusal_problems(str(exc), label)
+        wrong += [w for p in exc.problems if (w := unwritten(p, config_from_stack_yaml(section), set())) is not None]
     # 2. What the program reads: the language host's strings, with the keys outside the namespace checked too.
     raw = program_values(settings.config)
     foreign, _warnings = foreign_key_findings(
@@ -144,6 +147,7 @@ def run_pipeline(path: Path) -> tuple[str, list[str]]:
     except StackConfigError as exc:
         outcome = "config-refused"
         wrong += [f"(program view) {w}" for w in refusal_problems(str(exc), label)]
+        wrong += [f"(program view) {w}" for p in exc.problems if (w := unwritten(p, raw, set(settings.config)))]
     # 3. The preflight's own key.
     budget = budget_problems(settings.values.get(f"{PROJECT}:budget"))
     if budget:

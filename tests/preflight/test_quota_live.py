@@ -29,6 +29,7 @@ from preflight.model import RecordedResource
 from preflight.quota import QuotaDemand, quota_demand
 from preflight.report import render
 from tests.preflight.azure_recorded import FIXTURES, RecordedAdapter, StaticToken, body, recorded_transport
+from tests.shared_runs import shipped_stack_run
 
 SUB = "00000000-0000-0000-0000-000000000000"
 REPO = Path(__file__).resolve().parents[2]
@@ -72,14 +73,10 @@ def test_microsofts_resource_skus_example_through_the_real_client() -> None:
 
 @pytest.fixture(scope="module")
 def prod() -> QuotaDemand:
-    """prod's demand from its recorded resources (the stack test's JSON, produced here once)."""
-    import subprocess
-    import sys
-
-    out = subprocess.run(
-        [sys.executable, "-m", "preflight", "--stack", "prod", "--format", "json"],
-        cwd=REPO, capture_output=True, text=True, timeout=300, check=True,
-    ).stdout  # fmt: skip
+    """prod's demand from its recorded resources (the stack test's JSON, run once per session)."""
+    run = shipped_stack_run("prod", "json")
+    assert run.code == 0, run.stderr[-2000:]
+    out = run.stdout
     doc = json.loads(out)
     resources = [
         RecordedResource(urn=r["urn"], type=r["type"], name=r["name"], inputs=r["inputs"], parent=r["parent"])

@@ -4,9 +4,6 @@ offline preflight never importing the Azure SDK (``-X importtime`` of a real run
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +14,7 @@ from preflight.model import RecordedResource
 from preflight.quota import quota_demand
 from preflight.report import Report, render
 from tests.preflight.sarif_schema import sarif_errors
+from tests.shared_runs import shipped_stack_run
 
 REPO = Path(__file__).resolve().parents[2]
 STACKS = ("dev", "staging", "prod")
@@ -25,34 +23,13 @@ AZURE_SDK = ("azure.mgmt.compute", "azure.identity")
 
 @pytest.fixture(scope="module")
 def runs() -> dict[str, Any]:
-    """The three stacks' JSON reports, run in parallel; dev also with ``-X importtime``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AZURE_")}
-    procs = {
-        s: subprocess.Popen(
-            [
-                sys.executable,
-                *(["-X", "importtime"] if s == "dev" else []),
-                "-m",
-                "preflight",
-                "--stack",
-                s,
-                "--format",
-                "json",
-            ],
-            cwd=REPO,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for s in STACKS
-    }
+    """The three stacks' JSON reports (run once per session, ``tests/shared_runs.py``); dev's with ``-X importtime``."""
     out: dict[str, Any] = {}
-    for s, p in procs.items():
-        stdout, stderr = p.communicate(timeout=300)
-        assert p.returncode == 0, stderr[-2000:]
-        out[s] = json.loads(stdout)
-        out[f"{s}.stderr"] = stderr
+    for s in STACKS:
+        run = shipped_stack_run(s, "json")
+        assert run.code == 0, run.stderr[-2000:]
+        out[s] = json.loads(run.stdout)
+        out[f"{s}.stderr"] = run.stderr
     return out
 
 

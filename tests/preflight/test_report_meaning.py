@@ -3,21 +3,18 @@ driver, device plugin), spot priced as an upper bound, the budget fix naming the
 
 from __future__ import annotations
 
-from functools import cache
-
 from preflight.cost import SPOT_NOTE, check_budget, estimate_cost, parse_budget
 from preflight.model import RecordedResource
-from tests.preflight.test_cli import Run, preflight
 from tests.preflight.test_cost import DBX, POOL, res
 from tests.preflight.test_nap_cost import node_pool
+from tests.shared_runs import Run, shipped_stack_run
 
 WHERE = "stacks/Pulumi.dev.yaml: azure-gpu-platform:budget"
 A100 = "Standard_NC24ads_A100_v4"
 
 
-@cache
 def text(stack: str) -> Run:
-    return preflight("--stack", stack)
+    return shipped_stack_run(stack, "text")  # once per session (tests/shared_runs.py)
 
 
 def _tree_line(run: Run, name: str) -> str:

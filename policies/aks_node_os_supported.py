@@ -1,0 +1,101 @@
+"""aks-node-os-supported: every node pool's OS version is one AKS creates on the pool's Kubernetes version today.
+
+The rule: :func:`rules.node_os.pool_node_os_problem` over ``gpu_catalog/facts/aks_node_os.json`` (Windows Server 2022
+up to Kubernetes 1.36, Ubuntu 22.04 no new pools from 2027-06-30, ...), the same the stack config and the component
+Args call. Checked on every ``agentPoolProfiles`` entry of a ManagedCluster and every standalone AgentPool (GPU or
+not: AKS refuses the pool either way). A pool's version is its ``orchestratorVersion``, else its cluster's
+``kubernetesVersion``; a standalone AgentPool's cluster is found by ``resourceGroupName`` + ``resourceName``, or is the
+stack's only ManagedCluster. A pool whose version cannot be found is not checked, and says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pulumi_policy import ReportViolation, Severity, StackValidationArgs
+
+from gpu_catalog import clock
+from rules.node_os import DEFAULT_OS_SKU, pool_node_os_problem
+from rules.resource_types import is_agent_pool, is_managed_cluster
+
+from ._meta import MANDATORY, GpuStackPolicy
+from ._resources import UNKNOWN, Review, get, join_path, props_of
+
+NAME = "aks-node-os-supported"
+_OWNER = ("resourceGroupName", "resourceName")
+
+
+def _key(values: list[Any]) -> tuple[str, ...] | None:
+    return tuple(v.lower() for v in values) if all(isinstance(v, str) for v in values) else None
+
+
+def _judge(review: Review, where: str, pool: Any, version: Any, urn: str) -> None:
+    os_type, os_sku = get(pool, "osType"), get(pool, "osSKU")
+    pool_version = get(pool, "orchestratorVersion")
+    if isinstance(pool_version, str) and pool_version:  # empty: the control plane's version (ARM)
+        version = pool_version
+    for key, value in (("osType", os_type), ("osSKU", os_sku), ("orchestratorVersion", pool_version)):
+        if value is UNKNOWN:
+            review.unknown_field(f"{where}.{key}")
+    if any(value is UNKNOWN for value in (os_type, os_sku, version, pool_version)):
+        return
+    if not isinstance(version, str) or not version:
+        review.not_checked(f"{where}: its Kubernetes version is not in this stack (no orchestratorVersion, no cluster)")
+        return
+    os_name = os_type if isinstance(os_type, str) and os_type in DEFAULT_OS_SKU else "Linux"
+    sku = os_sku if isinstance(os_sku, str) and os_sku else None
+    problem = pool_node_os_problem(os_name, sku, version, clock.today())
+    if problem is not None:
+        review.violation(f"{where}: {problem}", urn)
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    review = Review(report, args)
+    versions: list[Any] = []  # every ManagedCluster's kubernetesVersion, in stack order
+    by_owner: dict[tuple[str, ...], Any] = {}  # ... by its resource group and name (lower-cased, as ARM compares)
+    pools: list[tuple[Any, dict[str, Any]]] = []
+    for resource in args.resources:
+        if not (is_managed_cluster(resource.resource_type) or is_agent_pool(resource.resource_type)):
+            continue  # type first: no other resource is converted (the shared view, policies/_resources.py)
+        props = props_of(resource)
+        props = props if isinstance(props, dict) else {}
+        if is_managed_cluster(resource.resource_type):
+            version = get(props, "kubernetesVersion")
+            if version is UNKNOWN:
+                review.unknown_field(f"{resource.name}: kubernetesVersion")
+            versions.append(version)
+            owner = _key([get(props, k) for k in _OWNER])
+            if owner is not None:
+                by_owner.setdefault(owner, version)
+            profiles = get(props, "agentPoolProfiles")
+            if profiles is UNKNOWN:
+                review.unknown_field(f"{resource.name}: agentPoolProfiles")
+                continue
+            for i, profile in enumerate(profiles or []):
+                _judge(review, f"{resource.name}: {join_path('agentPoolProfiles', i)}", profile, version, resource.urn)
+        else:
+            pools.append((resource, props))
+    for resource, props in pools:
+        owner = _key([get(props, k) for k in _OWNER])
+        version = by_owner.get(owner) if owner is not None else None
+        if version is None and len(versions) == 1:
+            version = versions[0]
+        _judge(review, resource.name, props, version, resource.urn)
+    review.finish()
+
+
+POLICY = GpuStackPolicy(
+    name=NAME,
+    what="Every agentPoolProfiles[] entry of a ManagedCluster and every AgentPool runs an OS version AKS creates on "
+    "the pool's Kubernetes version (orchestratorVersion, else the cluster's kubernetesVersion) today: osSKU, or AKS's "
+    "default for osType (Ubuntu on Linux, Windows2022 on Windows).",
+    why="AKS refuses a node pool whose OS it no longer supports on that Kubernetes version (Windows Server 2022 ends "
+    "with 1.36) or after the OS's date (Ubuntu 22.04: no new pools from 2027-06-30), so `pulumi up` fails; the dates "
+    "are data (gpu_catalog/facts/aks_node_os.json) checked against today.",
+    validate=validate,
+    level=MANDATORY,
+    severity=Severity.HIGH,
+    topics=["aks", "node-os", "lifecycle"],
+    fix="Use the OS SKU or the Kubernetes version the message allows (e.g. osSKU Ubuntu or AzureLinux; a Windows pool "
+    "on Kubernetes 1.36 or earlier).",
+)

@@ -1,0 +1,78 @@
+"""aks-node-os-supported (stack): a node pool's OS version against its Kubernetes version and the date, on raw
+resources (``gpu_catalog/facts/aks_node_os.json``; the suite pins today to 2026-11-30)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpu_catalog.clock import TODAY_ENV
+from policies.aks_node_os_supported import POLICY
+from tests.policies._helpers import (
+    AGENT_POOL,
+    CLUSTER,
+    GPU_POOL,
+    MANAGED_CLUSTER,
+    SYSTEM_PROFILE,
+    UNKNOWN,
+    run_stack_policy,
+    urn_of,
+    with_,
+)
+
+CLUSTER_136 = with_(CLUSTER, kubernetesVersion="1.36")
+WINDOWS = with_(GPU_POOL, agentPoolName="gpuwin", osType="Windows", osSKU="Windows2022", orchestratorVersion=None)
+WINDOWS_137 = (
+    "Windows2022 (Windows Server 2022) is not supported on Kubernetes 1.37: AKS supports it up to 1.36 (Azure/AKS "
+    "CHANGELOG.md, release notes 2026-06-19). Allowed: Kubernetes 1.36 or earlier on this pool (orchestratorVersion), "
+    "or a Linux pool (Windows Server 2025 is not an osSKU of the API version the program uses)."
+)
+
+
+def stack(cluster: dict[str, Any], *pools: dict[str, Any]) -> list[tuple[str, str, dict]]:
+    return [(MANAGED_CLUSTER, "aks", cluster), *((AGENT_POOL, f"pool{i}", p) for i, p in enumerate(pools))]
+
+
+def test_supported_pools_pass() -> None:
+    outcome = run_stack_policy(POLICY, stack(CLUSTER_136, with_(GPU_POOL, orchestratorVersion="1.36"), WINDOWS))
+    assert outcome.violations == [] and outcome.preview_unknown is None
+
+
+def test_a_windows_pool_on_the_clusters_1_37_is_refused_at_the_pool() -> None:
+    outcome = run_stack_policy(POLICY, stack(with_(CLUSTER, kubernetesVersion="1.37"), WINDOWS))
+    assert outcome.violations == [f"pool0: {WINDOWS_137}"]
+    assert outcome.violation_urns == [urn_of(AGENT_POOL, "pool0")]
+
+
+def test_a_windows_pool_without_os_sku_gets_aks_default_windows2022() -> None:
+    pool = with_(WINDOWS, osSKU=None, orchestratorVersion="1.37.1")
+    assert run_stack_policy(POLICY, stack(CLUSTER_136, pool)).violations == [f"pool0: {WINDOWS_137}"]
+
+
+def test_an_inline_profile_is_checked_on_the_cluster() -> None:
+    profile = with_(SYSTEM_PROFILE, name="win", osType="Windows", osSKU="Windows2022", orchestratorVersion="1.37")
+    cluster = with_(CLUSTER_136, agentPoolProfiles=[SYSTEM_PROFILE, profile])
+    outcome = run_stack_policy(POLICY, stack(cluster))
+    assert outcome.violations == [f"aks: agentPoolProfiles[1]: {WINDOWS_137}"]
+    assert outcome.violation_urns == [urn_of(MANAGED_CLUSTER, "aks")]
+
+
+def test_ubuntu_2204_after_its_last_day_for_new_pools(monkeypatch: Any) -> None:
+    pool = with_(GPU_POOL, osSKU="Ubuntu2204", orchestratorVersion="1.36")
+    assert run_stack_policy(POLICY, stack(CLUSTER_136, pool)).violations == []
+    monkeypatch.setenv(TODAY_ENV, "2027-06-30")
+    [message] = run_stack_policy(POLICY, stack(CLUSTER_136, pool)).violations
+    assert message.startswith("pool0: Ubuntu2204 (Ubuntu 22.04): AKS creates no new node pools with it from 2027-06-30")
+
+
+def test_an_unknown_os_in_a_preview_is_reported_not_passed() -> None:
+    outcome = run_stack_policy(POLICY, stack(with_(CLUSTER, kubernetesVersion="1.37"), with_(WINDOWS, osSKU=UNKNOWN)))
+    assert outcome.violations == []
+    assert outcome.preview_unknown is not None and "pool0.osSKU" in outcome.preview_unknown
+
+
+def test_a_pool_of_a_cluster_outside_the_stack_is_not_passed_silently() -> None:
+    outcome = run_stack_policy(POLICY, [(AGENT_POOL, "pool0", WINDOWS)])
+    assert outcome.violations == []
+    assert outcome.not_applicable == [
+        "pool0: its Kubernetes version is not in this stack (no orchestratorVersion, no cluster)"
+    ]
