@@ -46,6 +46,7 @@ EXPECTED_LEVELS = {
     "gpu-operator-autoscale-min-count": "mandatory",
     "gpu-operator-platform-supported": "mandatory",
     "gpu-node-device-plugin": "mandatory",
+    "gpu-pool-idle-minimum": "advisory",
 }
 
 
@@ -86,6 +87,7 @@ def test_stack_policies() -> None:
         "gpu-operator-autoscale-min-count",
         "gpu-operator-driver-mode",
         "gpu-operator-platform-supported",
+        "gpu-pool-idle-minimum",
     ]
 
 

@@ -19,7 +19,7 @@ from preflight.analyzer import engine_urn, to_struct
 
 N = 150
 RESOURCE_DIAGNOSTICS = 282  # 284 before NCads_A10_v4 became whole GPUs (NC8, NC16 no longer below the floor)
-STACK_DIAGNOSTICS = 91
+STACK_DIAGNOSTICS = 119  # 91 before gpu-pool-idle-minimum: 27 warm pools without an operator + 1 preview note
 """What the pack reports over the corpus (violations and "can't run during preview" notes): enough to compare."""
 
 
