@@ -21,8 +21,9 @@ No Pulumi import.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from gpu_catalog import Catalog, default_catalog
 
@@ -38,6 +39,31 @@ SCALE_TO_ZERO_SOURCE: Final = "AKS docs, scale-cluster.md: user node pools can s
 
 GPU_OPERATOR_CHART: Final = "gpu-operator"
 """The NVIDIA GPU operator's Helm chart name (``gpu-operator``, ``nvidia/gpu-operator``, an OCI URL ending in it)."""
+
+
+WEEKDAYS: Final[tuple[str, ...]] = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+"""The day names a stack's ``cluster.workingHours.days`` takes."""
+HOURS_PER_WEEK: Final = 7 * 24
+
+
+def clock_minutes(value: str) -> int:
+    """``HH:MM`` → minutes after midnight (a validated value)."""
+    hours, mins = value.split(":")
+    return int(hours) * 60 + int(mins)
+
+
+def working_hours_per_week(days: list[str], start: str, end: str) -> float:
+    """Hours a week the cluster runs: days × (end − start)."""
+    return len(set(days)) * (clock_minutes(end) - clock_minutes(start)) / 60
+
+
+def describe_working_hours(days: list[str], start: str, end: str, time_zone: str) -> str:
+    """``Mon–Fri 08:00–19:00 Europe/Amsterdam`` (three or more consecutive days as a range)."""
+    picked = sorted(set(days), key=WEEKDAYS.index)
+    first = WEEKDAYS.index(picked[0])
+    consecutive = [WEEKDAYS.index(d) for d in picked] == list(range(first, first + len(picked)))
+    shown = f"{picked[0]}–{picked[-1]}" if consecutive and len(picked) > 2 else ",".join(picked)
+    return f"{shown} {start}–{end} {time_zone}"
 
 
 def is_gpu_operator_chart(chart: object) -> bool:
@@ -63,6 +89,39 @@ class IdlePool:
     """The pool sets ``gpuInstanceProfile``."""
     spot: bool = False
     """``scaleSetPriority: Spot``: the catalog's on-demand price is then an upper bound."""
+
+
+POOL_KEYS: Final = ("enableAutoScaling", "minCount", "count", "mode", "gpuInstanceProfile", "scaleSetPriority")
+"""The AKS pool properties (wire names) :func:`idle_pool` reads."""
+
+DEFAULT_COUNT: Final = 1
+"""AKS's node count of a pool that does not set ``count`` (the REST API's default)."""
+
+
+def _flag(value: Any) -> bool:
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
+def idle_pool(label: str, vm_size: str, pool: Mapping[str, Any], *, operator_managed: bool) -> IdlePool | None:
+    """An AKS pool's idle facts from its properties (an AgentPool or an ``agentPoolProfiles`` entry, wire names:
+    :data:`POOL_KEYS`, values already known); ``None`` when the minimum is not given (an autoscaling pool without
+    ``minCount``: ``gpu-operator-autoscale-min-count`` and AKS itself speak to that)."""
+    autoscaling = _flag(pool.get("enableAutoScaling"))
+    raw = pool.get("minCount") if autoscaling else pool.get("count", DEFAULT_COUNT)
+    if raw is None and not autoscaling:
+        raw = DEFAULT_COUNT
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        return None
+    return IdlePool(
+        label=label,
+        vm_size=vm_size,
+        min_nodes=max(int(raw), 0),
+        autoscaling=autoscaling,
+        system=str(pool.get("mode") or "").lower() == "system",
+        operator_managed=operator_managed,
+        mig=bool(pool.get("gpuInstanceProfile")),
+        spot=str(pool.get("scaleSetPriority") or "").lower() == "spot",
+    )
 
 
 def idle_hourly(min_nodes: int, usd_per_node_hour: float) -> float:

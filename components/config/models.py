@@ -36,6 +36,7 @@ from ..azure_policy_config import AzurePolicyConfig
 from ..config_base import StrictModel
 from ..databricks_config import DatabricksConfig
 from ..kaito_config import KaitoConfig, kaito_addon_enabled
+from ..working_hours_config import WorkingHoursConfig
 
 NAMESPACE = "azure-gpu-platform"
 """The stack-config namespace (the Pulumi project name)."""
@@ -245,6 +246,8 @@ class ClusterConfig(StrictModel):
     network: NetworkConfig = NetworkConfig()
     monitoring: MonitoringConfig = MonitoringConfig()
     secretsStore: SecretsStoreConfig = SecretsStoreConfig()
+    workingHours: WorkingHoursConfig | None = None
+    """Dev/test only: when the cluster is used, to stop it outside those hours (components/working_hours_config.py)."""
 
 
 class TimeSlicingConfig(StrictModel):
