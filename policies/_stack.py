@@ -13,11 +13,10 @@ from typing import Any
 
 from pulumi_policy import PolicyResource, StackValidationArgs
 
+from rules.idle import is_gpu_operator_chart
 from rules.resource_types import is_helm_release
 
 from ._resources import UNKNOWN, Pool, Review, as_bool, get, is_gpu_pool, pools_of, props_of
-
-OPERATOR_CHART = "gpu-operator"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +51,6 @@ class StackPool:
         return f"{self.pool.label(self.resource.name)} ({self.pool.size_label})"
 
 
-def _is_operator_chart(chart: Any) -> bool:
-    return isinstance(chart, str) and chart.rstrip("/").rsplit("/", 1)[-1].lower() == OPERATOR_CHART
-
-
 def gpu_operators(args: StackValidationArgs, review: Review) -> list[Operator]:
     """Helm releases of the NVIDIA GPU operator chart (``gpu-operator``, ``nvidia/gpu-operator``, an OCI URL)."""
     found: list[Operator] = []
@@ -66,7 +61,7 @@ def gpu_operators(args: StackValidationArgs, review: Review) -> list[Operator]:
         chart = get(props, "chart")
         if chart is UNKNOWN:
             review.unknown_field(f"{resource.name}: chart")
-        elif _is_operator_chart(chart):
+        elif is_gpu_operator_chart(chart):
             values = get(props, "values")
             if values is UNKNOWN:
                 review.unknown_field(f"{resource.name}: values")

@@ -22,6 +22,7 @@ from . import (
     gpu_operator_autoscale_min_count,
     gpu_operator_driver_mode,
     gpu_operator_platform_supported,
+    gpu_pool_idle_minimum,
     gpu_pool_tainted,
     gpu_size_aks_supported,
     gpu_size_known,
@@ -71,6 +72,8 @@ ALL_POLICIES: list[DocumentedPolicy] = [
     gpu_driver_skipped_needs_operator.POLICY,
     gpu_operator_autoscale_min_count.POLICY,
     gpu_operator_platform_supported.POLICY,
+    # Stack: idle cost
+    gpu_pool_idle_minimum.POLICY,
     # Stack: what runs on each GPU node
     gpu_node_device_plugin.POLICY,
 ]

@@ -31,6 +31,7 @@ from gpu_catalog.staleness import DEFAULT_MAX_AGE_DAYS, MAX_AGE_ENV, REFRESH_COM
 from preflight.analyzer import PolicyConfigError, PolicyPackError, PolicyPackProcess, Violation
 from preflight.cost import BudgetConfigError, check_budget, estimate_cost, parse_budget
 from preflight.exemptions import EXPIRING_POLICY, apply_exemptions, expiring_policy, read_exemptions, unmatched_problems
+from preflight.idle_cost import WorkingHours
 from preflight.project import PreflightInputError, read_project
 from preflight.quota import quota_demand
 from preflight.report import FORMATS, Report, budget_policy, budget_violation, render
@@ -378,6 +379,7 @@ def _run_preflight(
         live=live,
         exemptions=exemptions,
         exempted=exempted,
+        working_hours=WorkingHours.from_stack(settings.values.get(f"{settings.project}:cluster")),
     )
 
 

@@ -37,6 +37,7 @@ from gpu_catalog.problems import Problem, key_path
 from preflight.model import RecordedResource
 from preflight.wire import UNKNOWN, is_unknown, unwrap_secrets
 from rules.budget import budget_shape
+from rules.idle import HOURS_PER_MONTH
 from rules.resource_types import (
     is_databricks_cluster,
     is_databricks_instance_pool,
@@ -45,7 +46,6 @@ from rules.resource_types import (
 )
 from rules.size_fields import SizeResource, condition_holds, find_values, size_table
 
-HOURS_PER_MONTH = 730
 CURRENCY = "USD"
 BUDGET_POLICY = "gpu-budget"
 BUDGET_PACK = "azure-gpu-platform-preflight"

@@ -26,6 +26,14 @@ from preflight.cost import (
     CostEstimate,
     CostLine,
 )
+from preflight.idle_cost import (
+    WorkingHours,
+    idle_json,
+    idle_markdown,
+    idle_text,
+    working_hours_json,
+    working_hours_text,
+)
 from preflight.model import RecordedResource
 from preflight.quota_report import quota_json, quota_markdown, quota_sarif, quota_text
 from preflight.wire import mask_secrets
@@ -76,6 +84,8 @@ class Report:
     """The stack's exemptions (``exemptions``), active, expiring and expired (preflight/exemptions.py)."""
     exempted: list[ExemptedViolation] = field(default_factory=list)
     """Violations an active exemption waives: shown in every format, never counted."""
+    working_hours: WorkingHours | None = None
+    """The stack's ``cluster.workingHours`` (shown with the idle cost; preflight/idle_cost.py)."""
 
     @property
     def today(self) -> date:
@@ -313,7 +323,7 @@ def to_json(report: Report) -> dict[str, Any]:
             }
             for v in report.sorted_violations()
         ],
-        "cost": report.cost.to_json(),
+        "cost": {**report.cost.to_json(), "idle": idle_json(report.cost, report.resources)},
         "budget": (
             {
                 "monthlyUsd": report.budget.budget.monthly_usd,
@@ -336,6 +346,7 @@ def to_json(report: Report) -> dict[str, Any]:
         },
         "warnings": report.warnings,
         "scheduling": report.scheduling,
+        "workingHours": working_hours_json(report.working_hours, report.cost, report.resources),
         **quota_json(report.quota, report.live),
         **exemption_report.json_section(report.exemptions, report.exempted, report.today),
     }
@@ -472,8 +483,10 @@ def render_text(report: Report) -> str:
         for ln in report.cost.priced_lines:
             if ln.note:
                 out.append(f"  note: {_short(ln.urn, by_urn)} {ln.role}: {ln.note}")
+        out += idle_text(report.cost, report.resources, lambda urn: _short(urn, by_urn))
     else:
         out.append("  no GPU sizes")
+    out += [f"  {line}" for line in working_hours_text(report.working_hours, report.cost, report.resources)]
     if report.budget is not None:
         verdict = "OVER BUDGET" if report.budget.over else "within budget"
         out.append(f"  budget: {verdict} — {report.budget.message}")
@@ -558,6 +571,10 @@ def render_markdown(report: Report) -> str:
         if unpriced:
             out.append("")
             out.append("Not priced: " + "; ".join(f"`{ln.vm_size}` ({ln.note})" for ln in unpriced))
+        out += idle_markdown(c, report.resources, lambda urn: _short(urn, by_urn))
+    hours = working_hours_text(report.working_hours, c, report.resources)
+    if hours:
+        out += ["", *hours]
     else:
         out.append("No GPU sizes.")
     if report.budget is not None:

@@ -50,6 +50,7 @@ from .models import (
     StackConfig,
 )
 from .nap import GpuNodePoolConfig
+from .working_hours import working_hours_problems
 
 # --------------------------------------------------------------------------------------------------- semantics
 
@@ -567,5 +568,6 @@ EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [
     _cluster_policy_problems,
     nap_problems,
     exemption_problems,
+    working_hours_problems,
 ]
 """Further cross-field checks registered by other config sections (e.g. KAITO, Databricks)."""

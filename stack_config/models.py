@@ -38,6 +38,7 @@ from .databricks import DatabricksConfig
 from .kaito import KaitoConfig, kaito_addon_enabled
 from .nap import GpuNodePoolConfig
 from .sharing import SharingConfig
+from .working_hours import WorkingHoursConfig
 
 DEFAULT_GPU_OPERATOR_VERSION = default_gpu_operator_version()
 """Pinned NVIDIA gpu-operator chart version: the ``default`` of ``gpu_catalog/facts/gpu_operator.json`` (a release
@@ -226,6 +227,8 @@ class ClusterConfig(StrictModel):
     network: NetworkConfig = NetworkConfig()
     monitoring: MonitoringConfig = MonitoringConfig()
     secretsStore: SecretsStoreConfig = SecretsStoreConfig()
+    workingHours: WorkingHoursConfig | None = None
+    """Dev/test only: when the cluster is used, to stop it outside those hours (stack_config/working_hours.py)."""
 
 
 class GpuPoolConfig(StrictModel):

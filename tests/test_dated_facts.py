@@ -14,7 +14,6 @@ import copy
 from typing import Any
 
 import pytest
-from stack_config import StackConfigError, validate_stack_config
 
 from components.aks_cluster import AksGpuClusterArgs, ClusterAccess
 from components.databricks import DatabricksGpuClusterArgs
@@ -32,6 +31,7 @@ from policies.databricks_gpu_runtime import POLICY as DBX_RUNTIME_POLICY
 from policies.gpu_operator_platform_supported import POLICY as OPERATOR_POLICY
 from policies.gpu_size_not_retired import POLICY as RETIRED_POLICY
 from policies.kaito_workspace_instance_type import POLICY as KAITO_POLICY
+from stack_config import StackConfigError, validate_stack_config
 from tests.components.harness import stack_config
 from tests.components.test_deployable import T4, config
 from tests.policies._helpers import (

@@ -47,6 +47,7 @@ EXPECTED_LEVELS = {
     "gpu-operator-autoscale-min-count": "mandatory",
     "gpu-operator-platform-supported": "mandatory",
     "gpu-node-device-plugin": "mandatory",
+    "gpu-pool-idle-minimum": "advisory",
 }
 
 
@@ -88,6 +89,7 @@ def test_stack_policies() -> None:
         "gpu-operator-autoscale-min-count",
         "gpu-operator-driver-mode",
         "gpu-operator-platform-supported",
+        "gpu-pool-idle-minimum",
     ]
 
 

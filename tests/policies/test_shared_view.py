@@ -19,7 +19,7 @@ from preflight.analyzer import engine_urn, to_struct
 
 N = 150
 RESOURCE_DIAGNOSTICS = 282  # 284 before NCads_A10_v4 became whole GPUs (NC8, NC16 no longer below the floor)
-STACK_DIAGNOSTICS = 92  # 91 before aks-node-os-supported (one more unknown-during-preview note)
+STACK_DIAGNOSTICS = 120  # 91 + aks-node-os-supported (1 preview note) + gpu-pool-idle-minimum (27 warm pools, 1 note)
 """What the pack reports over the corpus (violations and "can't run during preview" notes): enough to compare."""
 
 

@@ -164,7 +164,8 @@ def test_stack_with_an_active_exemption_passes_and_lists_it() -> None:
         "(ML-1234), due in January. (owner ml-platform@contoso.com; expires 2027-01-15, 46 days left)"
     ) in run.stdout
     assert f"    - [gpu-size-minimum] {T4_POOL}: vmSize: Standard_NC4as_T4_v3 " in run.stdout
-    assert "Violations: none" in run.stdout
+    # the only violation left: the fixed one-node T4 pool's idle cost (advisory)
+    assert "Advisory violations (1)\n  ! [gpu-pool-idle-minimum] AgentPool aks-t4" in run.stdout
 
 
 def test_stack_with_an_exemption_ending_soon_gets_an_advisory_finding() -> None:

@@ -16,9 +16,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
-from stack_config import StackConfigError, config_from_stack_yaml, validate_stack_config
 
 from gpu_catalog.problems import Problem
+from stack_config import StackConfigError, config_from_stack_yaml, validate_stack_config
 from tests.components.harness import stack_config
 from tests.components.test_deployable import T4, config
 from tests.preflight.refusal_keys import unwritten
