@@ -54,6 +54,7 @@ from rules.upgrade import upgrade_channel_range, validated_minors, version_pin_f
 
 from ..databricks_config import cluster_policy_problems, databricks_stack_problems
 from ..kaito_config import kaito_stack_problems
+from ..monitoring_config import monitoring_problems
 from ..kube_names import label_value_problem, node_label_key_problem
 from .exemptions import exemption_problems, pool_exempt_rules
 from .models import (
@@ -565,5 +566,6 @@ EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [
     _cluster_policy_problems,
     nap_problems,
     exemption_problems,
+    monitoring_problems,
 ]
 """Further cross-field checks registered by other config sections (e.g. KAITO, Databricks)."""

@@ -33,6 +33,7 @@ from rules.sizes import DEFAULT_FLOOR
 from rules.upgrade import AutoUpgradeChannel
 
 from ..azure_policy_config import AzurePolicyConfig
+from ..monitoring_config import GpuMonitoringConfig
 from ..config_base import StrictModel
 from ..databricks_config import DatabricksConfig
 from ..kaito_config import KaitoConfig, kaito_addon_enabled
@@ -425,6 +426,8 @@ class StackConfig(StrictModel):
     """Azure Databricks workspace and GPU clusters (``components/databricks_config.py``)."""
     azurePolicy: AzurePolicyConfig = AzurePolicyConfig()
     """The size rules as an Azure Policy assignment (``components/azure_policy_config.py``)."""
+    monitoring: GpuMonitoringConfig = GpuMonitoringConfig()
+    """GPU metrics, alerts and their action group (``components/monitoring_config.py``)."""
     budget: Any = None
     """``{monthlyUsd, enforcementLevel}``, checked by :func:`rules.budget.budget_shape` (the preflight's check too)."""
     policy: dict[str, PolicySetting] = Field(default_factory=dict)
