@@ -563,9 +563,9 @@ def kaito_addon_with_nap(kaito_addon: bool, node_auto_provisioning: bool) -> lis
 # --------------------------------------------------------------------------------------------------- GPU metrics
 
 DCGM_OPERATOR = "gpu-operator-dcgm-exporter"
-"""The GPU operator's own DCGM exporter (``dcgmExporter.enabled``): its daemonsets' tolerations, every Linux GPU node."""
+"""The GPU operator's own DCGM exporter (``dcgmExporter.enabled``): every Linux GPU node its daemonsets tolerate."""
 DCGM_CHART = "dcgm-exporter"
-"""NVIDIA's standalone ``dcgm-exporter`` chart, on the pools its affinity selects (``gpu_catalog/facts/gpu_monitoring.json``)."""
+"""NVIDIA's standalone ``dcgm-exporter`` chart, on the pools its affinity selects (``facts/gpu_monitoring.json``)."""
 
 EXPORTER_TITLES: dict[str, str] = {
     DCGM_OPERATOR: "the GPU operator's DCGM exporter",

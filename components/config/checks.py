@@ -54,8 +54,8 @@ from rules.upgrade import upgrade_channel_range, validated_minors, version_pin_f
 
 from ..databricks_config import cluster_policy_problems, databricks_stack_problems
 from ..kaito_config import kaito_stack_problems
-from ..monitoring_config import monitoring_problems
 from ..kube_names import label_value_problem, node_label_key_problem
+from ..monitoring_config import monitoring_problems
 from .exemptions import exemption_problems, pool_exempt_rules
 from .models import (
     GpuPoolConfig,

@@ -33,10 +33,10 @@ from rules.sizes import DEFAULT_FLOOR
 from rules.upgrade import AutoUpgradeChannel
 
 from ..azure_policy_config import AzurePolicyConfig
-from ..monitoring_config import GpuMonitoringConfig
 from ..config_base import StrictModel
 from ..databricks_config import DatabricksConfig
 from ..kaito_config import KaitoConfig, kaito_addon_enabled
+from ..monitoring_config import GpuMonitoringConfig
 
 NAMESPACE = "azure-gpu-platform"
 """The stack-config namespace (the Pulumi project name)."""
