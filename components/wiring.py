@@ -36,7 +36,7 @@ from .databricks import (
 )
 from .databricks_config import DatabricksClusterConfig, DatabricksWorkspaceConfig
 from .device_plugin import NvidiaDevicePluginArgs
-from .gpu_node_pool import GpuNodePool, GpuPoolSpec, GpuSharing, PoolDevicePlugin, PoolGpuOperator
+from .gpu_node_pool import POOL_LABEL, GpuNodePool, GpuPoolSpec, GpuSharing, PoolDevicePlugin, PoolGpuOperator
 from .gpu_operator import GpuOperatorArgs
 from .kaito import KaitoWorkspaceArgs
 from .kaito_config import KaitoWorkspaceConfig
@@ -163,6 +163,7 @@ def aks_cluster_args(cfg: StackConfig, operator: PoolGpuOperator | None, tags: M
         container_insights=c.monitoring.containerInsights,
         log_analytics_workspace_id=c.monitoring.logAnalyticsWorkspaceId,
         log_retention_days=c.monitoring.retentionDays,
+        prometheus_node_labels=(POOL_LABEL,) if cfg.monitoring.enabled else None,
         secrets_store=cfg.secrets_store,
         secret_rotation_poll_interval=c.secretsStore.rotationPollInterval,
         access=ClusterAccess(
