@@ -19,7 +19,15 @@ from pydantic import Field
 
 from gpu_catalog.problems import Problem
 from rules import Finding
-from rules.monitoring import POOL_NODE_LABEL, Thresholds, action_group_id, percent, workspace_id, workspace_region
+from rules.monitoring import (
+    POOL_NODE_LABEL,
+    Thresholds,
+    action_group_id,
+    email_address,
+    percent,
+    workspace_id,
+    workspace_region,
+)
 from rules.node_stack import (
     OPERATOR_DEFAULT_TOLERATION,
     SPOT_TAINT,
@@ -37,7 +45,6 @@ if TYPE_CHECKING:
     from .config.models import StackConfig
 
 _DEFAULTS = Thresholds()
-EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 
 
 class GpuAlertsConfig(StrictModel):
@@ -59,7 +66,7 @@ class ActionGroupConfig(StrictModel):
     """``monitoring.actionGroup``: who is notified: an e-mail address (the platform creates the action group) or an
     existing action group's resource id. Exactly one."""
 
-    email: Annotated[str, Field(pattern=EMAIL_PATTERN)] | None = None
+    email: str | None = None
     existingId: str | None = None
 
 
@@ -124,6 +131,8 @@ def monitoring_problems(cfg: StackConfig) -> list[Problem]:
                 "existingId (an action group's resource id).",
             )
         )
+    if group.email is not None:
+        found += _at("monitoring.actionGroup.email", email_address("", group.email))
     if group.existingId is not None:
         found += _at("monitoring.actionGroup.existingId", action_group_id("", group.existingId))
     if m.workspaceId is not None:

@@ -62,6 +62,15 @@ def action_group_id(field: str, value: str) -> list[Finding]:
     return [Finding(field, f"{value!r} is not an action group resource id. Allowed: {ACTION_GROUP_ID_FORMAT}.")]
 
 
+EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+def email_address(field: str, value: str) -> list[Finding]:
+    if EMAIL_RE.match(value):
+        return []
+    return [Finding(field, f"{value!r} is not an e-mail address. Allowed: one address, name@domain.")]
+
+
 def workspace_id(field: str, value: str) -> list[Finding]:
     if WORKSPACE_ID_RE.match(value):
         return []
