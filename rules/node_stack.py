@@ -624,6 +624,7 @@ def describe_exporter(stack: NodeStack) -> str:
     """One line for a report: the DCGM exporter on the node (``dcgm-exporter``, ``none``, ``two exporters``)."""
     if not stack.plugins:
         return "no DCGM exporter"
-    if len(stack.plugins) > 1:
+    only = stack.plugin
+    if only is None:
         return " + ".join(p.plugin for p in stack.plugins) + ": two exporters"
-    return stack.plugins[0].plugin
+    return only.plugin

@@ -33,7 +33,10 @@ from rules.node_stack import (
 
 FACTS = load_monitoring_facts()
 POOLS = [ScaledPool("t4", max_nodes=4), ScaledPool("h100nap", max_gpus=16)]
-GROUP = "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-ops/providers/microsoft.insights/actionGroups/gpu-oncall"
+GROUP = (
+    "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-ops/providers/microsoft.insights/"
+    "actionGroups/gpu-oncall"
+)
 
 
 def selectors(expr: Any) -> list[Any]:
