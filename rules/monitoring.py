@@ -127,7 +127,8 @@ class AlertRule:
     summary: str
 
 
-def _m(metric: str) -> str:
+def exported_metric(metric: str) -> str:
+    """``metric``, checked to be one both DCGM exporters expose by default (the names alerts and the dashboard use)."""
     if metric not in FACTS.common_metrics:  # pragma: no cover - a programming error, caught by the tests
         raise KeyError(f"{metric} is not a metric both DCGM exporters expose (gpu_monitoring.json)")
     return metric
@@ -159,12 +160,13 @@ def gpu_alert_rules(thresholds: Thresholds, pools: Sequence[ScaledPool] = ()) ->
     """The GPU alert rules of one cluster: idle while allocated / while not allocated, memory near full, XID errors,
     row-remap failures, and every autoscaled pool at its maximum."""
     pod = FACTS.labels["pod"]
+    used, free = exported_metric(FB_USED), exported_metric(FB_FREE)
     window = f"{thresholds.idle_minutes}m"
     idle = f"{thresholds.idle_percent:g}"
     rules = [
         AlertRule(
             "GpuIdleWhileAllocated",
-            f'max_over_time({_m(UTIL)}{{{pod}!=""}}[{window}]) < {idle}',
+            f'max_over_time({exported_metric(UTIL)}{{{pod}!=""}}[{window}]) < {idle}',
             0,
             3,
             f"A GPU allocated to a pod stayed below {idle}% utilisation for {thresholds.idle_minutes} minutes: the "
@@ -172,7 +174,7 @@ def gpu_alert_rules(thresholds: Thresholds, pools: Sequence[ScaledPool] = ()) ->
         ),
         AlertRule(
             "GpuIdleUnallocated",
-            f'max_over_time({_m(UTIL)}{{{pod}=""}}[{window}]) < {idle}',
+            f'max_over_time({exported_metric(UTIL)}{{{pod}=""}}[{window}]) < {idle}',
             0,
             3,
             f"A GPU no pod was allocated stayed below {idle}% utilisation for {thresholds.idle_minutes} minutes: the "
@@ -180,7 +182,7 @@ def gpu_alert_rules(thresholds: Thresholds, pools: Sequence[ScaledPool] = ()) ->
         ),
         AlertRule(
             "GpuMemoryNearFull",
-            f"100 * {_m(FB_USED)} / ({_m(FB_USED)} + {_m(FB_FREE)}) > {thresholds.memory_percent:g}",
+            f"100 * {used} / ({used} + {free}) > {thresholds.memory_percent:g}",
             10,
             2,
             f"GPU memory above {thresholds.memory_percent:g}% for 10 minutes: the next allocation fails with CUDA "
@@ -188,7 +190,7 @@ def gpu_alert_rules(thresholds: Thresholds, pools: Sequence[ScaledPool] = ()) ->
         ),
         AlertRule(
             "GpuXidError",
-            f"changes({_m(XID)}[15m]) > 0 and {_m(XID)} > 0",
+            f"changes({exported_metric(XID)}[15m]) > 0 and {exported_metric(XID)} > 0",
             0,
             1,
             "The GPU driver reported an XID error (the value is the last XID code; NVIDIA's XID catalogue says what "
@@ -196,7 +198,7 @@ def gpu_alert_rules(thresholds: Thresholds, pools: Sequence[ScaledPool] = ()) ->
         ),
         AlertRule(
             "GpuRowRemapFailure",
-            f"{_m(ROW_REMAP_FAILURE)} > 0 or increase({_m(UNCORRECTABLE_ROWS)}[1h]) > 0",
+            f"{exported_metric(ROW_REMAP_FAILURE)} > 0 or increase({exported_metric(UNCORRECTABLE_ROWS)}[1h]) > 0",
             0,
             1,
             "GPU memory health: a row remap failed or uncorrectable errors remapped rows; the GPU needs a reset or "
@@ -218,7 +220,7 @@ def gpu_alert_rules(thresholds: Thresholds, pools: Sequence[ScaledPool] = ()) ->
                 )
             )
         elif p.max_gpus is not None:
-            count = f"count({by_pool(_m(UTIL), p.name)})"
+            count = f"count({by_pool(exported_metric(UTIL), p.name)})"
             rules.append(
                 AlertRule(
                     f"GpuPoolAtMax-{p.name}",
