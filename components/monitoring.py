@@ -29,12 +29,16 @@ import pulumi
 from pulumi_azure_native import alertsmanagement, monitor
 
 from gpu_catalog.monitoring import ExporterFacts, load_monitoring_facts
-from rules.monitoring import ScaledPool, Thresholds, gpu_alert_rules
+from rules import Finding
+from rules import monitoring as rules_monitoring
+from rules.monitoring import ScaledPool, Thresholds, email_address, gpu_alert_rules, percent, workspace_region
 
 from .contract import Toleration
 from .helm import helm_release
+from .validation import refuse_findings
 
 TYPE_TOKEN = "azure-gpu-platform:components:GpuMonitoring"
+COMPONENT = "GpuMonitoring"
 DCGM_TYPE_TOKEN = "azure-gpu-platform:components:DcgmExporter"
 FACTS = load_monitoring_facts()
 CHART = FACTS.chart
@@ -100,6 +104,24 @@ class GpuMonitoringArgs:
     targets: Sequence[ScrapeTarget] = ()
     dcgm_chart: DcgmExporterArgs | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """The stack config's checks (rules.monitoring), for Args built without a stack file."""
+        found = [
+            *percent("idle_percent", self.thresholds.idle_percent),
+            *percent("memory_percent", self.thresholds.memory_percent),
+        ]
+        if (self.email is None) == (self.action_group_id is None):
+            found.append(Finding("email", "GPU alerts need exactly one receiver: email or action_group_id."))
+        if self.email is not None:
+            found += email_address("email", self.email)
+        if self.action_group_id is not None:
+            found += rules_monitoring.action_group_id("action_group_id", self.action_group_id)
+        if self.workspace_id is not None:
+            found += rules_monitoring.workspace_id("workspace_id", self.workspace_id)
+        else:
+            found += workspace_region("workspace_location", self.workspace_location)
+        refuse_findings(COMPONENT, self.cluster_name, found, {})
 
 
 def msprom_name(location: str, cluster_name: str) -> str:

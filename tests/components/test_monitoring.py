@@ -174,3 +174,23 @@ def test_monitoring_off_registers_nothing_new() -> None:
     assert run.of_type(RULE_GROUP) == [] and run.of_type(SERVICE_MONITOR) == []
     assert "azureMonitorProfile" not in run.one(MANAGED_CLUSTER).inputs
     assert run.outputs["monitoringWorkspaceId"] is None
+
+
+def test_the_component_args_refuse_what_the_stack_config_refuses() -> None:
+    from components.monitoring import GpuMonitoringArgs
+    from components.validation import InvalidArgsError
+    from rules.monitoring import Thresholds
+
+    with pytest.raises(InvalidArgsError) as raised:
+        GpuMonitoringArgs(
+            cluster_name="aks",
+            cluster_location="westeurope",
+            resource_group_name="rg",
+            workspace_location="swedencentral",
+            thresholds=Thresholds(idle_percent=150),
+        )
+    lines = str(raised.value).splitlines()
+    assert lines[0] == "GpuMonitoring 'aks': invalid arguments (3 problems; nothing was registered):"
+    assert lines[1] == "  idle_percent: 150 is not a percentage. Allowed: 0 to 100."
+    assert lines[2] == "  email: GPU alerts need exactly one receiver: email or action_group_id."
+    assert lines[3].startswith("  workspace_location: 'swedencentral' is not a region the facts record")
