@@ -192,6 +192,9 @@ class AksGpuClusterArgs:
     secrets_store: bool = False
     """The ``azureKeyvaultSecretsProvider`` add-on (Secrets Store CSI driver) with secret rotation."""
     secret_rotation_poll_interval: str = DEFAULT_ROTATION_POLL
+    prometheus_node_labels: tuple[str, ...] | None = None
+    """``azureMonitorProfile.metrics`` (Azure Monitor managed Prometheus, :mod:`components.monitoring`) on, with these
+    node label keys added to kube-state-metrics' ``kube_node_labels``; ``None``: off."""
 
     def __post_init__(self) -> None:
         refuse_findings(COMPONENT, self.cluster_name, cluster_findings(self), _FIELDS)
@@ -443,6 +446,7 @@ class AksGpuCluster(pulumi.ComponentResource):
             ai_toolchain_operator_profile=containerservice.ManagedClusterAIToolchainOperatorProfileArgs(enabled=True)
             if args.kaito_addon
             else None,
+            azure_monitor_profile=_azure_monitor_profile(args.prometheus_node_labels),
             # Node auto-provisioning for Karpenter GPU NodePools; AKS's default NodePools (defaultNodePools Auto, the
             # SDK's default) stay. NAP: no cluster stop, no Windows pools, no autoscaling agent pools
             # (gpu_catalog/facts/karpenter.json); this cluster's managed identity and Azure CNI Overlay suit it.
@@ -555,3 +559,22 @@ class AksGpuCluster(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[self.cluster, *self.kubernetes_access]),
             )
         return self._k8s_provider
+
+
+def _azure_monitor_profile(
+    node_labels: tuple[str, ...] | None,
+) -> containerservice.ManagedClusterAzureMonitorProfileArgs | None:
+    """The metrics add-on (managed Prometheus); kube-state-metrics keeps ``node_labels`` on ``kube_node_labels``."""
+    if node_labels is None:
+        return None
+    allow = f"nodes=[{','.join(node_labels)}]" if node_labels else None
+    return containerservice.ManagedClusterAzureMonitorProfileArgs(
+        metrics=containerservice.ManagedClusterAzureMonitorProfileMetricsArgs(
+            enabled=True,
+            kube_state_metrics=containerservice.ManagedClusterAzureMonitorProfileKubeStateMetricsArgs(
+                metric_labels_allowlist=allow
+            )
+            if allow
+            else None,
+        )
+    )

@@ -68,6 +68,8 @@ _SCALAR_KEYS: tuple[str, ...] = (
     "devicePluginVersion",
     "kaitoWorkspaces",
     "databricks",
+    "monitoringWorkspaceId",
+    "alertActionGroupId",
 )
 """Every non-secret output of the contract (``kubeconfig`` is read separately, as a secret)."""
 
@@ -344,6 +346,10 @@ class PlatformContract:
     kaito_workspaces: dict[str, KaitoWorkspaceContract] = field(default_factory=dict)
     databricks: DatabricksContract | None = None
     gpu_node_pools: dict[str, NapGpuPoolContract] = field(default_factory=dict)
+    monitoring_workspace_id: str | None = None
+    """The Azure Monitor workspace GPU metrics go to (``monitoring.enabled``)."""
+    alert_action_group_id: str | None = None
+    """The action group the GPU alerts notify."""
 
     def node_pool(self, name: str) -> NapGpuPoolContract:
         try:
@@ -405,6 +411,8 @@ def parse_contract(outputs: Mapping[str, Any], *, source: str = "the referenced 
         gpu_node_pools={
             str(n): NapGpuPoolContract.from_dict(str(n), p) for n, p in (outputs.get("gpuNodePools") or {}).items()
         },
+        monitoring_workspace_id=outputs.get("monitoringWorkspaceId"),
+        alert_action_group_id=outputs.get("alertActionGroupId"),
     )
 
 

@@ -24,6 +24,9 @@ Resource tree (URNs are pinned by the snapshot tests in ``tests/components/snaps
     DatabricksGpuCluster "databricks-<cluster>" → databricks Cluster            (per databricks.clusters entry)
     AksGpuSizePolicy "azure-policy" → PolicyDefinition "azure-policy-definition",
       PolicyAssignment "azure-policy-assignment"                               (azurePolicy.enabled)
+    GpuMonitoring "monitoring" → AzureMonitorWorkspace, DataCollectionEndpoint, DataCollectionRule,
+      DataCollectionRuleAssociation, ActionGroup, PrometheusRuleGroup, ServiceMonitor,
+      DcgmExporter "monitoring-dcgm-exporter" (without the operator's exporter)  (monitoring.enabled)
 
 ``pulumi_databricks`` is imported only when the stack has a ``databricks`` section.
 """
@@ -41,8 +44,10 @@ from components.contract import CONTRACT_VERSION
 from components.device_plugin import NvidiaDevicePlugin
 from components.gpu_operator import GpuOperator
 from components.kaito import KaitoWorkspace
+from components.monitoring import GpuMonitoring
 from components.nap_pool import NapGpuPool
 from composition import wiring
+from composition.monitoring_wiring import gpu_monitoring_args
 from stack_config import StackConfig
 
 if TYPE_CHECKING:
@@ -54,6 +59,7 @@ CLUSTER_COMPONENT = "aks"
 OPERATOR_COMPONENT = "gpu-operator"
 DEVICE_PLUGIN_COMPONENT = "nvidia-device-plugin"
 AZURE_POLICY_COMPONENT = "azure-policy"
+MONITORING_COMPONENT = "monitoring"
 
 
 @dataclass
@@ -68,6 +74,7 @@ class Platform:
     databricks: DatabricksDeployment | None = None
     nap_pools: list[NapGpuPool] = field(default_factory=list)
     azure_policy: AksGpuSizePolicy | None = None
+    monitoring: GpuMonitoring | None = None
 
 
 def build_platform(cfg: StackConfig) -> Platform:
@@ -78,6 +85,7 @@ def build_platform(cfg: StackConfig) -> Platform:
     kaito_args = [wiring.kaito_workspace_args(cfg, ws) for ws in cfg.kaito.workspaces]
     nap_args = [wiring.nap_pool_args(cfg, pool, operator, tags) for pool in cfg.gpuNodePools]
     policy_args = wiring.azure_policy_args(cfg) if cfg.azurePolicy.enabled else None
+    monitoring_args = gpu_monitoring_args(cfg, tags) if cfg.monitoring.enabled else None
     databricks_policy = wiring.databricks_cluster_policy_args(cfg)
     databricks_clusters = (
         [wiring.databricks_cluster_args(cfg, c, tags) for c in cfg.databricks.clusters] if cfg.databricks else []
@@ -132,6 +140,20 @@ def build_platform(cfg: StackConfig) -> Platform:
             resource_group_id=rg_id,
             exemptions=wiring.azure_policy_exemptions(cfg, cluster.pools),
         )
+    monitoring = None
+    if monitoring_args is not None:
+        monitoring = GpuMonitoring(
+            MONITORING_COMPONENT,
+            monitoring_args,
+            cluster_id=cluster.cluster_id,
+            provider=cluster.kubernetes_provider(),
+            # After the GPU pools and the operator (the exporter's Service exists) and the role propagation.
+            depends_on=[
+                *([p.agent_pool for p in cluster.pools] or [cluster.cluster]),
+                *([gpu_operator.release] if gpu_operator is not None else []),
+                *cluster.kubernetes_access,
+            ],
+        )
     return Platform(
         cfg=cfg,
         cluster=cluster,
@@ -141,6 +163,7 @@ def build_platform(cfg: StackConfig) -> Platform:
         databricks=databricks,
         nap_pools=nap_pools,
         azure_policy=azure_policy,
+        monitoring=monitoring,
     )
 
 
@@ -218,6 +241,8 @@ def contract_outputs(platform: Platform) -> dict[str, Any]:
         "devicePluginVersion": platform.device_plugin.version if platform.device_plugin is not None else None,
         "kaitoWorkspaces": {ws.workspace_name: ws.contract.to_dict() for ws in platform.kaito_workspaces},
         "databricks": _databricks_contract(platform),
+        "monitoringWorkspaceId": platform.monitoring.workspace_id if platform.monitoring is not None else None,
+        "alertActionGroupId": platform.monitoring.action_group_id if platform.monitoring is not None else None,
     }
 
 

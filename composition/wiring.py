@@ -29,7 +29,7 @@ from components.gpu_node_pool import GpuNodePool, GpuPoolSpec
 from components.gpu_operator import GpuOperatorArgs
 from components.kaito import KaitoWorkspaceArgs
 from components.nap_pool import NapGpuPool, NapGpuPoolArgs
-from components.pool_scheduling import GpuSharing, PoolDevicePlugin, PoolGpuOperator
+from components.pool_scheduling import POOL_LABEL, GpuSharing, PoolDevicePlugin, PoolGpuOperator
 from gpu_catalog import clock
 from rules.exemptions import matches_type_and_name
 from rules.hardening import ApiServer
@@ -163,6 +163,7 @@ def aks_cluster_args(cfg: StackConfig, operator: PoolGpuOperator | None, tags: M
         container_insights=c.monitoring.containerInsights,
         log_analytics_workspace_id=c.monitoring.logAnalyticsWorkspaceId,
         log_retention_days=c.monitoring.retentionDays,
+        prometheus_node_labels=(POOL_LABEL,) if cfg.monitoring.enabled else None,
         secrets_store=cfg.secrets_store,
         secret_rotation_poll_interval=c.secretsStore.rotationPollInterval,
         access=ClusterAccess(

@@ -34,6 +34,7 @@ from preflight.idle_cost import (
     working_hours_json,
     working_hours_text,
 )
+from preflight.metrics_view import exporter_text, pool_exporters
 from preflight.model import RecordedResource
 from preflight.quota_report import quota_json, quota_markdown, quota_sarif, quota_text
 from preflight.wire import mask_secrets
@@ -435,9 +436,13 @@ def render_text(report: Report) -> str:
     rows = request_rows(report)
     if rows:
         out.append("What a pod requests (output contract, from each node's software stack)")
+        exporters = pool_exporters(report.resources, [row[0].split(".", 1)[-1] for row in rows])
         for pool, request, plugin, sharing, selector, tolerations in rows:
             out.append(f"  {pool}: {request} · device plugin {plugin} · sharing {sharing}")
             out.append(f"      nodeSelector {selector} · tolerations {tolerations}")
+            name = pool.split(".", 1)[-1]
+            if name in exporters:
+                out.append(f"      GPU metrics: {exporter_text(exporters[name])}")
         out.append("")
     groups: dict[str, list[Violation]] = {}
     for v in report.sorted_violations():

@@ -558,3 +558,73 @@ def kaito_addon_with_nap(kaito_addon: bool, node_auto_provisioning: bool) -> lis
             "instead of a KAITO workspace.",
         )
     ]
+
+
+# --------------------------------------------------------------------------------------------------- GPU metrics
+
+DCGM_OPERATOR = "gpu-operator-dcgm-exporter"
+"""The GPU operator's own DCGM exporter (``dcgmExporter.enabled``): every Linux GPU node its daemonsets tolerate."""
+DCGM_CHART = "dcgm-exporter"
+"""NVIDIA's standalone ``dcgm-exporter`` chart, on the pools its affinity selects (``facts/gpu_monitoring.json``)."""
+
+EXPORTER_TITLES: dict[str, str] = {
+    DCGM_OPERATOR: "the GPU operator's DCGM exporter",
+    DCGM_CHART: "the dcgm-exporter chart",
+}
+
+
+def metrics_exporters(
+    node: GpuNode,
+    *,
+    operator: Sequence[Toleration] | None,
+    chart: tuple[Sequence[Toleration], Mapping[str, tuple[str, ...]]] | None,
+) -> NodeStack:
+    """Which DCGM exporter DaemonSets land on ``node``, as a :class:`NodeStack` whose "plugins" are the exporters:
+    ``operator``: the operator's exporter runs with these tolerations (``None``: no operator, or its exporter off);
+    ``chart``: the standalone chart runs with these tolerations and node affinity (``None``: not deployed)."""
+    daemonsets: list[PluginDaemonSet] = []
+    if operator is not None:
+        daemonsets.append(PluginDaemonSet(DCGM_OPERATOR, tuple(operator)))
+    if chart is not None:
+        daemonsets.append(PluginDaemonSet(DCGM_CHART, tuple(chart[0]), dict(chart[1])))
+    return node_stack(node, daemonsets)
+
+
+def metrics_exporter_findings(stack: NodeStack) -> list[Finding]:
+    """gpu-node-metrics-exporter: with GPU monitoring on, every Linux GPU node runs exactly one DCGM exporter. None:
+    its GPUs are invisible to the alerts and the dashboard. Two: both bind port 9400 on the node
+    (the chart's ``service.port`` and the operator's exporter) and every GPU would be counted twice."""
+    node = stack.node
+    if node.os != "Linux":
+        return []  # DCGM exporter runs on Linux only; Windows GPU pools are documented as not monitored
+    names = [EXPORTER_TITLES.get(p.plugin, p.plugin) for p in stack.plugins]
+    if not stack.plugins:
+        why = "; ".join(f"{EXPORTER_TITLES.get(p, p)}: {reason}" for p, reason in stack.excluded)
+        return [
+            Finding(
+                "",
+                f"{node.where}: no DCGM exporter runs on these GPU nodes" + (f" ({why})" if why else "") + ", so "
+                "their GPUs send no metrics and no GPU alert can fire for them. Allowed: the GPU operator with "
+                "dcgmExporter enabled, or the dcgm-exporter chart for pools without the operator.",
+            )
+        ]
+    if len(stack.plugins) > 1:
+        return [
+            Finding(
+                "",
+                f"{node.where}: {len(names)} DCGM exporters land on these GPU nodes ({' and '.join(names)}): each "
+                "reports every GPU, so utilisation and idle alerts count each GPU twice. Run one: the operator's "
+                "where the operator runs, the chart elsewhere.",
+            )
+        ]
+    return []
+
+
+def describe_exporter(stack: NodeStack) -> str:
+    """One line for a report: the DCGM exporter on the node (``dcgm-exporter``, ``none``, ``two exporters``)."""
+    if not stack.plugins:
+        return "no DCGM exporter"
+    only = stack.plugin
+    if only is None:
+        return " + ".join(p.plugin for p in stack.plugins) + ": two exporters"
+    return only.plugin

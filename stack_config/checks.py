@@ -49,6 +49,7 @@ from .models import (
     PolicyLevel,
     StackConfig,
 )
+from .monitoring import monitoring_problems
 from .nap import GpuNodePoolConfig
 from .working_hours import working_hours_problems
 
@@ -569,5 +570,6 @@ EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [
     nap_problems,
     exemption_problems,
     working_hours_problems,
+    monitoring_problems,
 ]
 """Further cross-field checks registered by other config sections (e.g. KAITO, Databricks)."""

@@ -36,6 +36,7 @@ from .azure_policy import AzurePolicyConfig
 from .base import StrictModel, worded
 from .databricks import DatabricksConfig
 from .kaito import KaitoConfig, kaito_addon_enabled
+from .monitoring import GpuMonitoringConfig
 from .nap import GpuNodePoolConfig
 from .sharing import SharingConfig
 from .working_hours import WorkingHoursConfig
@@ -367,6 +368,8 @@ class StackConfig(StrictModel):
     """Azure Databricks workspace and GPU clusters (``stack_config/databricks.py``)."""
     azurePolicy: AzurePolicyConfig = AzurePolicyConfig()
     """The size rules as an Azure Policy assignment (``stack_config/azure_policy.py``)."""
+    monitoring: GpuMonitoringConfig = GpuMonitoringConfig()
+    """GPU metrics, alerts and their action group (``stack_config/monitoring.py``)."""
     budget: Any = None
     """``{monthlyUsd, enforcementLevel}``, checked by :func:`rules.budget.budget_shape` (the preflight's check too)."""
     policy: dict[str, PolicySetting] = Field(default_factory=dict)

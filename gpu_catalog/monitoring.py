@@ -1,0 +1,117 @@
+"""GPU monitoring facts (``facts/gpu_monitoring.json``, each with its source): the DCGM exporter chart the platform
+pins, the exporter the GPU operator deploys, the metric names each exposes by default and their labels, and Azure
+Monitor managed service for Prometheus (workspace regions, the resources and names the metrics add-on needs). Read
+by :mod:`rules.monitoring`, the monitoring component and the dashboard export. No Pulumi imports.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+MONITORING_FACTS = Path(__file__).with_name("facts") / "gpu_monitoring.json"
+
+
+class MonitoringFactsError(ValueError):
+    """The facts file is malformed; the message names the file and the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExporterFacts:
+    """One DCGM exporter deployment: its Service (what a ServiceMonitor selects) and the metrics it exposes."""
+
+    name: str
+    service_port_name: str
+    service_port: int
+    service_selector: dict[str, str]
+    metrics: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class DcgmChartFacts:
+    name: str
+    repository: str
+    version: str
+    namespace: str
+    exporter: ExporterFacts
+
+
+@dataclass(frozen=True, slots=True)
+class MonitoringFacts:
+    chart: DcgmChartFacts
+    operator: ExporterFacts
+    operator_version: str
+    """The GPU operator release whose exporter the facts describe."""
+    labels: dict[str, str]
+    """Role (``node``, ``pod``, ``namespace`` …) → the label name the exporter writes."""
+    node_labels_metric: str
+    node_label_prefix: str
+    workspace_regions: tuple[str, ...]
+    scrape_crd_group: str
+    service_monitor_limits: dict[str, int]
+    stream: str
+    name_prefix: str
+    api_versions: dict[str, str]
+    sources: dict[str, Any]
+
+    @property
+    def common_metrics(self) -> frozenset[str]:
+        """Metrics both exporters expose by default: what alerts and the dashboard may name."""
+        return self.chart.exporter.metrics & self.operator.metrics
+
+
+def _req(doc: dict[str, Any], key: str, where: str) -> Any:
+    if key not in doc:
+        raise MonitoringFactsError(f"{MONITORING_FACTS.name}: {where} has no {key!r}")
+    return doc[key]
+
+
+@lru_cache(maxsize=1)
+def load_monitoring_facts() -> MonitoringFacts:
+    """The facts, read once."""
+    doc = json.loads(MONITORING_FACTS.read_text(encoding="utf-8"))
+    chart = _req(doc, "dcgmExporterChart", "the file")
+    operator = _req(doc, "operatorExporter", "the file")
+    metrics = _req(doc, "metrics", "the file")
+    ksm = _req(doc, "kubeStateMetrics", "the file")
+    azure = _req(doc, "azureMonitor", "the file")
+    sources = _req(doc, "sources", "the file")
+    for where, section in (("dcgmExporterChart", chart), ("operatorExporter", operator), ("azureMonitor", azure)):
+        if section.get("source") not in sources:
+            raise MonitoringFactsError(f"{MONITORING_FACTS.name}: {where}.source names no entry of 'sources'")
+    return MonitoringFacts(
+        chart=DcgmChartFacts(
+            name=_req(chart, "name", "dcgmExporterChart"),
+            repository=_req(chart, "repository", "dcgmExporterChart"),
+            version=_req(chart, "version", "dcgmExporterChart"),
+            namespace=_req(chart, "namespace", "dcgmExporterChart"),
+            exporter=ExporterFacts(
+                name=_req(chart, "name", "dcgmExporterChart"),
+                service_port_name=_req(chart, "servicePortName", "dcgmExporterChart"),
+                service_port=int(_req(chart, "servicePort", "dcgmExporterChart")),
+                service_selector=dict(_req(chart, "serviceSelector", "dcgmExporterChart")),
+                metrics=frozenset(_req(metrics, "chart", "metrics")),
+            ),
+        ),
+        operator=ExporterFacts(
+            name=_req(operator, "serviceName", "operatorExporter"),
+            service_port_name=_req(operator, "servicePortName", "operatorExporter"),
+            service_port=int(_req(operator, "servicePort", "operatorExporter")),
+            service_selector=dict(_req(operator, "serviceSelector", "operatorExporter")),
+            metrics=frozenset(_req(metrics, "operator", "metrics")),
+        ),
+        operator_version=_req(operator, "gpuOperatorVersion", "operatorExporter"),
+        labels=dict(_req(metrics, "labels", "metrics")),
+        node_labels_metric=_req(ksm, "nodeLabelsMetric", "kubeStateMetrics"),
+        node_label_prefix=_req(ksm, "nodeLabelPrefix", "kubeStateMetrics"),
+        workspace_regions=tuple(_req(azure, "workspaceRegions", "azureMonitor")),
+        scrape_crd_group=_req(azure, "scrapeCrdGroup", "azureMonitor"),
+        service_monitor_limits=dict(_req(azure, "serviceMonitorLimits", "azureMonitor")),
+        stream=_req(azure, "stream", "azureMonitor"),
+        name_prefix=_req(azure, "namePrefix", "azureMonitor"),
+        api_versions=dict(_req(azure, "apiVersions", "azureMonitor")),
+        sources=sources,
+    )

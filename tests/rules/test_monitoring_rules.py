@@ -1,0 +1,187 @@
+"""rules.monitoring and the DCGM exporter in the node-stack model: pure rules, and every alert's PromQL parsed with a
+real PromQL parser (promql-parser) and checked against the metric names both pinned exporters expose."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import promql_parser
+import pytest
+
+from gpu_catalog.monitoring import load_monitoring_facts
+from rules.monitoring import (
+    ScaledPool,
+    Thresholds,
+    action_group_id,
+    email_address,
+    gpu_alert_rules,
+    ksm_label,
+    percent,
+    workspace_id,
+    workspace_region,
+)
+from rules.node_stack import (
+    DCGM_CHART,
+    DCGM_OPERATOR,
+    OPERATOR_DEFAULT_TOLERATION,
+    GpuNode,
+    describe_exporter,
+    metrics_exporter_findings,
+    metrics_exporters,
+    taint_tolerations,
+)
+
+FACTS = load_monitoring_facts()
+POOLS = [ScaledPool("t4", max_nodes=4), ScaledPool("h100nap", max_gpus=16)]
+GROUP = (
+    "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-ops/providers/microsoft.insights/"
+    "actionGroups/gpu-oncall"
+)
+
+
+def selectors(expr: Any) -> list[Any]:
+    """Every vector selector in a parsed PromQL expression."""
+    found: list[Any] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, promql_parser.VectorSelector):
+            found.append(node)
+            return
+        for attr in ("lhs", "rhs", "expr", "vector_selector", "param"):
+            child = getattr(node, attr, None)
+            if child is not None and not isinstance(child, str | int | float):
+                walk(child)
+        for arg in getattr(node, "args", None) or []:
+            walk(arg)
+
+    walk(expr)
+    return found
+
+
+def test_every_alert_expression_parses_and_names_only_exported_metrics() -> None:
+    rules = gpu_alert_rules(Thresholds(), POOLS)
+    assert [r.alert for r in rules] == [
+        "GpuIdleWhileAllocated",
+        "GpuIdleUnallocated",
+        "GpuMemoryNearFull",
+        "GpuXidError",
+        "GpuRowRemapFailure",
+        "GpuPoolAtMax-t4",
+        "GpuPoolAtMax-h100nap",
+    ]
+    allowed = FACTS.common_metrics | {FACTS.node_labels_metric}
+    for rule in rules:
+        names = {s.name for s in selectors(promql_parser.parse(rule.expression))}
+        assert names, rule.alert
+        assert names <= allowed, (rule.alert, names - allowed)
+
+
+def test_the_alert_metrics_are_in_both_exporters_default_lists() -> None:
+    used = {"DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_XID_ERRORS"}
+    assert used <= FACTS.chart.exporter.metrics and used <= FACTS.operator.metrics
+    assert FACTS.operator.metrics - FACTS.chart.exporter.metrics == {"DCGM_FI_DEV_FB_RESERVED"}
+    assert "DCGM_FI_DEV_FB_RESERVED" not in FACTS.common_metrics
+
+
+def test_a_misspelled_metric_would_fail_the_membership_check() -> None:
+    names = {s.name for s in selectors(promql_parser.parse("avg(DCGM_FI_DEV_GPU_UTILS) > 1"))}
+    assert names == {"DCGM_FI_DEV_GPU_UTILS"} and not names <= FACTS.common_metrics
+    with pytest.raises(ValueError):
+        promql_parser.parse("max_over_time(DCGM_FI_DEV_GPU_UTIL[30m) < 5")
+
+
+def test_thresholds_and_window_reach_the_expressions() -> None:
+    rules = {r.alert: r for r in gpu_alert_rules(Thresholds(idle_percent=12.5, idle_minutes=90, memory_percent=90))}
+    assert rules["GpuIdleWhileAllocated"].expression == 'max_over_time(DCGM_FI_DEV_GPU_UTIL{pod!=""}[90m]) < 12.5'
+    assert rules["GpuIdleUnallocated"].expression == 'max_over_time(DCGM_FI_DEV_GPU_UTIL{pod=""}[90m]) < 12.5'
+    assert rules["GpuMemoryNearFull"].expression.endswith(") > 90")
+    assert "GpuPoolAtMax-t4" not in rules
+
+
+def test_pool_at_max_uses_the_deploy_time_maximum_and_the_pool_label() -> None:
+    rules = {r.alert: r for r in gpu_alert_rules(Thresholds(), POOLS)}
+    assert ksm_label("azure-gpu-platform/pool") == "label_azure_gpu_platform_pool"
+    assert rules["GpuPoolAtMax-t4"].expression == 'count(kube_node_labels{label_azure_gpu_platform_pool="t4"}) >= 4'
+    assert rules["GpuPoolAtMax-t4"].for_minutes == 30
+    assert rules["GpuPoolAtMax-h100nap"].expression.endswith(">= 16")
+    assert '"Hostname"' in rules["GpuPoolAtMax-h100nap"].expression
+
+
+@pytest.mark.parametrize(("value", "ok"), [(0, True), (100, True), (5.5, True), (-0.1, False), (100.5, False)])
+def test_percent(value: float, ok: bool) -> None:
+    found = percent("monitoring.alerts.memoryPercent", value)
+    assert (found == []) == ok
+    if not ok:
+        assert found[0].field == "monitoring.alerts.memoryPercent"
+        assert found[0].message == f"{value:g} is not a percentage. Allowed: 0 to 100."
+
+
+def test_ids_and_addresses() -> None:
+    assert action_group_id("x", GROUP) == []
+    assert action_group_id("x", GROUP.replace("microsoft.insights", "Microsoft.Insights")) == []
+    bad = action_group_id("x", "/subscriptions/abc/resourceGroups/rg/providers/microsoft.insights/actionGroups/a")
+    assert bad[0].message.startswith("'/subscriptions/abc/")
+    assert "Allowed: /subscriptions/<subscription GUID>/resourceGroups/<group>/providers/microsoft.insights" in (
+        bad[0].message
+    )
+    ws = (
+        "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg/providers/Microsoft.Monitor/accounts/amw"
+    )
+    assert workspace_id("x", ws) == []
+    assert workspace_id("x", ws.replace("Microsoft.Monitor/accounts", "Microsoft.OperationalInsights/workspaces"))
+    assert email_address("x", "gpu@example.com") == []
+    assert email_address("x", "gpu at example.com")[0].message.endswith("Allowed: one address, name@domain.")
+
+
+def test_workspace_region_positive_evidence_only() -> None:
+    assert workspace_region("location", "westeurope") == []
+    assert workspace_region("location", "WestEurope") == []
+    found = workspace_region("location", "swedencentral")
+    assert len(found) == 1 and "Allowed: centralus, eastus, eastus2, northeurope" in found[0].message
+    assert "add it to gpu_catalog/facts/gpu_monitoring.json with its source" in found[0].message
+
+
+# ------------------------------------------------------------------------------ one DCGM exporter per GPU node
+
+NODE = GpuNode(
+    where="gpuPools[0] (t4)",
+    os="Linux",
+    gpus=1,
+    taints=("nvidia.com/gpu=present:NoSchedule",),
+    labels={"azure-gpu-platform/pool": "t4"},
+)
+OWN = taint_tolerations(NODE.taints)
+
+
+def test_operator_exporter_alone() -> None:
+    stack = metrics_exporters(NODE, operator=[OPERATOR_DEFAULT_TOLERATION], chart=None)
+    assert describe_exporter(stack) == DCGM_OPERATOR and metrics_exporter_findings(stack) == []
+
+
+def test_chart_alone_on_its_pools() -> None:
+    stack = metrics_exporters(NODE, operator=None, chart=(OWN, {"azure-gpu-platform/pool": ("t4",)}))
+    assert describe_exporter(stack) == DCGM_CHART and metrics_exporter_findings(stack) == []
+
+
+def test_two_exporters_are_refused() -> None:
+    stack = metrics_exporters(NODE, operator=[OPERATOR_DEFAULT_TOLERATION], chart=(OWN, {}))
+    found = metrics_exporter_findings(stack)
+    assert describe_exporter(stack) == "gpu-operator-dcgm-exporter + dcgm-exporter: two exporters"
+    assert len(found) == 1 and found[0].message.startswith(
+        "gpuPools[0] (t4): 2 DCGM exporters land on these GPU nodes (the GPU operator's DCGM exporter and the "
+        "dcgm-exporter chart)"
+    )
+
+
+def test_no_exporter_is_refused_with_the_reason() -> None:
+    stack = metrics_exporters(NODE, operator=None, chart=((), {"azure-gpu-platform/pool": ("t4",)}))
+    found = metrics_exporter_findings(stack)
+    assert len(found) == 1
+    assert found[0].message.startswith(
+        "gpuPools[0] (t4): no DCGM exporter runs on these GPU nodes (the dcgm-exporter chart: it does not tolerate "
+        "the taint nvidia.com/gpu=present:NoSchedule)"
+    )
+    other_pool = metrics_exporters(NODE, operator=None, chart=(OWN, {"azure-gpu-platform/pool": ("h100",)}))
+    assert "its node affinity needs the label azure-gpu-platform/pool in h100" in (
+        metrics_exporter_findings(other_pool)[0].message
+    )
