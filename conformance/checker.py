@@ -39,16 +39,12 @@ from typing import Any
 
 import yaml
 
+from preflight.wire import SECRET_SIG, SIG_KEY, UNKNOWN
 from rules import aks as rules_aks
 from rules import databricks as rules_databricks
 from rules.hardening import network_policy
 
 FACTS_DIR = Path(__file__).resolve().parent / "facts"
-
-UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
-"""How the engine sends a value that is unknown during a preview."""
-_SIG_KEY = "4dabf18193072939515e22adb298388d"
-_SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
 
 ERROR = "error"
 INFO = "info"
@@ -371,7 +367,7 @@ def validate_facts(facts: Facts | None = None) -> list[str]:
 def _unwrap(value: Any) -> Any:
     """Engine-form secrets (``{sig: secret, value: ...}``) → their value, recursively."""
     if isinstance(value, Mapping):
-        if value.get(_SIG_KEY) == _SECRET_SIG:
+        if value.get(SIG_KEY) == SECRET_SIG:
             return _unwrap(value.get("value"))
         return {k: _unwrap(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -22,7 +22,8 @@ from conformance import (
     missing_value_paths,
     validate_facts,
 )
-from conformance.checker import FACTS_DIR, UNKNOWN
+from conformance.checker import FACTS_DIR
+from preflight.wire import UNKNOWN
 
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
