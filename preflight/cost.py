@@ -34,7 +34,9 @@ from typing import Any, Final
 from gpu_catalog import Catalog, default_catalog, is_gpu_size
 from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT
 from gpu_catalog.problems import Problem, key_path
+from preflight.cost_line import CostLine
 from preflight.model import RecordedResource
+from preflight.nap_cost import nodepool_cost_lines
 from preflight.wire import UNKNOWN, is_unknown, unwrap_secrets
 from rules.budget import budget_shape
 from rules.resource_types import (
@@ -62,41 +64,6 @@ class BudgetConfigError(ValueError):
     def __init__(self, message: str, problems: list[Problem] | None = None) -> None:
         super().__init__(message)
         self.problems = problems or []
-
-
-@dataclass(frozen=True)
-class CostLine:
-    """One GPU size used by one resource (a pool, a cluster's workers or driver, a KAITO workspace)."""
-
-    urn: str
-    resource_type: str
-    role: str
-    """What in the resource: ``pool``, ``agentPoolProfiles[<name>]``, ``workers``, ``driver``, ``workspace``."""
-    vm_size: str
-    nodes_min: int | None
-    nodes_max: int | None
-    usd_per_node_hour: float | None
-    note: str | None = None
-    """Why the line is not priced (``None`` when it is), or what its price means."""
-    knob: str | None = field(default=None, compare=False)
-    """The resource's property that bounds this line's node count (``maxCount``, ``autoscale.maxWorkers``, a NAP
-    NodePool's ``limits``): what the budget's fix names when this line drives the cost."""
-
-    @property
-    def priced(self) -> bool:
-        return self.usd_per_node_hour is not None and self.nodes_min is not None and self.nodes_max is not None
-
-    @property
-    def hourly_min(self) -> float | None:
-        if not self.priced:
-            return None
-        return float(self.usd_per_node_hour or 0.0) * (self.nodes_min or 0)
-
-    @property
-    def hourly_max(self) -> float | None:
-        if not self.priced:
-            return None
-        return float(self.usd_per_node_hour or 0.0) * (self.nodes_max or 0)
 
 
 @dataclass(frozen=True)
@@ -302,8 +269,6 @@ def cost_lines(resource: RecordedResource, catalog: Catalog | None = None) -> li
             if size:
                 lines.append(_line(cat, resource, "workspace", size, (n, n)))
     elif is_karpenter_node_pool(resource.type):
-        from preflight.nap_cost import nodepool_cost_lines
-
         lines.extend(nodepool_cost_lines(resource, props, cat))
     else:
         entry = size_table().for_type(resource.type)
