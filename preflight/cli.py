@@ -28,14 +28,8 @@ from typing import Any, TextIO
 from gpu_catalog import clock
 from gpu_catalog.problems import Problem, merge_problems, show
 from gpu_catalog.staleness import DEFAULT_MAX_AGE_DAYS, MAX_AGE_ENV, REFRESH_COMMAND, stale_facts
-from preflight.analyzer import (
-    Analysis,
-    AnalyzerInfo,
-    PolicyConfigError,
-    PolicyPackError,
-    PolicyPackProcess,
-    Violation,
-)
+from preflight.analyzer.client import PolicyPackProcess
+from preflight.analyzer.protocol import Analysis, AnalyzerInfo, PolicyConfigError, PolicyPackError, Violation
 from preflight.cost import Budget, BudgetConfigError, check_budget, estimate_cost, parse_budget
 from preflight.exemptions import (
     EXPIRING_POLICY,

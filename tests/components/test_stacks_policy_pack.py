@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from components.config import config_from_stack_yaml, validate_stack_config
-from preflight.analyzer import PackResult, run_policy_pack
+from preflight.analyzer.client import run_policy_pack
+from preflight.analyzer.protocol import PackResult
 from preflight.model import RecordedResource
 from tests.components.harness import AGENT_POOL, REPO_ROOT, Run, engine_urns, run_stack, stack_config
 
