@@ -39,6 +39,7 @@ from typing import Any
 
 import yaml
 
+from policies._resources import agent_pools
 from preflight.wire import SECRET_SIG, SIG_KEY, UNKNOWN
 from rules import aks as rules_aks
 from rules import databricks as rules_databricks
@@ -618,15 +619,11 @@ def _known(*values: Any) -> bool:
 
 
 def _pools(r: _RuleCtx) -> Iterator[tuple[str, Mapping[str, Any], Any]]:
-    """(path prefix, pool properties, pool name) of every agent pool in the resource."""
-    if r.ctx.type.endswith(":AgentPool"):
-        yield "", r.inputs, r.inputs.get("agentPoolName")
-        return
-    profiles = r.inputs.get("agentPoolProfiles")
-    if isinstance(profiles, list):
-        for i, pool in enumerate(profiles):
-            if isinstance(pool, Mapping):
-                yield f"agentPoolProfiles[{i}]", pool, pool.get("name")
+    """(path prefix, pool properties, pool name) of every agent pool in the resource, read by the policy pack's one
+    reader of AKS pools (an AgentPool itself, each entry of a ManagedCluster's ``agentPoolProfiles``)."""
+    pools, _unknown = agent_pools(r.ctx.type, r.inputs)
+    for pool in pools:
+        yield pool.prefix, pool.data, pool.name
 
 
 def _cluster_facts(r: _RuleCtx) -> rules_aks.Cluster | None:

@@ -34,6 +34,7 @@ from typing import Any, Final
 from gpu_catalog import Catalog, default_catalog, is_gpu_size
 from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT
 from gpu_catalog.problems import Problem, key_path
+from policies._resources import agent_pools
 from preflight.cost_line import CostLine
 from preflight.model import RecordedResource
 from preflight.nap_cost import nodepool_cost_lines
@@ -409,17 +410,17 @@ def _table_lines(
     return out
 
 
-def _pools(props: Mapping[str, Any], where: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """(label, pool) of every azure-native AKS pool at ``where`` (``nodes.aksPool``): ``""`` is the resource itself
-    (an AgentPool, labelled ``""``), ``agentPoolProfiles[]`` each profile (labelled ``agentPoolProfiles[<name>]``,
-    or by its index when it has no name)."""
-    if not where:
-        yield "", props
-        return
-    for path, pool in find_values(props, where, is_unknown):
-        if isinstance(pool, Mapping):
-            name = pool.get("name")
-            yield (path[: path.rindex("[")] + f"[{name}]" if isinstance(name, str) else path), pool
+def _pools(resource_type: str, props: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """(label, pool) of every AKS pool of an AgentPool or ManagedCluster, read by the policy pack's one reader of AKS
+    pools: the AgentPool itself is labelled ``""``, each ``agentPoolProfiles[]`` entry ``agentPoolProfiles[<name>]``
+    (or by its index when it has no name)."""
+    pools, _unknown = agent_pools(resource_type, props)
+    for pool in pools:
+        name = pool.name
+        if pool.standalone or not isinstance(name, str):
+            yield pool.prefix, pool.data
+        else:
+            yield pool.prefix[: pool.prefix.rindex("[")] + f"[{name}]", pool.data
 
 
 def _aks_pool_lines(
@@ -430,7 +431,7 @@ def _aks_pool_lines(
     manual[]``) at its entry's ``count`` (role: the entry's path)."""
     where = str(entry.nodes["aksPool"])
     out: list[CostLine | None] = []
-    for label, pool in _pools(props, where):
+    for label, pool in _pools(r.type, props):
         for spec in entry.sizes:
             if not _holds(props, spec.when):
                 continue
