@@ -11,15 +11,16 @@ from enum import StrEnum
 from typing import Any
 
 from components import gpu_node_pool, nap_pool
-from components.config.models import ClusterAccessConfig, ClusterConfig, GpuPoolConfig
+from components.config.models import ClusterConfig, GpuPoolConfig
 from components.config.nap import DisruptionBudgetConfig
 from gpu_catalog import MIG_PROFILES
+from rules import aks as rules_aks
+from rules.access import DEPLOYER_PRINCIPAL_TYPES
 from rules.aks import LINUX_OS_SKUS, WINDOWS_OS_SKUS
 from rules.databricks import CLASSIC_PREVIEW, DEDICATED_MODES
-from rules.hardening import (
-    NETWORK_DATAPLANES,
-    NETWORK_POLICIES,
-)
+from rules.hardening import NETWORK_DATAPLANES, NETWORK_POLICIES, default_os_disk_type
+from rules.node_stack import SharingMode as SharingModeValues
+from rules.upgrade import AUTO_UPGRADE_CHANNELS
 
 
 def _member_name(value: str) -> str:
@@ -93,9 +94,7 @@ if typing.TYPE_CHECKING:  # the type checker sees string enums; the schema's mem
     class NetworkPolicy(StrEnum): ...
 
 else:
-    OsType = _enum(
-        "OsType", _dataclass_field(gpu_node_pool.GpuPoolSpec, "os"), "The operating system of a GPU pool's nodes."
-    )
+    OsType = _enum("OsType", _dataclass_field(rules_aks.GpuPool, "os"), "The operating system of a GPU pool's nodes.")
     OsSku = _enum(
         "OsSku", (*LINUX_OS_SKUS, *WINDOWS_OS_SKUS), "The node OS image (Linux SKUs on Linux, Windows on Windows)."
     )
@@ -108,7 +107,7 @@ else:
     MigProfile = _enum("MigProfile", MIG_PROFILES, "AKS GPU instance profile (MIG) of A100/H100/H200 sizes.")
     SharingMode = _enum(
         "SharingMode",
-        _dataclass_field(gpu_node_pool.GpuSharing, "mode"),
+        literal_values(SharingModeValues),
         "How the GPU operator's device plugin shares a GPU: time-slicing or MPS.",
     )
     MigStrategy = _enum(
@@ -118,20 +117,20 @@ else:
     )
     SkuTier = _enum("SkuTier", _model_field(ClusterConfig, "skuTier"), "The AKS pricing tier.")
     OsDiskType = _enum(
-        "OsDiskType", _model_field(GpuPoolConfig, "osDiskType"), "The nodes' OS disk: `Ephemeral` or `Managed`."
+        "OsDiskType",
+        literal_values(typing.get_type_hints(default_os_disk_type)["return"]),
+        "The nodes' OS disk: `Ephemeral` or `Managed`.",
     )
     NetworkDataplane = _enum("NetworkDataplane", NETWORK_DATAPLANES, "The network dataplane (Azure CNI overlay).")
     NetworkPolicy = _enum("NetworkPolicy", NETWORK_POLICIES, "The network policy engine (it must suit the dataplane).")
     SupportPlan = _enum("SupportPlan", _model_field(ClusterConfig, "supportPlan"), "The AKS Kubernetes support plan.")
-    AutoUpgradeChannel = _enum(
-        "AutoUpgradeChannel", _model_field(ClusterConfig, "autoUpgradeChannel"), "The cluster's auto-upgrade channel."
-    )
+    AutoUpgradeChannel = _enum("AutoUpgradeChannel", AUTO_UPGRADE_CHANNELS, "The cluster's auto-upgrade channel.")
     NodeOsUpgradeChannel = _enum(
         "NodeOsUpgradeChannel", _model_field(ClusterConfig, "nodeOsUpgradeChannel"), "The nodes' OS upgrade channel."
     )
     PrincipalType = _enum(
         "PrincipalType",
-        _model_field(ClusterAccessConfig, "deployerPrincipalType"),
+        DEPLOYER_PRINCIPAL_TYPES,
         "The kind of identity that runs `pulumi up`.",
     )
     DataSecurityMode = _enum(
