@@ -6,7 +6,8 @@ No ``from __future__ import annotations``: the schema is inferred from the annot
 import typing
 from typing import TypedDict
 
-from components.contract import Scheduling
+from components.contract import GpuPoolContract, Scheduling, wire_fields
+from components.contract import Toleration as ContractToleration
 
 
 class SchedulingToleration(TypedDict):
@@ -73,15 +74,20 @@ class GpuPoolInfo(TypedDict):
     """How a workload lands on the pool."""
 
 
+OUTPUT_CONTRACT: dict[type, type] = {
+    SchedulingToleration: ContractToleration,
+    PoolScheduling: Scheduling,
+    GpuPoolInfo: GpuPoolContract,
+}
+"""Each output type here and the output-contract entry (``components/contract.py``) it shows: the contract's dataclass
+is the one definition of the keys; these TypedDicts only carry the schema's descriptions, and a test holds their keys
+to the dataclass's wire fields."""
+
+
 def scheduling_output(sched: Scheduling) -> PoolScheduling:
-    """The output contract's scheduling data as the schema's :class:`PoolScheduling`."""
-    return {
-        "node_selector": dict(sched.node_selector),
-        "tolerations": [typing.cast(SchedulingToleration, t.to_dict()) for t in sched.tolerations],
-        "resource_name": sched.resource_name,
-        "sharing": sched.sharing,
-        "replicas": sched.replicas,
-        "mps_active_thread_percentage": sched.mps_active_thread_percentage,
-        "allocatable_per_node": sched.allocatable_per_node,
-        "device_plugin": sched.device_plugin,
-    }
+    """The output contract's scheduling data as the schema's :class:`PoolScheduling`: the contract's fields, by name
+    (the SDK writes them camelCase, as the contract's own ``to_dict`` does)."""
+    out = {f.name: getattr(sched, f.name) for f in wire_fields(Scheduling)}
+    out["node_selector"] = dict(sched.node_selector)
+    out["tolerations"] = [t.to_dict() for t in sched.tolerations]
+    return typing.cast(PoolScheduling, out)
