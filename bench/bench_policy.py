@@ -1,8 +1,8 @@
 """Policy throughput: resources per second through the real pack over gRPC, and how the cost scales.
 
 For each N (default 100, 1,000 and 10,000) a fresh pack process is started exactly as the preflight starts it
-(``preflight.analyzer.client.PolicyPackProcess``: ``python -u -m pulumi.policy <engine> policies/``), configured, and fed N
-synthetic resources — AgentPools, ManagedClusters and Databricks clusters mixed 3:1:1, their GPU sizes cycling
+(``preflight.analyzer.client.PolicyPackProcess``: ``python -u -m pulumi.policy <engine> policies/``), configured, and
+fed N synthetic resources — AgentPools, ManagedClusters and Databricks clusters mixed 3:1:1, their GPU sizes cycling
 through every size of the catalog (so current, retired, NVv4 and unknown-to-AKS sizes all occur and the pack reports
 real violations) — through ``analyze_many`` (Analyze per resource, pipelined as the preflight does) and one
 ``AnalyzeStack``. Throughput = N / (Analyze time + AnalyzeStack time); pack start-up is reported separately.
