@@ -38,7 +38,6 @@ from preflight.exemptions import (
     read_exemptions,
     unmatched_problems,
 )
-from preflight.live_quota import live_policies, run_live_check, subscription_from
 from preflight.project import PreflightInputError, Project, read_project
 from preflight.quota import quota_demand
 from preflight.report import FORMATS, Report, budget_policy, budget_violation, render
@@ -412,6 +411,9 @@ def _verdict(
     quota = quota_demand(run.resources, default_region=location if isinstance(location, str) else None)
     live = None
     if getattr(args, "live", False):
+        # Imported only for --live: the offline preflight never loads the live check (a test holds it to that).
+        from preflight.live_quota import live_policies, run_live_check, subscription_from
+
         progress("live quota check: reading usages and Resource SKUs")
         level = getattr(args, "live_level", "advisory")
         live = run_live_check(
