@@ -6,7 +6,7 @@ policies as ``policies/`` does, each doing nothing: what the SDK costs before an
 
 - **in process** (no gRPC): CPU µs per resource of ``Analyze`` over N requests plus one ``AnalyzeStack``, through
   pulumi_policy's own servicer; ``--repeat`` interleaved repetitions (floor, ours, ours, floor, …), median and spread.
-- **over gRPC**: resources/s of a fresh pack process (``preflight.analyzer.PolicyPackProcess``, as the preflight
+- **over gRPC**: resources/s of a fresh pack process (``preflight.analyzer.client.PolicyPackProcess``, as the preflight
   starts it) for 100, 1,000 and 10,000 resources (``bench_policy.synth_resources``), Analyze per resource then one
   AnalyzeStack; our pack and the floor pack alternate, ``--repeat`` times per N.
 - **linear**: our per-resource cost (median, over gRPC) at the largest N / at the smallest.
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import BENCH, PY, ROOT, emit_result, header, table
 from bench.bench_policy import PROJECT, STACK, synth_resources
-from preflight.analyzer import PolicyPackProcess
+from preflight.analyzer.client import PolicyPackProcess
 from preflight.model import RecordedResource
 
 OURS = ROOT / "policies"
@@ -75,7 +75,7 @@ def inprocess(n: int, reps: int) -> dict[str, Any]:
 
     from bench.floor import floor_policies, policy_counts
     from policies.pack import ALL_POLICIES, PACK_NAME
-    from preflight.analyzer import engine_urn, to_struct
+    from preflight.analyzer.protocol import engine_urn, to_struct
 
     requests = []
     stack = []

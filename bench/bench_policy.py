@@ -1,8 +1,8 @@
 """Policy throughput: resources per second through the real pack over gRPC, and how the cost scales.
 
 For each N (default 100, 1,000 and 10,000) a fresh pack process is started exactly as the preflight starts it
-(``preflight.analyzer.PolicyPackProcess``: ``python -u -m pulumi.policy <engine> policies/``), configured, and fed N
-synthetic resources — AgentPools, ManagedClusters and Databricks clusters mixed 3:1:1, their GPU sizes cycling
+(``preflight.analyzer.client.PolicyPackProcess``: ``python -u -m pulumi.policy <engine> policies/``), configured, and
+fed N synthetic resources — AgentPools, ManagedClusters and Databricks clusters mixed 3:1:1, their GPU sizes cycling
 through every size of the catalog (so current, retired, NVv4 and unknown-to-AKS sizes all occur and the pack reports
 real violations) — through ``analyze_many`` (Analyze per resource, pipelined as the preflight does) and one
 ``AnalyzeStack``. Throughput = N / (Analyze time + AnalyzeStack time); pack start-up is reported separately.
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import ROOT, emit_result, header, ratio, table
 from gpu_catalog import default_catalog
-from preflight.analyzer import PolicyPackProcess
+from preflight.analyzer.client import PolicyPackProcess
 from preflight.model import RecordedResource
 
 PACK = ROOT / "policies"
@@ -171,7 +171,7 @@ def inprocess_breakdown(n: int) -> dict[str, Any]:
     from pulumi_policy.policy import _PolicyAnalyzerServicer
 
     from policies.pack import ALL_POLICIES, PACK_NAME
-    from preflight.analyzer import engine_urn, to_struct
+    from preflight.analyzer.protocol import engine_urn, to_struct
 
     requests = [
         analyzer_pb2.AnalyzeRequest(

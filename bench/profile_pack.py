@@ -66,7 +66,7 @@ def _requests(n: int) -> list[Any]:
     from pulumi.runtime.proto import analyzer_pb2
 
     from bench.bench_policy import synth_resources
-    from preflight.analyzer import engine_urn, to_struct
+    from preflight.analyzer.protocol import engine_urn, to_struct
 
     return [
         analyzer_pb2.AnalyzeRequest(
@@ -109,7 +109,7 @@ def profile_pack(n: int) -> tuple[pstats.Stats, float]:
 
 def profile_client(n: int) -> tuple[pstats.Stats, float]:
     from bench.bench_policy import synth_resources
-    from preflight.analyzer import PolicyPackProcess
+    from preflight.analyzer.client import PolicyPackProcess
 
     resources = synth_resources(n)
     pack = PolicyPackProcess(ROOT / "policies")

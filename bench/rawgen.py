@@ -30,10 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from preflight.model import RecordedResource
-
-UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
-SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
-SPECIAL_SIG = "4dabf18193072939515e22adb298388d"
+from preflight.wire import SECRET_SIG, SIG_KEY
 
 # Pulumi package name (first segment of a type token) -> Python SDK module.
 SDK_MODULES: dict[str, str] = {
@@ -121,7 +118,7 @@ def _kwarg_names(cls: type, args_cls: type | None) -> dict[str, str]:
 def _literal(value: Any) -> str:
     """Python source for a wire value: secrets become ``pulumi.Output.secret(...)``, everything else a literal."""
     if isinstance(value, dict):
-        if value.get(SPECIAL_SIG) == SECRET_SIG:
+        if value.get(SIG_KEY) == SECRET_SIG:
             return f"pulumi.Output.secret({_literal(value.get('value'))})"
         items = ", ".join(f"{k!r}: {_literal(v)}" for k, v in value.items())
         return "{" + items + "}"

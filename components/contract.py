@@ -43,15 +43,20 @@ No Pulumi provider imports here: only ``pulumi`` itself.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import types
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal, TypeVar
 
 import pulumi
 
 CONTRACT_VERSION = "1"
 
 SharingMode = Literal["none", "timeSlicing", "mps"]
+T = TypeVar("T")
 
 _SCALAR_KEYS: tuple[str, ...] = (
     "contractVersion",
@@ -78,27 +83,107 @@ class ContractError(ValueError):
     """The referenced stack does not export a contract this helper understands."""
 
 
+# --------------------------------------------------------------------------------------------------------------------
+# The wire form, written once: each entry's dataclass fields are its keys (camelCase of the field name). A field's
+# metadata says where it differs: WIRE_NAME_ONLY (the entry's name is its key in the enclosing map, not a field of it),
+# READ_DEFAULT (the value a consumer assumes when an older stack does not export the key), OMIT_NONE (left out when
+# unset). Types decide the conversion on read: str / int / bool are coerced, optional ints become int or None, other
+# optionals and Literals are taken as they are, lists and maps are read leniently (absent = empty), nested entries
+# through their own from_dict.
+
+WIRE_NAME_ONLY: Final = "wire-name-only"
+READ_DEFAULT: Final = "read-default"
+OMIT_NONE: Final = "omit-none"
+
+
+def wire_key(field_name: str) -> str:
+    """The wire key of a field: ``mps_active_thread_percentage`` → ``mpsActiveThreadPercentage``."""
+    head, *rest = field_name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def wire_fields(cls: type) -> list[dataclasses.Field[Any]]:
+    """The fields of a contract entry that are keys on the wire (in declaration order)."""
+    return [f for f in dataclasses.fields(cls) if not f.metadata.get(WIRE_NAME_ONLY)]
+
+
+def _write(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return typing.cast(Any, value).to_dict()
+    if isinstance(value, list):
+        return [_write(v) for v in value]
+    if isinstance(value, dict):
+        return dict(value)
+    return value
+
+
+def to_wire(entry: Any, **extra: Any) -> dict[str, Any]:
+    """A contract entry as the stack exports it (``extra``: constant keys of the entry, e.g. ``minNodes``)."""
+    out: dict[str, Any] = {}
+    for f in wire_fields(type(entry)):
+        value = getattr(entry, f.name)
+        if value is None and f.metadata.get(OMIT_NONE):
+            continue
+        out[wire_key(f.name)] = _write(value)
+    out.update(extra)
+    return out
+
+
+def _read(hint: Any, value: Any) -> Any:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is list:
+        item: Any = args[0]
+        if dataclasses.is_dataclass(item):
+            return [typing.cast(Any, item).from_dict(v) for v in value or []]
+        return [item(v) for v in value or []]
+    if origin is dict:
+        return {str(k): str(v) for k, v in (value or {}).items()}
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        return typing.cast(Any, hint).from_dict(value)
+    if hint in (str, int, bool):
+        return hint(value)
+    if origin in (types.UnionType, typing.Union) and int in args:
+        return int(value) if value is not None else None
+    return value  # optional strings and Literals: as exported
+
+
+def from_wire(cls: type[T], data: Mapping[str, Any], **given: Any) -> T:
+    """A contract entry from its wire form; ``given``: the fields that are not on the wire (its name). A key with
+    neither a dataclass default nor a READ_DEFAULT is required (``KeyError`` when absent)."""
+    kwargs: dict[str, Any] = dict(given)
+    hints = _hints(cls)
+    for f in wire_fields(cls):
+        key, hint = wire_key(f.name), hints[f.name]
+        if typing.get_origin(hint) in (list, dict):
+            value = data.get(key)
+        elif READ_DEFAULT in f.metadata:
+            value = data.get(key, f.metadata[READ_DEFAULT])
+        elif f.default is not dataclasses.MISSING:
+            value = data.get(key, f.default)
+        else:
+            value = data[key]
+        kwargs[f.name] = _read(hint, value)
+    return cls(**kwargs)
+
+
 @dataclass(frozen=True, slots=True)
 class Toleration:
     key: str
-    operator: Literal["Equal", "Exists"]
+    operator: Literal["Equal", "Exists"] = field(metadata={READ_DEFAULT: "Equal"})
     effect: str
-    value: str | None = None
+    value: str | None = field(default=None, metadata={OMIT_NONE: True})
 
     def to_dict(self) -> dict[str, str]:
-        out = {"key": self.key, "operator": self.operator, "effect": self.effect}
-        if self.value is not None:
-            out["value"] = self.value
-        return out
+        return to_wire(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Toleration:
-        return cls(
-            key=str(data["key"]),
-            operator=data.get("operator", "Equal"),
-            effect=str(data["effect"]),
-            value=data.get("value"),
-        )
+        return from_wire(cls, data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,41 +206,22 @@ class Scheduling:
     ``aks-windows``; ``kaito-addon`` on a KAITO workspace's nodes): :mod:`rules.node_stack`."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "nodeSelector": dict(self.node_selector),
-            "tolerations": [t.to_dict() for t in self.tolerations],
-            "resourceName": self.resource_name,
-            "sharing": self.sharing,
-            "replicas": self.replicas,
-            "mpsActiveThreadPercentage": self.mps_active_thread_percentage,
-            "allocatablePerNode": self.allocatable_per_node,
-            "devicePlugin": self.device_plugin,
-        }
+        return to_wire(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Scheduling:
-        pct = data.get("mpsActiveThreadPercentage")
-        return cls(
-            node_selector={str(k): str(v) for k, v in (data.get("nodeSelector") or {}).items()},
-            tolerations=[Toleration.from_dict(t) for t in data.get("tolerations") or []],
-            resource_name=str(data["resourceName"]),
-            sharing=data.get("sharing", "none"),
-            replicas=int(data.get("replicas", 1)),
-            mps_active_thread_percentage=int(pct) if pct is not None else None,
-            allocatable_per_node=int(data.get("allocatablePerNode", 1)),
-            device_plugin=data.get("devicePlugin"),
-        )
+        return from_wire(cls, data)
 
 
 @dataclass(frozen=True, slots=True)
 class GpuPoolContract:
-    name: str
+    name: str = field(metadata={WIRE_NAME_ONLY: True})
     azure_name: str
     vm_size: str
     gpu_model: str
     gpus_per_node: int
-    os: str
-    driver: str
+    os: str = field(metadata={READ_DEFAULT: "Linux"})
+    driver: str = field(metadata={READ_DEFAULT: "aks"})
     scheduling: Scheduling
     mig_profile: str | None = None
     spot: bool = False
@@ -164,42 +230,11 @@ class GpuPoolContract:
     count: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "azureName": self.azure_name,
-            "vmSize": self.vm_size,
-            "gpuModel": self.gpu_model,
-            "gpusPerNode": self.gpus_per_node,
-            "os": self.os,
-            "driver": self.driver,
-            "migProfile": self.mig_profile,
-            "spot": self.spot,
-            "minCount": self.min_count,
-            "maxCount": self.max_count,
-            "count": self.count,
-            "scheduling": self.scheduling.to_dict(),
-        }
+        return to_wire(self)
 
     @classmethod
     def from_dict(cls, name: str, data: Mapping[str, Any]) -> GpuPoolContract:
-        def opt_int(key: str) -> int | None:
-            value = data.get(key)
-            return int(value) if value is not None else None
-
-        return cls(
-            name=name,
-            azure_name=str(data["azureName"]),
-            vm_size=str(data["vmSize"]),
-            gpu_model=str(data["gpuModel"]),
-            gpus_per_node=int(data["gpusPerNode"]),
-            os=str(data.get("os", "Linux")),
-            driver=str(data.get("driver", "aks")),
-            mig_profile=data.get("migProfile"),
-            spot=bool(data.get("spot", False)),
-            min_count=opt_int("minCount"),
-            max_count=opt_int("maxCount"),
-            count=opt_int("count"),
-            scheduling=Scheduling.from_dict(data["scheduling"]),
-        )
+        return from_wire(cls, data, name=name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,40 +242,23 @@ class NapGpuPoolContract:
     """A node auto-provisioning GPU NodePool: Karpenter creates nodes of one of ``sizes`` for pending pods that
     select and tolerate it, from zero nodes up to ``max_gpus`` GPUs."""
 
-    name: str
+    name: str = field(metadata={WIRE_NAME_ONLY: True})
     node_pool: str
-    """The Karpenter NodePool's name (nodes carry ``karpenter.sh/nodepool: <node_pool>``)."""
+    """The Karpenter NodePool's name (nodes carry ``karpenter.sh/nodepool: <node_pool>``; read: the entry's name when
+    an older stack does not export it)."""
     sizes: list[str]
     gpu_models: list[str]
     capacity_types: list[str]
-    driver: str
+    driver: str = field(metadata={READ_DEFAULT: "aks"})
     max_gpus: int
     scheduling: Scheduling
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "nodePool": self.node_pool,
-            "sizes": list(self.sizes),
-            "gpuModels": list(self.gpu_models),
-            "capacityTypes": list(self.capacity_types),
-            "driver": self.driver,
-            "maxGpus": self.max_gpus,
-            "minNodes": 0,
-            "scheduling": self.scheduling.to_dict(),
-        }
+        return to_wire(self, minNodes=0)  # NAP pools start from zero nodes
 
     @classmethod
     def from_dict(cls, name: str, data: Mapping[str, Any]) -> NapGpuPoolContract:
-        return cls(
-            name=name,
-            node_pool=str(data.get("nodePool", name)),
-            sizes=[str(s) for s in data.get("sizes") or []],
-            gpu_models=[str(m) for m in data.get("gpuModels") or []],
-            capacity_types=[str(c) for c in data.get("capacityTypes") or []],
-            driver=str(data.get("driver", "aks")),
-            max_gpus=int(data["maxGpus"]),
-            scheduling=Scheduling.from_dict(data["scheduling"]),
-        )
+        return from_wire(cls, {"nodePool": name, **data}, name=name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,29 +276,11 @@ class KaitoWorkspaceContract:
     endpoint: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "workspace": self.workspace,
-            "namespace": self.namespace,
-            "preset": self.preset,
-            "instanceType": self.instance_type,
-            "count": self.count,
-            "service": self.service,
-            "port": self.port,
-            "endpoint": self.endpoint,
-        }
+        return to_wire(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> KaitoWorkspaceContract:
-        return cls(
-            workspace=str(data["workspace"]),
-            namespace=str(data["namespace"]),
-            preset=str(data["preset"]),
-            instance_type=str(data["instanceType"]),
-            count=int(data["count"]),
-            service=str(data["service"]),
-            port=int(data["port"]),
-            endpoint=str(data["endpoint"]),
-        )
+        return from_wire(cls, data)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,23 +21,31 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from gpu_catalog import clock
 from gpu_catalog.problems import Problem, merge_problems, show
 from gpu_catalog.staleness import DEFAULT_MAX_AGE_DAYS, MAX_AGE_ENV, REFRESH_COMMAND, stale_facts
-from preflight.analyzer import PolicyConfigError, PolicyPackError, PolicyPackProcess, Violation
-from preflight.cost import BudgetConfigError, check_budget, estimate_cost, parse_budget
-from preflight.exemptions import EXPIRING_POLICY, apply_exemptions, expiring_policy, read_exemptions, unmatched_problems
+from preflight.analyzer.client import PolicyPackProcess
+from preflight.analyzer.protocol import Analysis, AnalyzerInfo, PolicyConfigError, PolicyPackError, Violation
+from preflight.cost import Budget, BudgetConfigError, check_budget, estimate_cost, parse_budget
+from preflight.exemptions import (
+    EXPIRING_POLICY,
+    apply_exemptions,
+    expiring_policy,
+    read_exemptions,
+    unmatched_problems,
+)
 from preflight.idle_cost import WorkingHours
-from preflight.project import PreflightInputError, read_project
+from preflight.project import PreflightInputError, Project, read_project
 from preflight.quota import quota_demand
 from preflight.report import FORMATS, Report, budget_policy, budget_violation, render
 from preflight.runner import ProgramError, ProgramRun, run_program
 from preflight.stackfile import StackFileError, StackSettings, load_stack_settings, stack_file_label
 from preflight.wire import STACK_TYPE
+from rules.exemptions import Exemption
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 _STACK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -215,6 +223,36 @@ def run_preflight(
         raise
 
 
+@dataclass
+class _Inputs:
+    """What the preflight reads before anything runs: the stack's settings and the keys the preflight itself owns."""
+
+    program_dir: Path
+    python: str
+    settings: StackSettings
+    intended: Path | None
+    """The stack file a ``--stack`` names, also when it does not exist (for the refusal's file name)."""
+    notes: list[str]
+    problems: list[Problem]
+    """Problems the preflight finds itself (duplicate keys, policy, budget): reported with the program's own, in one
+    list, so one run names every problem of the file."""
+    policy_config: dict[str, Any] | None
+    budget: Budget | None
+    pack_dir: Path
+
+
+@dataclass
+class _Checked:
+    """The program's run and the pack's verdict on it."""
+
+    run: ProgramRun
+    info: AnalyzerInfo
+    config: dict[str, Any]
+    analysis: Analysis
+    exemptions: list[Exemption]
+    warnings: list[str]
+
+
 def _run_preflight(
     args: argparse.Namespace,
     progress: _Progress,
@@ -224,8 +262,14 @@ def _run_preflight(
     live_credential: Any = None,
     live_transport: Any = None,
 ) -> Report:
-    program_dir: Path = args.program.resolve()
-    project = read_project(program_dir)  # fails early, naming Pulumi.yaml, when DIR is not a Python program
+    inputs = _read_inputs(args)
+    checked = _check_with_pack(inputs, progress, facts_max_age_days, pending)
+    progress(f"policy pack done: {len(checked.analysis.violations)} violation(s); estimating cost")
+    return _verdict(args, inputs, checked, progress, live_credential=live_credential, live_transport=live_transport)
+
+
+def _stack_file(args: argparse.Namespace, project: Project) -> tuple[Path | None, Path | None, list[str]]:
+    """(the stack file to read, the one a ``--stack`` names, notes about a missing one)."""
     stack_file: Path | None = args.config_file
     if args.stack is not None:
         if not _STACK_NAME.fullmatch(args.stack):
@@ -248,10 +292,15 @@ def _run_preflight(
             "no stack file given (--stack or --config-file): the program ran with empty stack config (and Pulumi.yaml "
             "defaults) as stack 'dev'"
         )
+    return stack_file, intended, notes
+
+
+def _read_inputs(args: argparse.Namespace) -> _Inputs:
+    program_dir: Path = args.program.resolve()
+    project = read_project(program_dir)  # fails early, naming Pulumi.yaml, when DIR is not a Python program
+    stack_file, intended, notes = _stack_file(args, project)
     settings = load_stack_settings(program_dir, stack_file, stack=args.stack, project=project)
     where = _where(settings)
-    # Problems the preflight finds itself (duplicate keys, policy, budget) are reported with the program's own, in
-    # one list: one run names every problem of the file.
     problems: list[Problem] = list(settings.problems)
     policy_config = _policy_config(settings, problems)
     budget = None
@@ -263,76 +312,99 @@ def _run_preflight(
     pack_dir: Path = args.policy_pack.resolve()
     if not (pack_dir / "PulumiPolicy.yaml").is_file():
         raise PreflightInputError(f"{pack_dir}: no PulumiPolicy.yaml (not a policy pack directory)")
+    return _Inputs(program_dir, project.python, settings, intended, notes, problems, policy_config, budget, pack_dir)
 
-    # The program (a child process) and the policy pack (another one) start in parallel.
-    progress(f"running {program_dir} under mocks for stack {settings.stack}")
+
+def _check_with_pack(inputs: _Inputs, progress: _Progress, facts_max_age_days: int, pending: list[str]) -> _Checked:
+    """Run the program (a child process) and start the policy pack (another one) in parallel; Configure the pack,
+    then Analyze what the program registered. The program's process never outlives this call."""
+    settings = inputs.settings
+    progress(f"running {inputs.program_dir} under mocks for stack {settings.stack}")
     outcome: dict[str, Any] = {}
     cancel = threading.Event()
 
     def program() -> None:
         try:
-            outcome["run"] = run_program(settings, python=project.python, cancel=cancel)
-        except BaseException as exc:  # re-raised in the main thread below
+            outcome["run"] = run_program(settings, python=inputs.python, cancel=cancel)
+        except BaseException as exc:  # re-raised in the main thread by _program_run
             outcome["error"] = exc
 
     worker = threading.Thread(target=program, name="preflight-program", daemon=True)
     worker.start()
     try:
         with PolicyPackProcess(
-            pack_dir, project=settings.project, stack=settings.stack, dry_run=True, stack_config=settings.config
+            inputs.pack_dir, project=settings.project, stack=settings.stack, dry_run=True, stack_config=settings.config
         ) as pack:
             info = pack.analyzer_info()
             progress(f"policy pack {info.name} {info.version} started ({len(info.policies)} policies)")
             config: dict[str, Any] = {}
             try:
-                config = pack.configure(policy_config)
+                config = pack.configure(inputs.policy_config)
             except PolicyConfigError as exc:
-                problems.extend(_pack_config_problems(exc))
+                inputs.problems.extend(_pack_config_problems(exc))
             exemptions = read_exemptions(
                 settings.values,
                 settings.project,
                 today=clock.today(),
                 policies=[p.name for p in info.policies],
-                problems=problems,
+                problems=inputs.problems,
             )
             worker.join()
-            error = outcome.get("error")
-            if isinstance(error, ProgramError):
-                pending.extend(error.warnings)  # printed with the refusal (exit 2), as the report lists them
-            if isinstance(error, ProgramError) and error.problems is not None:
-                # The program's problems first; the preflight's only on keys the program did not already report.
-                raise _refuse(settings, merge_problems(error.problems, problems), intended, notes)
-            if problems:
-                if isinstance(error, ProgramError):
-                    problems.append(Problem("(program)", f"the program also failed: {error.message}"))
-                raise _refuse(settings, problems, intended, notes)
-            if error is not None:
-                if notes and isinstance(error, ProgramError):
-                    error.message = f"({notes[0]})\n{error.message}"
-                raise error
-            run: ProgramRun = outcome["run"]
+            run = _program_run(inputs, outcome, pending)
             unmatched = unmatched_problems(exemptions, run.resources)
             if unmatched:
-                raise _refuse(settings, unmatched, intended, notes)
+                raise _refuse(settings, unmatched, inputs.intended, inputs.notes)
             progress(f"program registered {len(run.resources)} resources; analyzing them")
             pack.know_providers(run.resources)
             analysis = pack.analyze_many(run.resources)
             analysis.extend(pack.analyze_stack(run.resources))
-            warnings = notes + list(run.warnings) + staleness_warnings(facts_max_age_days)
+            warnings = inputs.notes + list(run.warnings) + staleness_warnings(facts_max_age_days)
             warnings += [f"policy pack: {m.message}" for m in pack.logs if m.severity in ("warning", "error")]
     except BaseException:
         cancel.set()  # the verdict is decided (an error): stop the program's process instead of waiting for it
         raise
     finally:
         worker.join()  # never leave the program's process behind, whatever failed
-    progress(f"policy pack done: {len(analysis.violations)} violation(s); estimating cost")
+    return _Checked(run, info, config, analysis, exemptions, warnings)
 
-    violations: list[Violation] = list(analysis.violations)
+
+def _program_run(inputs: _Inputs, outcome: Mapping[str, Any], pending: list[str]) -> ProgramRun:
+    """The program's run, or the refusal: the program's problems and the preflight's in one list, else its error."""
+    settings, problems = inputs.settings, inputs.problems
+    error = outcome.get("error")
+    if isinstance(error, ProgramError):
+        pending.extend(error.warnings)  # printed with the refusal (exit 2), as the report lists them
+    if isinstance(error, ProgramError) and error.problems is not None:
+        # The program's problems first; the preflight's only on keys the program did not already report.
+        raise _refuse(settings, merge_problems(error.problems, problems), inputs.intended, inputs.notes)
+    if problems:
+        if isinstance(error, ProgramError):
+            problems.append(Problem("(program)", f"the program also failed: {error.message}"))
+        raise _refuse(settings, problems, inputs.intended, inputs.notes)
+    if error is not None:
+        if inputs.notes and isinstance(error, ProgramError):
+            error.message = f"({inputs.notes[0]})\n{error.message}"
+        raise error
+    return outcome["run"]
+
+
+def _verdict(
+    args: argparse.Namespace,
+    inputs: _Inputs,
+    checked: _Checked,
+    progress: _Progress,
+    *,
+    live_credential: Any,
+    live_transport: Any,
+) -> Report:
+    """The report: the pack's violations plus the budget's and the live check's, exemptions applied."""
+    settings, run, info = inputs.settings, checked.run, checked.info
+    violations: list[Violation] = list(checked.analysis.violations)
     policies = list(info.policies)
     cost = estimate_cost(run.resources)
-    finding = check_budget(cost, budget)
-    if budget is not None:
-        policies.append(budget_policy(budget.enforcement_level))
+    finding = check_budget(cost, inputs.budget)
+    if inputs.budget is not None:
+        policies.append(budget_policy(inputs.budget.enforcement_level))
     stack_urn = next((r.urn for r in run.resources if r.type == STACK_TYPE), "")
     if finding is not None and finding.over:
         violations.append(budget_violation(finding, stack_urn))
@@ -340,6 +412,7 @@ def _run_preflight(
     quota = quota_demand(run.resources, default_region=location if isinstance(location, str) else None)
     live = None
     if getattr(args, "live", False):
+        # Imported only for --live: the offline preflight never loads the live check (a test holds it to that).
         from preflight.live_quota import live_policies, run_live_check, subscription_from
 
         progress("live quota check: reading usages and Resource SKUs")
@@ -355,13 +428,13 @@ def _run_preflight(
         if live.ran:  # else the report's quota section says in one line why it did not run
             policies.extend(live_policies(level))
             violations.extend(live.findings)
-    violations, exempted = apply_exemptions(violations, exemptions, clock.today(), stack_urn)
+    violations, exempted = apply_exemptions(violations, checked.exemptions, clock.today(), stack_urn)
     if any(v.policy_name == EXPIRING_POLICY for v in violations):
         policies.append(expiring_policy())
     return Report(
         stack=settings.stack,
         project=settings.project,
-        program_dir=program_dir,
+        program_dir=inputs.program_dir,
         stack_file=settings.stack_file,
         resources=run.resources,
         violations=violations,
@@ -370,14 +443,14 @@ def _run_preflight(
         pack_version=info.version,
         cost=cost,
         budget=finding,
-        warnings=warnings,
-        policy_config=config,
-        not_applicable=list(analysis.not_applicable),
+        warnings=checked.warnings,
+        policy_config=checked.config,
+        not_applicable=list(checked.analysis.not_applicable),
         checked_on=clock.today().isoformat(),
         scheduling=run.scheduling,
         quota=quota,
         live=live,
-        exemptions=exemptions,
+        exemptions=checked.exemptions,
         exempted=exempted,
         working_hours=WorkingHours.from_stack(settings.values.get(f"{settings.project}:cluster")),
     )

@@ -34,7 +34,10 @@ from typing import Any, Final
 from gpu_catalog import Catalog, default_catalog, is_gpu_size
 from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT
 from gpu_catalog.problems import Problem, key_path
+from policies._resources import agent_pools
+from preflight.cost_line import CostLine
 from preflight.model import RecordedResource
+from preflight.nap_cost import nodepool_cost_lines
 from preflight.wire import UNKNOWN, is_unknown, unwrap_secrets
 from rules.budget import budget_shape
 from rules.idle import HOURS_PER_MONTH
@@ -62,41 +65,6 @@ class BudgetConfigError(ValueError):
     def __init__(self, message: str, problems: list[Problem] | None = None) -> None:
         super().__init__(message)
         self.problems = problems or []
-
-
-@dataclass(frozen=True)
-class CostLine:
-    """One GPU size used by one resource (a pool, a cluster's workers or driver, a KAITO workspace)."""
-
-    urn: str
-    resource_type: str
-    role: str
-    """What in the resource: ``pool``, ``agentPoolProfiles[<name>]``, ``workers``, ``driver``, ``workspace``."""
-    vm_size: str
-    nodes_min: int | None
-    nodes_max: int | None
-    usd_per_node_hour: float | None
-    note: str | None = None
-    """Why the line is not priced (``None`` when it is), or what its price means."""
-    knob: str | None = field(default=None, compare=False)
-    """The resource's property that bounds this line's node count (``maxCount``, ``autoscale.maxWorkers``, a NAP
-    NodePool's ``limits``): what the budget's fix names when this line drives the cost."""
-
-    @property
-    def priced(self) -> bool:
-        return self.usd_per_node_hour is not None and self.nodes_min is not None and self.nodes_max is not None
-
-    @property
-    def hourly_min(self) -> float | None:
-        if not self.priced:
-            return None
-        return float(self.usd_per_node_hour or 0.0) * (self.nodes_min or 0)
-
-    @property
-    def hourly_max(self) -> float | None:
-        if not self.priced:
-            return None
-        return float(self.usd_per_node_hour or 0.0) * (self.nodes_max or 0)
 
 
 @dataclass(frozen=True)
@@ -302,8 +270,6 @@ def cost_lines(resource: RecordedResource, catalog: Catalog | None = None) -> li
             if size:
                 lines.append(_line(cat, resource, "workspace", size, (n, n)))
     elif is_karpenter_node_pool(resource.type):
-        from preflight.nap_cost import nodepool_cost_lines
-
         lines.extend(nodepool_cost_lines(resource, props, cat))
     else:
         entry = size_table().for_type(resource.type)
@@ -444,17 +410,17 @@ def _table_lines(
     return out
 
 
-def _pools(props: Mapping[str, Any], where: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """(label, pool) of every azure-native AKS pool at ``where`` (``nodes.aksPool``): ``""`` is the resource itself
-    (an AgentPool, labelled ``""``), ``agentPoolProfiles[]`` each profile (labelled ``agentPoolProfiles[<name>]``,
-    or by its index when it has no name)."""
-    if not where:
-        yield "", props
-        return
-    for path, pool in find_values(props, where, is_unknown):
-        if isinstance(pool, Mapping):
-            name = pool.get("name")
-            yield (path[: path.rindex("[")] + f"[{name}]" if isinstance(name, str) else path), pool
+def _pools(resource_type: str, props: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """(label, pool) of every AKS pool of an AgentPool or ManagedCluster, read by the policy pack's one reader of AKS
+    pools: the AgentPool itself is labelled ``""``, each ``agentPoolProfiles[]`` entry ``agentPoolProfiles[<name>]``
+    (or by its index when it has no name)."""
+    pools, _unknown = agent_pools(resource_type, props)
+    for pool in pools:
+        name = pool.name
+        if pool.standalone or not isinstance(name, str):
+            yield pool.prefix, pool.data
+        else:
+            yield pool.prefix[: pool.prefix.rindex("[")] + f"[{name}]", pool.data
 
 
 def _aks_pool_lines(
@@ -465,7 +431,7 @@ def _aks_pool_lines(
     manual[]``) at its entry's ``count`` (role: the entry's path)."""
     where = str(entry.nodes["aksPool"])
     out: list[CostLine | None] = []
-    for label, pool in _pools(props, where):
+    for label, pool in _pools(r.type, props):
         for spec in entry.sizes:
             if not _holds(props, spec.when):
                 continue

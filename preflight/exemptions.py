@@ -17,7 +17,7 @@ from datetime import date
 from typing import Any
 
 from gpu_catalog.problems import Problem
-from preflight.analyzer import PolicyInfo, Violation
+from preflight.analyzer.protocol import PolicyInfo, Violation
 from preflight.model import RecordedResource
 from rules.exemptions import (
     DEFAULT_MAX_DAYS,

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from preflight.analyzer import PolicyInfo, Violation
+from preflight.analyzer.protocol import PolicyInfo, Violation
 from preflight.cost import BUDGET_PACK
 from preflight.quota import LOW_PRIORITY, QUOTA_LABELS, REGIONAL, UNKNOWN_FAMILY, QuotaDemand, QuotaRow, QuotaUse
 

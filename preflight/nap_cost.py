@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpu_catalog import Catalog
-from preflight.cost import CostLine
+from preflight.cost_line import CostLine
 from preflight.model import RecordedResource
 from preflight.wire import UNKNOWN, is_unknown
 from rules.karpenter import (

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from gpu_catalog import Catalog, default_catalog, is_gpu_size
-from preflight.cost import AKS_POOL, CostLine, _pool_nodes, cost_lines  # pyright: ignore[reportPrivateUsage]
+from preflight.cost import AKS_POOL, _pool_nodes, cost_lines  # pyright: ignore[reportPrivateUsage]
+from preflight.cost_line import CostLine
 from preflight.model import RecordedResource
 from preflight.wire import UNKNOWN, is_unknown, unwrap_secrets
 from rules.karpenter import (

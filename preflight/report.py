@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpu_catalog import clock
 from preflight import exemptions as exemption_report
-from preflight.analyzer import NotApplicable, PolicyInfo, Violation
+from preflight.analyzer.protocol import NotApplicable, PolicyInfo, Violation
 from preflight.cost import (
     BUDGET_DESCRIPTION,
     BUDGET_PACK,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from bench import rawgen
 from preflight.model import RecordedResource
+from preflight.wire import SECRET_SIG, SIG_KEY
 
 POOL = "azure-native:containerservice:AgentPool"
 
@@ -47,7 +48,7 @@ def test_generated_program_registers_through_the_sdk_class(tmp_path: Path) -> No
     )
     component = RecordedResource(urn="urn:pulumi:prod::p::my:index:Thing::t", type="my:index:Thing", name="t",
                                  inputs={}, custom=False)  # fmt: skip
-    secret = {rawgen.SPECIAL_SIG: rawgen.SECRET_SIG, "value": "s3cr3t"}
+    secret = {SIG_KEY: SECRET_SIG, "value": "s3cr3t"}
     summary = rawgen.generate([provider, component, _pool(tags={"k": secret})], tmp_path, mode="sdk")
     assert summary == {"resources": 1, "classes": {POOL: "pulumi_azure_native.containerservice.AgentPool"},
                        "fallbacks": []}  # fmt: skip

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from component_package.gpu_package import pool_spec
+from component_package.args import pool_spec
 from components.gpu_node_pool import GpuPoolSpec
 from components.nap_pool import NapGpuPoolArgs
 from components.pool_scheduling import GpuSharing, shared_scheduling

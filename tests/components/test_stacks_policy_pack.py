@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from preflight.analyzer import PackResult, run_policy_pack
+from preflight.analyzer.client import run_policy_pack
+from preflight.analyzer.protocol import PackResult
 from preflight.model import RecordedResource
 from stack_config import config_from_stack_yaml, validate_stack_config
 from tests.components.harness import AGENT_POOL, REPO_ROOT, Run, engine_urns, run_stack, stack_config

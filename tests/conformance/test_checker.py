@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,7 +23,8 @@ from conformance import (
     missing_value_paths,
     validate_facts,
 )
-from conformance.checker import FACTS_DIR, UNKNOWN
+from conformance.contracts import FACTS_DIR
+from preflight.wire import UNKNOWN
 
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
@@ -671,3 +673,20 @@ node-feature-discovery: {worker: {tolerations: []}}
     del values["migManager"]["env"]
     del values["cdi"]
     assert missing_value_paths("gpu-operator", yaml.safe_dump(values)) == ["migManager.env", "cdi"]
+
+
+def test_a_rule_reads_its_limits_from_the_facts(tmp_path: Path) -> None:
+    """The pool-count range lives in aks.json's rule declaration: lowering its maximum there refuses a count the
+    shipped facts accept, and the message names the new bound."""
+    for path in FACTS_DIR.glob("*.json"):
+        (tmp_path / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    aks = json.loads((tmp_path / "aks.json").read_text(encoding="utf-8"))
+    assert aks["rules"]["aks.pool-count-range"]["limits"] == {"userMin": 0, "systemMin": 1, "max": 1000}
+    aks["rules"]["aks.pool-count-range"]["limits"]["max"] = 3
+    (tmp_path / "aks.json").write_text(json.dumps(aks), encoding="utf-8")
+    inputs = base(AGENT_POOL)
+    inputs["count"] = 4.0
+    assert failures(check_resource(AGENT_POOL, inputs)) == []
+    finding = only(check_resource(AGENT_POOL, inputs, facts=load_facts(tmp_path)))
+    assert (finding.path, finding.rule) == ("count", "aks.pool-count-range")
+    assert finding.message.startswith("count for a User pool is 0..3, not 4 ")

@@ -14,7 +14,7 @@ import grpc
 import pytest
 from pulumi.runtime.proto import errors_pb2, provider_pb2, status_pb2
 
-from component_package.gpu_package import NAMESPACE, PACKAGE_NAME, VERSION
+from component_package.provider import NAMESPACE, PACKAGE_NAME, VERSION
 from components.contract import SharingMode
 from components.gpu_node_pool import GpuPoolSpec
 from components.nap_pool import FACTS as NAP_FACTS

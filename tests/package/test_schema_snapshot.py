@@ -3,7 +3,7 @@
 Any change to the schema fails here until the snapshot is regenerated; a *breaking* change (a component, input,
 output, type or enum value removed or retyped, an input made required) is named in the failure, so that it is
 never committed by accident: it needs a new major version of the package (``VERSION`` in
-``component_package/gpu_package.py``). After an intended change, regenerate and commit the snapshot:
+``component_package/provider.py``). After an intended change, regenerate and commit the snapshot:
 
     AGP_UPDATE_SNAPSHOTS=1 .venv/bin/python -m pytest -q -p no:cacheprovider tests/package/test_schema_snapshot.py
 
@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from component_package.gpu_package import provider
+from component_package.provider import provider
 from tests.components.test_databricks_lazy_import import run_python
 
 SNAPSHOT = Path(__file__).with_name("snapshots") / "schema.json"
@@ -125,7 +125,7 @@ def test_the_schema_does_not_import_pulumi_databricks() -> None:
     """Inferring the schema (what ``pulumi package add`` asks for) stays off the Databricks provider's import."""
     code = """
         import sys
-        from component_package.gpu_package import provider
+        from component_package.provider import provider
         provider()
         assert "pulumi_databricks" not in sys.modules, "pulumi_databricks was imported"
     """

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from preflight.analyzer import PolicyPackProcess
+from preflight.analyzer.client import PolicyPackProcess
 
 PACK_DIR = Path(__file__).resolve().parents[2] / "policies"
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from preflight.analyzer import PolicyPackProcess
+from preflight.analyzer.client import PolicyPackProcess
 from preflight.model import RecordedResource
 
 pytestmark = pytest.mark.slow

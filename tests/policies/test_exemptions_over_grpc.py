@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from preflight.analyzer import PolicyConfigError, PolicyPackProcess
+from preflight.analyzer.client import PolicyPackProcess
+from preflight.analyzer.protocol import PolicyConfigError
 from preflight.model import RecordedResource
 
 pytestmark = pytest.mark.slow

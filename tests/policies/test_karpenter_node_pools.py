@@ -197,7 +197,7 @@ def test_the_pack_over_the_analyzer_protocol_fails_a_raw_node_pool_naming_the_si
     """The pack process, driven the way the engine drives it, on raw NodePools (no component around them)."""
     from pathlib import Path
 
-    from preflight.analyzer import run_policy_pack
+    from preflight.analyzer.client import run_policy_pack
     from preflight.model import RecordedResource
 
     prefix = "urn:pulumi:dev::raw::"

@@ -163,7 +163,7 @@ def test_constraining_an_unconstrained_example_as_advised_clears_it() -> None:
 def test_the_examples_through_the_pack_over_the_analyzer_protocol() -> None:
     """The pack process, driven as the engine drives it (Configure with every level, Analyze per resource, values
     over protobuf): mandatory verdicts only for the managed-GPU example, one advisory per unconstrained example."""
-    from preflight.analyzer import run_policy_pack
+    from preflight.analyzer.client import run_policy_pack
     from preflight.model import RecordedResource
 
     prefix = "urn:pulumi:dev::nap-examples::"

@@ -284,7 +284,7 @@ def _comparable(result: Any) -> dict[str, Any]:
 def test_the_built_pack_alone_gives_the_repository_verdicts(
     program: Program, moved_pack: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from preflight.analyzer import run_policy_pack
+    from preflight.analyzer.client import run_policy_pack
 
     assert not (moved_pack / "venv").exists()  # so the pack runs on this interpreter, as the in-repo pack does
     assert REPO not in moved_pack.parents

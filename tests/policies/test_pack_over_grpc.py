@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
-from preflight.analyzer import UNKNOWN, Analysis, PolicyConfigError, PolicyPackProcess, Violation
+from preflight.analyzer.client import PolicyPackProcess
+from preflight.analyzer.protocol import Analysis, PolicyConfigError, Violation
 from preflight.model import RecordedResource
+from preflight.wire import UNKNOWN
 from tests.policies.acceptance import ACCEPTED, REJECTED
 
 pytestmark = pytest.mark.slow

@@ -15,7 +15,7 @@ from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
 import policies._resources as resources
 from bench.bench_policy import synth_resources
 from policies.pack import ALL_POLICIES, PACK_NAME
-from preflight.analyzer import engine_urn, to_struct
+from preflight.analyzer.protocol import engine_urn, to_struct
 
 N = 150
 RESOURCE_DIAGNOSTICS = 282  # 284 before NCads_A10_v4 became whole GPUs (NC8, NC16 no longer below the floor)

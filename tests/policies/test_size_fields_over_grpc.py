@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from preflight.analyzer import Analysis, PolicyConfigError, PolicyPackProcess, Violation
+from preflight.analyzer.client import PolicyPackProcess
+from preflight.analyzer.protocol import Analysis, PolicyConfigError, Violation
 from preflight.model import RecordedResource
 from rules.size_fields import SizePath, SizeResource, size_table
 

@@ -13,23 +13,22 @@ from typing import Any
 
 import pytest
 
-from preflight.analyzer import (
-    UNKNOWN,
+from preflight.analyzer.client import PolicyPackProcess, run_policy_pack
+from preflight.analyzer.policy_config import reconcile_policy_config
+from preflight.analyzer.protocol import (
     AnalyzerInfo,
     LogMessage,
     NotApplicable,
     PolicyConfigError,
     PolicyInfo,
     PolicyPackError,
-    PolicyPackProcess,
     PolicyPackStartError,
     Violation,
     engine_urn,
-    reconcile_policy_config,
-    run_policy_pack,
     to_struct,
 )
 from preflight.model import RecordedResource
+from preflight.wire import UNKNOWN
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SMALL = FIXTURES / "policy_pack_small"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from preflight.analyzer import NotApplicable, PolicyInfo, Violation
+from preflight.analyzer.protocol import NotApplicable, PolicyInfo, Violation
 from preflight.cost import BUDGET_PACK, check_budget, estimate_cost, parse_budget
 from preflight.model import RecordedResource
 from preflight.report import Report, budget_policy, budget_violation, render, render_sarif, to_json

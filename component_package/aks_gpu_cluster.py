@@ -1,0 +1,175 @@
+"""The package's ``AksGpuCluster`` component over :class:`components.aks_cluster.AksGpuCluster`.
+
+No ``from __future__ import annotations``: the schema is inferred from the annotation objects.
+"""
+
+import typing
+from typing import Any, NotRequired, TypedDict
+
+import pulumi
+
+from component_package.args import checked, pool_spec, present
+from component_package.enums import (
+    AutoUpgradeChannel,
+    NetworkDataplane,
+    NetworkPolicy,
+    NodeOsUpgradeChannel,
+    SkuTier,
+    SupportPlan,
+)
+from component_package.inputs import ApiServerAccess, ClusterAccess, GpuPool, SystemPool
+from component_package.outputs import GpuPoolInfo
+from component_package.package import PACKAGE_NAME
+from components import aks_cluster, gpu_node_pool
+from gpu_catalog.node_disks import node_disks
+from rules.hardening import (
+    ApiServer,
+    default_encryption_at_host,
+    default_os_disk_type,
+)
+
+
+class AksGpuClusterArgs(TypedDict):
+    """An AKS cluster with secure defaults and its GPU pools."""
+
+    cluster_name: str
+    """The AKS cluster's name (also its DNS prefix)."""
+    resource_group_name: str
+    """The resource group (created unless `createResourceGroup` is false)."""
+    location: str
+    """The Azure region."""
+    kubernetes_version: str
+    """A version AKS creates today (`1.36` or `1.36.2`), checked against the release calendar."""
+    create_resource_group: NotRequired[bool]
+    """False: the resource group exists already. Default true."""
+    sku_tier: NotRequired[SkuTier]
+    """Default `Standard`."""
+    support_plan: NotRequired[SupportPlan]
+    """Default `KubernetesOfficial`; `AKSLongTermSupport` needs tier `Premium`."""
+    system_pool: NotRequired[SystemPool]
+    """The inline System pool."""
+    access: NotRequired[ClusterAccess]
+    """Who gets Cluster Admin on the Kubernetes API. The deployer is granted by default, so give its
+    `deployerPrincipalType` (or `grantDeployer: false`)."""
+    admin_group_object_ids: NotRequired[list[str]]
+    """Entra ID groups granted Cluster Admin through Azure RBAC."""
+    auto_upgrade_channel: NotRequired[AutoUpgradeChannel]
+    """Default `stable`. `stable` and `rapid` own the Kubernetes version (drift on it is ignored) and are refused when
+    they can move the cluster past the pinned GPU operator's or KAITO add-on's validated minor; a patch pin
+    (`1.36.2`) needs `none` or `node-image`."""
+    node_os_upgrade_channel: NotRequired[NodeOsUpgradeChannel]
+    """Default `NodeImage`."""
+    oidc_issuer: NotRequired[bool]
+    """The OIDC issuer (workload identity, KAITO); default true."""
+    workload_identity: NotRequired[bool]
+    """Default true."""
+    cost_analysis: NotRequired[bool]
+    """The cost analysis add-on (needs tier Standard or Premium)."""
+    kaito_addon: NotRequired[bool]
+    """The KAITO (AI toolchain operator) add-on (needs the OIDC issuer)."""
+    protect: NotRequired[bool]
+    """Protect the cluster and a resource group it creates from deletion."""
+    tags: NotRequired[dict[str, str]]
+    """Azure tags."""
+    gpu_pools: NotRequired[list[GpuPool]]
+    """GPU pools, created one after another in this order (AKS refuses concurrent agent-pool operations)."""
+    api_server: NotRequired[ApiServerAccess]
+    """Authorized IP ranges or a private cluster; neither: the API server is open to the internet (a warning)."""
+    network_dataplane: NotRequired[NetworkDataplane]
+    """Default `azure`; `cilium` with network policy `cilium` is AKS's recommendation."""
+    network_policy: NotRequired[NetworkPolicy]
+    """Default `none` (a warning)."""
+    container_insights: NotRequired[bool]
+    """Container Insights (`omsagent`) to `logAnalyticsWorkspaceId` or to a workspace the component creates."""
+    log_analytics_workspace_id: NotRequired[str]
+    """An existing Log Analytics workspace's resource id."""
+    secrets_store: NotRequired[bool]
+    """The Key Vault Secrets Store CSI add-on with secret rotation."""
+    secret_rotation_poll_interval: NotRequired[str]
+    """Default `2m`."""
+
+
+class AksGpuCluster(pulumi.ComponentResource):
+    """An AKS cluster with secure defaults (Entra ID + Azure RBAC, local accounts disabled, OIDC issuer, workload
+    identity, no node public IPs) and its guard-railed GPU pools, chained one after another."""
+
+    cluster_name: pulumi.Output[str]
+    """The AKS cluster's name."""
+    cluster_id: pulumi.Output[str]
+    """The cluster's Azure resource ID."""
+    resource_group_name: pulumi.Output[str]
+    """The cluster's resource group."""
+    oidc_issuer_url: pulumi.Output[str | None]
+    """The OIDC issuer URL (for workload identity federated credentials)."""
+    kubeconfig: pulumi.Output[str]
+    """Secret: the user kubeconfig (exec plugin `kubelogin`; local accounts are disabled)."""
+    gpu_pools: pulumi.Output[dict[str, GpuPoolInfo]]
+    """Each GPU pool's output-contract entry, with its scheduling data, by pool name."""
+
+    def __init__(self, name: str, args: AksGpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        specs = [checked(lambda p=p: pool_spec(p), f"gpuPools[{i}].") for i, p in enumerate(args.get("gpu_pools", []))]
+        cluster_args = checked(lambda: aks_cluster.AksGpuClusterArgs(**_cluster_kwargs(args, specs)))
+        super().__init__(f"{PACKAGE_NAME}:index:AksGpuCluster", name, None, opts)
+        cluster = aks_cluster.AksGpuCluster(name, cluster_args, opts=pulumi.ResourceOptions(parent=self))
+        self.cluster_name = cluster.cluster_name
+        self.cluster_id = cluster.cluster_id
+        self.resource_group_name = cluster.resource_group_name
+        self.oidc_issuer_url = cluster.oidc_issuer_url
+        self.kubeconfig = cluster.kubeconfig
+        # Values of a map are passed on as they are (not renamed): the contract's own camelCase form is the schema's.
+        pools: dict[str, Any] = {p.pool.name: p.contract.to_dict() for p in cluster.pools}
+        self.gpu_pools = pulumi.Output.from_input(typing.cast(dict[str, GpuPoolInfo], pools))
+        self.register_outputs({"clusterName": self.cluster_name, "clusterId": self.cluster_id})
+
+
+def _cluster_kwargs(args: AksGpuClusterArgs, specs: list[gpu_node_pool.GpuPoolSpec]) -> dict[str, Any]:
+    kwargs = present(
+        args,
+        "cluster_name",
+        "resource_group_name",
+        "location",
+        "kubernetes_version",
+        "create_resource_group",
+        "sku_tier",
+        "support_plan",
+        "auto_upgrade_channel",
+        "node_os_upgrade_channel",
+        "oidc_issuer",
+        "workload_identity",
+        "cost_analysis",
+        "kaito_addon",
+        "protect",
+        "tags",
+        "network_dataplane",
+        "network_policy",
+        "container_insights",
+        "log_analytics_workspace_id",
+        "secrets_store",
+        "secret_rotation_poll_interval",
+    )
+    api = args.get("api_server")
+    if api is not None:
+        kwargs["api_server"] = ApiServer(
+            tuple(api.get("authorized_ip_ranges", [])), bool(api.get("private_cluster", False))
+        )
+    system = args.get("system_pool") or SystemPool()
+    sp = present(
+        system, "vm_size", "count", "os_sku", "only_critical_addons", "encryption_at_host", "os_disk_type", "max_pods"
+    )
+    zones = system.get("zones")
+    if zones is not None:
+        sp["zones"] = tuple(zones)
+    disks = node_disks(str(sp.get("vm_size", aks_cluster.SystemPoolSpec.vm_size)))
+    sp.setdefault("encryption_at_host", default_encryption_at_host(disks))
+    sp.setdefault("os_disk_type", default_os_disk_type(disks))
+    kwargs["system_pool"] = aks_cluster.SystemPoolSpec(**sp)
+    access = args.get("access")
+    if access is not None:
+        kwargs["access"] = aks_cluster.ClusterAccess(
+            **present(access, "grant_deployer", "deployer_principal_type", "propagation_wait_seconds")
+        )
+    groups = args.get("admin_group_object_ids")
+    if groups is not None:
+        kwargs["admin_group_object_ids"] = tuple(groups)
+    kwargs["gpu_pools"] = tuple(specs)
+    return kwargs

@@ -1,0 +1,126 @@
+"""Mapping the schema's Args to the components' own typed Args, and the error that carries the rules' findings on
+their schema property paths.
+
+No ``from __future__ import annotations``: the schema is inferred from the annotation objects.
+"""
+
+import typing
+from collections.abc import Mapping
+from enum import Enum
+from typing import Any
+
+from pulumi.errors import InputPropertyErrorDetails
+from pulumi.provider.experimental.util import camel_case
+
+from component_package.inputs import GpuPool, PoolGpuOperator
+from components import device_plugin, gpu_node_pool
+from components.validation import InvalidArgsError
+from gpu_catalog.lifecycle import default_gpu_operator_version
+from gpu_catalog.node_disks import node_disks
+from rules.hardening import (
+    default_encryption_at_host,
+    default_os_disk_type,
+)
+
+
+class ArgsRefusedError(Exception):
+    """A component's Args break a guard rail: the rules' message, and each finding on its schema property path."""
+
+    def __init__(self, error: InvalidArgsError, prefix: str = "", paths: Mapping[str, str] | None = None) -> None:
+        super().__init__(str(error))
+        self.message = str(error)
+        paths = paths or {}
+        self.errors: list[InputPropertyErrorDetails] = [
+            {"property_path": f"{prefix}{paths.get(f.field, camel_case(f.field))}", "reason": f.message}
+            for f in error.findings
+        ]
+
+
+def plain(value: Any) -> Any:
+    """An input as the typed Args take it: enum members as their values, and integers as ``int``. Numbers arrive as
+    doubles; the SDK's input mapping (3.272) converts an ``integer`` property and then overwrites the conversion with
+    the double, and every number of this schema is an integer."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def present(args: Mapping[str, Any], *keys: str) -> dict[str, Any]:
+    """The keys that are set, enum members as their values: the typed Args' defaults apply to the others."""
+    return {k: plain(args[k]) for k in keys if args.get(k) is not None}
+
+
+def pool_plugin_kwargs(args: Mapping[str, Any]) -> dict[str, Any]:
+    """``gpu_operator`` / ``device_plugin`` as the pool specs take them: the operator, the chart, or (neither given)
+    the cluster's own device plugin taken on trust (docs/component-package.md)."""
+    operator = args.get("gpu_operator")
+    if operator is not None:
+        return {"gpu_operator": pool_operator(operator)}
+    chart = args.get("device_plugin")
+    if chart is not None:
+        plugin = present(chart, "version", "mig_strategy")
+        plugin.setdefault("version", device_plugin.CHART.version)
+        return {"device_plugin": gpu_node_pool.PoolDevicePlugin(**plugin)}
+    return {"external_device_plugin": True}
+
+
+def pool_operator(operator: PoolGpuOperator) -> gpu_node_pool.PoolGpuOperator:
+    """The operator as a pool sees it; the chart version defaults to the release the project pins (as documented)."""
+    kwargs = present(operator, "version", "installs_driver", "mig_strategy")
+    kwargs.setdefault("version", default_gpu_operator_version())
+    return gpu_node_pool.PoolGpuOperator(**kwargs)
+
+
+def pool_spec(pool: GpuPool) -> gpu_node_pool.GpuPoolSpec:
+    """A package pool as the component's :class:`~components.gpu_node_pool.GpuPoolSpec` (raises
+    :class:`InvalidArgsError` with the rules' messages)."""
+    kwargs = present(
+        pool,
+        "name",
+        "vm_size",
+        "azure_name",
+        "os",
+        "os_sku",
+        "count",
+        "min_count",
+        "max_count",
+        "mig_profile",
+        "spot",
+        "max_pods",
+        "orchestrator_version",
+        "gpu_floor",
+        "encryption_at_host",
+        "os_disk_type",
+    )
+    disks = node_disks(str(kwargs.get("vm_size", "")))
+    kwargs.setdefault("encryption_at_host", default_encryption_at_host(disks))
+    kwargs.setdefault("os_disk_type", default_os_disk_type(disks))
+    driver = pool.get("driver")
+    if driver is not None:
+        kwargs["driver_skipped"] = plain(driver) == "operator"  # the GPU operator installs the driver
+    sharing = pool.get("sharing")
+    if sharing is not None:
+        kwargs["sharing"] = gpu_node_pool.GpuSharing(**present(sharing, "mode", "replicas", "rename_by_default"))
+    for key in ("taints", "zones"):
+        value = pool.get(key)
+        if value is not None:
+            kwargs[key] = tuple(value)
+    for key in ("labels", "tags"):
+        value = pool.get(key)
+        if value is not None:
+            kwargs[key] = dict(value)
+    kwargs |= pool_plugin_kwargs(pool)
+    return gpu_node_pool.GpuPoolSpec(**kwargs)
+
+
+def checked(build: typing.Callable[[], Any], prefix: str = "", paths: Mapping[str, str] | None = None) -> Any:
+    try:
+        return build()
+    except InvalidArgsError as error:
+        raise ArgsRefusedError(error, prefix, paths) from error

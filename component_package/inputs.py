@@ -1,0 +1,178 @@
+"""The schema's input object types (the nested Args of the components).
+
+No ``from __future__ import annotations``: the schema is inferred from the annotation objects.
+"""
+
+from typing import NotRequired, TypedDict
+
+from component_package.enums import (
+    DriverMode,
+    MigProfile,
+    MigStrategy,
+    OsDiskType,
+    OsSku,
+    OsType,
+    PrincipalType,
+    SharingMode,
+)
+
+
+class Sharing(TypedDict):
+    """GPU sharing on a pool, rendered by the GPU operator's device plugin."""
+
+    mode: SharingMode
+    """Time-slicing or MPS (not both)."""
+    replicas: int
+    """Workloads per physical GPU."""
+    rename_by_default: NotRequired[bool]
+    """Advertise the shared GPUs as `nvidia.com/gpu.shared`."""
+
+
+class PoolGpuOperator(TypedDict):
+    """The NVIDIA GPU operator running on the pool's cluster, as the pool sees it."""
+
+    installs_driver: bool
+    """The operator installs driver and toolkit (`driver.enabled`): true when some pool it manages skips the AKS
+    driver."""
+    version: NotRequired[str]
+    """Chart version; default: the release the project pins (`gpu_catalog/facts/gpu_operator.json`)."""
+    mig_strategy: NotRequired[MigStrategy]
+    """How MIG slices are advertised; default `single`."""
+
+
+class PoolDevicePlugin(TypedDict):
+    """NVIDIA's nvidia-device-plugin chart on the pool's cluster (the `NvidiaDevicePlugin` component), as the pool sees
+    it. Without it and without `gpuOperator`, the pool takes the cluster's own device plugin on trust."""
+
+    version: NotRequired[str]
+    """Chart version; default: the one the project pins (`gpu_catalog/facts/device_plugins.json`)."""
+    mig_strategy: NotRequired[MigStrategy]
+    """How AKS-partitioned MIG slices are advertised; default `single`."""
+
+
+class GpuPool(TypedDict):
+    """One AKS GPU node pool. Checked at construction with the project's rules (size, name, MIG, sharing, driver,
+    autoscaling, taints, labels)."""
+
+    name: str
+    """Logical pool name: lowercase letters and digits, starting with a letter; at most 12 characters on Linux, 6 on
+    Windows. The `azure-gpu-platform/pool` node label and the child resource's name."""
+    vm_size: str
+    """The GPU VM size (e.g. `Standard_NC24ads_A100_v4`): a current, AKS-supported size at or above the GPU floor."""
+    azure_name: NotRequired[str]
+    """The agent pool's name in Azure; default: `name`. Give a new name when changing a create-time field (size, OS,
+    MIG profile, driver, taints, zones, spot, max pods) so the new pool is created before the old one is deleted."""
+    os: NotRequired[OsType]
+    """Default `Linux`."""
+    os_sku: NotRequired[OsSku]
+    """Default: AKS's default for the OS."""
+    count: NotRequired[int]
+    """Nodes of a fixed-size pool; the initial node count of an autoscaling one. Default 1."""
+    min_count: NotRequired[int]
+    """Autoscaling lower bound (at least 1 when the GPU operator manages the pool: Azure/AKS #2832)."""
+    max_count: NotRequired[int]
+    """Setting it turns the cluster autoscaler on."""
+    driver: NotRequired[DriverMode]
+    """Who installs the NVIDIA driver; default `aks`. `operator` needs `gpuOperator` with `installsDriver`."""
+    mig_profile: NotRequired[MigProfile]
+    """MIG partitioning (A100/H100/H200 sizes)."""
+    sharing: NotRequired[Sharing]
+    """Time-slicing or MPS through the GPU operator."""
+    taints: NotRequired[list[str]]
+    """Node taints; default `nvidia.com/gpu=present:NoSchedule`."""
+    labels: NotRequired[dict[str, str]]
+    """Node labels of your own (the pool, GPU model, device-plugin and MIG labels are added)."""
+    zones: NotRequired[list[str]]
+    """Availability zones."""
+    spot: NotRequired[bool]
+    """Spot VMs (evicted with delete)."""
+    max_pods: NotRequired[int]
+    """Maximum pods per node (Azure CNI Overlay's default: 250)."""
+    encryption_at_host: NotRequired[bool]
+    """Encryption at host (needs the subscription feature `Microsoft.Compute/EncryptionAtHost`); default: on where the
+    catalog sources the size's support, otherwise off; refused on a size without it."""
+    os_disk_type: NotRequired[OsDiskType]
+    """Default `Ephemeral` where the size supports it and its temp disk holds the 128 GiB OS disk, else `Managed`."""
+    orchestrator_version: NotRequired[str]
+    """The nodes' Kubernetes version; default: the control plane's."""
+    tags: NotRequired[dict[str, str]]
+    """Azure tags (`gpu-pool: <name>` is added)."""
+    gpu_operator: NotRequired[PoolGpuOperator]
+    device_plugin: NotRequired[PoolDevicePlugin]
+    """The NVIDIA GPU operator on the cluster, when one runs: it manages every Linux GPU pool."""
+    gpu_floor: NotRequired[str]
+    """The smallest GPU size allowed (policy `gpu-size-minimum`); default `Standard_NC6s_v3`."""
+
+
+class SystemPool(TypedDict):
+    """The cluster's inline System-mode pool (never a GPU size)."""
+
+    vm_size: NotRequired[str]
+    """Default `Standard_D4ds_v5`."""
+    count: NotRequired[int]
+    """At least 2 nodes; default 2."""
+    zones: NotRequired[list[str]]
+    """Availability zones."""
+    os_sku: NotRequired[OsSku]
+    """Default `AzureLinux`."""
+    only_critical_addons: NotRequired[bool]
+    """Taint the pool `CriticalAddonsOnly=true:NoSchedule`."""
+    encryption_at_host: NotRequired[bool]
+    """As on a GPU pool; default: on where the size's support is sourced, otherwise off."""
+    os_disk_type: NotRequired[OsDiskType]
+    """As on a GPU pool; default `Ephemeral` where the size supports it."""
+    max_pods: NotRequired[int]
+    """Default 250."""
+
+
+class ApiServerAccess(TypedDict):
+    """Who may reach the Kubernetes API server: authorized IPv4 CIDRs, or a private cluster (not both)."""
+
+    authorized_ip_ranges: NotRequired[list[str]]
+    """At most 200 IPv4 CIDRs (network addresses, e.g. `203.0.113.0/24`)."""
+    private_cluster: NotRequired[bool]
+    """A private API server endpoint: `pulumi up` must then run inside the cluster's network."""
+
+
+class ClusterAccess(TypedDict):
+    """Who gets AKS RBAC Cluster Admin on the Kubernetes API (local accounts are always disabled)."""
+
+    grant_deployer: NotRequired[bool]
+    """Grant the identity running `pulumi up`; default true."""
+    deployer_principal_type: NotRequired[PrincipalType]
+    """What the identity running `pulumi up` is: `User`, or `ServicePrincipal` (a service principal or managed
+    identity, as in CI). Required while `grantDeployer` is true (the default): unset, pulumi-azure-native sends
+    `User` and ARM refuses a service principal's assignment with `UnmatchedPrincipalType`."""
+    propagation_wait_seconds: NotRequired[int]
+    """How long Kubernetes resources wait after the role assignments (0: not at all); default 300."""
+
+
+class Toleration(TypedDict):
+    """A Kubernetes toleration."""
+
+    key: str
+    """The taint key."""
+    operator: str
+    """`Equal` or `Exists`."""
+    effect: str
+    """`NoSchedule`, `PreferNoSchedule` or `NoExecute`."""
+    value: NotRequired[str]
+    """The taint value (with `Equal`)."""
+
+
+class SharedPool(TypedDict):
+    """A pool whose GPUs the operator's device plugin shares."""
+
+    resource_name: str
+    """What the device plugin advertises before sharing (`nvidia.com/gpu`, `nvidia.com/mig-3g.40gb`)."""
+    sharing: Sharing
+    """The pool's sharing."""
+
+
+class DatabricksAutoscale(TypedDict):
+    """Autoscaling bounds of a Databricks cluster's workers."""
+
+    min_workers: int
+    """Lower bound."""
+    max_workers: int
+    """Upper bound."""
