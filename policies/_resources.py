@@ -38,7 +38,7 @@ from pulumi_policy.proxy import (
     _ListProxy,
 )
 
-from gpu_catalog import is_gpu_size
+from gpu_catalog import clock, is_gpu_size
 from rules.resource_types import (
     is_agent_pool,
     is_karpenter_node_pool,
@@ -149,32 +149,35 @@ class _Views(threading.local):
     """What has been derived from the request being analysed on this thread (gRPC serves calls on a thread pool)."""
 
     request: Any = None
+    """The request seen last (kept alive until the next, so its identity is never reused)."""
     views: dict[str, dict[Any, Any]] | None = None
+    active: dict[str, dict[Any, Any]] | None = None
+    """The views of the request whose policy is running now (set by :func:`shared_view`, else ``None``)."""
 
 
 _views = _Views()
 
 
-def _current_request() -> Any:
-    """The ``AnalyzeRequest`` / ``AnalyzeStackRequest`` pulumi_policy is serving on this thread, or ``None``.
+def _request_frame() -> FrameType | None:
+    """pulumi_policy's ``Analyze`` / ``AnalyzeStack`` frame serving this thread's request, or ``None``.
 
     pulumi_policy converts and proxies a request's properties once *per policy* and gives a policy no handle on the
-    request; its ``Analyze`` / ``AnalyzeStack`` frame (a few frames up) holds it as ``request``. The request object is
-    the same for every policy of one call (and kept alive here until the next, so its identity is never reused).
-    Outside those calls (a test calling ``validate`` directly) there is none and nothing is shared.
+    request; its ``Analyze`` / ``AnalyzeStack`` frame (a few frames up) holds it as ``request``. That frame is the
+    same for every policy of one call. Outside those calls (a test calling ``validate`` directly) there is
+    none and nothing is shared.
     """
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code in _REQUEST_CODES:
-            return frame.f_locals.get("request")
+            return frame
         frame = frame.f_back
     return None
 
 
-def _memo(resource: _Viewed) -> dict[Any, Any] | None:
-    """What has been derived from ``resource`` during the request being served: its plain view, its size fields, its
-    pools — each computed once per request. ``None`` outside a request, or when the request's URNs repeat."""
-    request = _current_request()
+def _enter(frame: FrameType | None) -> dict[str, dict[Any, Any]] | None:
+    """The views of the request ``frame`` serves (new ones when it is not the request seen last on this thread);
+    ``None`` when there is no request or its URNs repeat (its views would be ambiguous)."""
+    request = None if frame is None else frame.f_locals.get("request")
     if request is None:
         return None
     if _views.request is not request:
@@ -182,12 +185,37 @@ def _memo(resource: _Viewed) -> dict[Any, Any] | None:
         stack = getattr(request, "resources", None)
         unique = stack is None or len({r.urn for r in stack}) == len(stack)
         _views.views = {} if unique else None
-    views = _views.views
+    return _views.views
+
+
+Validate = Callable[[Any, Any], Any]
+
+
+def shared_view(validate: Validate) -> Validate:
+    """``validate`` run with the views of the request being served: the request is found once per policy run (not
+    once per value read), and what the policy derives is shared with the other policies of that request."""
+
+    def with_views(args: Any, report: Any) -> Any:
+        previous = _views.active
+        _views.active = _enter(_request_frame())
+        try:
+            return validate(args, report)
+        finally:
+            _views.active = previous
+
+    return with_views
+
+
+def _memo(resource: _Viewed) -> dict[Any, Any] | None:
+    """What has been derived from ``resource`` during the request being served: its plain view, its size fields, its
+    pools — each computed once per request. ``None`` outside a request, or when the request's URNs repeat."""
+    views = _views.active
     if views is None:
         return None
-    memo = views.get(resource.urn)
+    urn = resource.urn
+    memo = views.get(urn)
     if memo is None:
-        memo = views[resource.urn] = {}
+        memo = views[urn] = {}
     return memo
 
 
@@ -451,6 +479,27 @@ def iter_known(fields: list[SizeField], review: Review) -> Iterator[SizeField]:
 
 
 _SIZES: Final = "sizes"
+
+_CHECK_CACHE_MAX: Final = 4096
+"""Distinct (size, parameters, day) answers a :func:`per_size` check keeps (sizes come from user input: bounded)."""
+
+
+def per_size(check: Callable[..., Finding | None]) -> Callable[..., Finding | None]:
+    """``check(size, *params)`` (a pure catalog rule) answered once per size as written, parameters and day: the pack
+    asks the same few sizes of thousands of resources. The day (``gpu_catalog.clock.today``) is part of the key
+    because retirements and the sizes a message suggests depend on it."""
+    answers: dict[tuple[Any, ...], Finding | None] = {}
+
+    def cached(size: str, *params: Any) -> Finding | None:
+        key = (size, params, clock.today())
+        if key in answers:
+            return answers[key]
+        if len(answers) >= _CHECK_CACHE_MAX:
+            answers.clear()
+        found = answers[key] = check(size, *params)
+        return found
+
+    return cached
 
 
 def review_sizes(
