@@ -11,7 +11,7 @@ from ._resources import per_size, review_sizes
 from ._scope import FAMILIES_DOC, FAMILIES_KEY, FAMILIES_SCHEMA, configured_families
 
 NAME = "gpu-size-aks-supported"
-_CHECK = per_size(check_aks_supported)
+_CHECK = per_size(check_aks_supported, dated=False)
 SIZE_FAMILIES = ("aks",)
 """Only AKS pools (azure-native AgentPool and ManagedCluster.agentPoolProfiles of both pool types, classic
 KubernetesCluster.defaultNodePool and KubernetesClusterNodePool): VMs, Databricks and KAITO have their own support

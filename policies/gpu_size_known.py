@@ -12,7 +12,7 @@ from ._resources import per_size, review_sizes
 from ._scope import FAMILIES_DOC, FAMILIES_KEY, FAMILIES_SCHEMA, configured_families
 
 NAME = "gpu-size-known"
-_CHECK = per_size(check_known)
+_CHECK = per_size(check_known, dated=False)
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:

@@ -12,7 +12,7 @@ from ._resources import per_size, review_sizes
 from ._scope import FAMILIES_DOC, FAMILIES_KEY, FAMILIES_SCHEMA, configured_families
 
 NAME = "gpu-size-no-nvv4"
-_CHECK = per_size(check_nvv4)
+_CHECK = per_size(check_nvv4, dated=False)
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:

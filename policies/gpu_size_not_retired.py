@@ -12,7 +12,7 @@ from ._resources import per_size, review_sizes
 from ._scope import FAMILIES_DOC, FAMILIES_KEY, FAMILIES_SCHEMA, configured_families
 
 NAME = "gpu-size-not-retired"
-_CHECK = per_size(check_retired)
+_CHECK = per_size(check_retired, dated=True)
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
