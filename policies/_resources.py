@@ -57,6 +57,7 @@ __all__ = [
     "plain",
     "pools_of",
     "props_of",
+    "read_pools",
     "review_sizes",
     "shared_view",
     "size_fields",
@@ -347,18 +348,21 @@ def is_gpu_pool(pool: Pool, review: Review) -> bool:
 def pools_of(resource: _Typed, review: Review) -> list[Pool]:
     """The node pools of an AgentPool / ManagedCluster (type checked before any conversion); unknown profile
     entries are recorded on ``review``."""
-    if not (is_agent_pool(resource.resource_type) or is_managed_cluster(resource.resource_type)):
-        return []
-    memo = _memo(resource)
-    found = None if memo is None else memo.get(_POOLS)
-    if found is None:
-        found = agent_pools(resource.resource_type, _props(resource, memo))
-        if memo is not None:
-            memo[_POOLS] = found
-    pools, unknown = found
+    pools, unknown = read_pools(resource)
     for path in unknown:
         review.unknown_field(path)
-    return list(pools)
+    return pools
+
+
+def read_pools(resource: _Typed) -> tuple[list[Pool], list[str]]:
+    """:func:`agent_pools` of a resource, read once per request (type checked before any conversion): its pools
+    and the unknown paths (``agentPoolProfiles`` when the whole list is unknown, ``agentPoolProfiles[i]`` for an
+    entry). Fresh lists each call; the pools are shared."""
+    resource_type = resource.resource_type
+    if not (is_agent_pool(resource_type) or is_managed_cluster(resource_type)):
+        return [], []
+    pools, unknown = derived(resource, _POOLS, lambda props: agent_pools(resource_type, props))
+    return list(pools), list(unknown)
 
 
 _POOLS: Final = "pools"
