@@ -92,9 +92,9 @@ class _Typed(_Viewed, Protocol):
     def resource_type(self) -> str: ...
 
 
-_REQUEST_CODES: Final = frozenset(
-    {_PolicyAnalyzerServicer.Analyze.__code__, _PolicyAnalyzerServicer.AnalyzeStack.__code__}
-)
+_ANALYZE: Final = _PolicyAnalyzerServicer.Analyze.__code__
+_ANALYZE_STACK: Final = _PolicyAnalyzerServicer.AnalyzeStack.__code__
+"""The SDK's request handlers, compared by identity (hashing a code object hashes its whole bytecode, every time)."""
 
 
 class _Views(threading.local):
@@ -104,7 +104,14 @@ class _Views(threading.local):
     """The request seen last (kept alive until the next, so its identity is never reused)."""
     views: dict[str, dict[Any, Any]] | None = None
     active: dict[str, dict[Any, Any]] | None = None
-    """The views of the request whose policy is running now (set by :func:`shared_view`, else ``None``)."""
+    """The views of the request whose policy is running now (set by :func:`shared_view`, else ``None``);
+    :data:`_PENDING` until the policy first asks for one."""
+    frame: FrameType | None = None
+    """The frame serving the running policy's request, held only while the policy runs."""
+
+
+_PENDING: Final[dict[str, dict[Any, Any]]] = {}
+"""Marks views not looked up yet (compared by identity; never written)."""
 
 
 _views = _Views()
@@ -120,7 +127,8 @@ def _request_frame() -> FrameType | None:
     """
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
-        if frame.f_code in _REQUEST_CODES:
+        code = frame.f_code
+        if code is _ANALYZE or code is _ANALYZE_STACK:
             return frame
         frame = frame.f_back
     return None
@@ -148,12 +156,12 @@ def shared_view(validate: Validate) -> Validate:
     once per value read), and what the policy derives is shared with the other policies of that request."""
 
     def with_views(args: Any, report: Any) -> Any:
-        previous = _views.active
-        _views.active = _enter(_request_frame())
+        previous = _views.active, _views.frame
+        _views.active, _views.frame = _PENDING, _request_frame()  # the request is read when a view is first asked
         try:
             return validate(args, report)
         finally:
-            _views.active = previous
+            _views.active, _views.frame = previous
 
     return with_views
 
@@ -162,6 +170,8 @@ def _memo(resource: _Viewed) -> dict[Any, Any] | None:
     """What has been derived from ``resource`` during the request being served: its plain view, its size fields, its
     pools — each computed once per request. ``None`` outside a request, or when the request's URNs repeat."""
     views = _views.active
+    if views is _PENDING:
+        views = _views.active = _enter(_views.frame)
     if views is None:
         return None
     urn = resource.urn
