@@ -36,6 +36,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 PY = sys.executable
+MISSED_EXIT = 3
+"""A benchmark's exit code when it ran but missed a gated target (``bench/run_all.py`` reports it as missed, not as a
+failure)."""
 
 
 @dataclass

@@ -14,6 +14,9 @@ policies as ``policies/`` does, each doing nothing: what the SDK costs before an
   ``rules/`` and ``gpu_catalog/`` over the total.
 
     python bench/bench_floor.py [--sizes 100,1000,10000] [--repeat 3] [--inprocess-n 1000]
+
+Prints every target with ours, the floor and the ratio (of the medians; the spread of the per-round ratios and the
+1-minute load average before and after each phase beside it), and exits 3 when one is missed.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import BENCH, PY, ROOT, emit_result, header, table
+from bench._common import BENCH, MISSED_EXIT, PY, ROOT, emit_result, header, table
 from bench.bench_policy import PROJECT, STACK, synth_resources
 from preflight.analyzer.client import PolicyPackProcess
 from preflight.model import RecordedResource
@@ -54,6 +57,16 @@ def _interleave(reps: int, sides: dict[str, Callable[[], float]]) -> dict[str, l
         for name in names if rep % 2 == 0 else reversed(names):
             out[name].append(sides[name]())
     return out
+
+
+def paired(ours: Sequence[float], floor: Sequence[float]) -> dict[str, float]:
+    """Spread of the per-round ratios ours/floor (the two sides of one round ran back to back, under the same load)."""
+    return spread([o / f for o, f in zip(ours, floor, strict=True)])
+
+
+def load_average() -> float:
+    """The 1-minute load average now (2 cores shared with other work: above ~2 the figures are noisy)."""
+    return os.getloadavg()[0]
 
 
 # ------------------------------------------------------------------------------------------------------ in process
@@ -108,7 +121,9 @@ def inprocess(n: int, reps: int) -> dict[str, Any]:
 
         return run
 
+    load = [load_average()]
     total = _interleave(reps, {k: side(k) for k in servicers})
+    load.append(load_average())
     resource_policies, stack_policies = policy_counts()
     return {
         "n": n,
@@ -116,6 +131,8 @@ def inprocess(n: int, reps: int) -> dict[str, Any]:
         "stack_policies": stack_policies,
         "total_us": {k: spread(v) for k, v in total.items()},
         "analyze_us": {k: spread(v) for k, v in analyze.items()},
+        "paired_ratio": paired(total["ours"], total["floor"]),
+        "load": load,
     }
 
 
@@ -160,20 +177,25 @@ def grpc(sizes: Sequence[int], reps: int) -> list[dict[str, Any]]:
         resources = synth_resources(n)
         runs: dict[str, list[dict[str, float]]] = {"floor": [], "ours": []}
 
+        load = [load_average()]
         rps = _interleave(reps, {"floor": _grpc_side(FLOOR, resources, runs["floor"]),
                                  "ours": _grpc_side(OURS, resources, runs["ours"])})  # fmt: skip
+        load.append(load_average())
         row = {
             "n": n,
             "rps": {k: spread(v) for k, v in rps.items()},
             "us_per_resource": {k: spread([r["us_per_resource"] for r in v]) for k, v in runs.items()},
+            "paired_ratio": paired(rps["ours"], rps["floor"]),
+            "load": load,
         }
         row["ratio"] = row["rps"]["ours"]["median"] / row["rps"]["floor"]["median"]
         rows.append(row)
+        pr = row["paired_ratio"]
         print(
             f"  N={n:>6}: ours {row['rps']['ours']['median']:,.0f} res/s (min {row['rps']['ours']['min']:,.0f}, max "
             f"{row['rps']['ours']['max']:,.0f}), floor {row['rps']['floor']['median']:,.0f} res/s (min "
             f"{row['rps']['floor']['min']:,.0f}, max {row['rps']['floor']['max']:,.0f}); ours/floor "
-            f"{row['ratio']:.2f}",
+            f"{row['ratio']:.2f} (per round {pr['min']:.2f}–{pr['max']:.2f}); load {load[0]:.1f} → {load[1]:.1f}",
             flush=True,
         )
     return rows
@@ -234,13 +256,14 @@ def main(argv: list[str] | None = None) -> int:
 
     header("policy pack vs. the no-op floor (same SDK, same policy count, same run, interleaved)")
     inproc = inprocess(args.inprocess_n, max(args.repeat, 1) + 2)
-    t, a = inproc["total_us"], inproc["analyze_us"]
+    t, a, pr = inproc["total_us"], inproc["analyze_us"], inproc["paired_ratio"]
     print(
         f"  in process, N={inproc['n']:,}, {inproc['resource_policies']} resource + {inproc['stack_policies']} stack "
         f"policies: ours {t['ours']['median']:,.0f} µs/resource (min {t['ours']['min']:,.0f}, max "
         f"{t['ours']['max']:,.0f}), floor {t['floor']['median']:,.0f} (min {t['floor']['min']:,.0f}, max "
-        f"{t['floor']['max']:,.0f}); ratio {t['ours']['median'] / t['floor']['median']:.2f} (Analyze alone "
-        f"{a['ours']['median'] / a['floor']['median']:.2f})",
+        f"{t['floor']['max']:,.0f}); ratio {t['ours']['median'] / t['floor']['median']:.2f} (per round "
+        f"{pr['min']:.2f}–{pr['max']:.2f}; Analyze alone {a['ours']['median'] / a['floor']['median']:.2f}); load "
+        f"{inproc['load'][0]:.1f} → {inproc['load'][1]:.1f}",
         flush=True,
     )
     rows = grpc(sizes, max(args.repeat, 1))
@@ -258,6 +281,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     emit_result("floor", {"inprocess": inproc, "grpc": rows, "share": share, "targets": found})
+    missed = [x["target"] for x in found if not x["met"]]
+    if missed:
+        print("MISSED: " + "; ".join(missed))
+        return MISSED_EXIT
     return 0
 
 

@@ -18,7 +18,7 @@ from rules import Finding, NotApplicable
 from rules.databricks import CLASSIC_PREVIEW, PROFILE_KEY, DatabricksCluster, is_single_node_profile
 from rules.resource_types import is_databricks_cluster
 
-from ._resources import UNKNOWN, Review, get, props_of
+from ._resources import UNKNOWN, Review, derived, get
 
 
 def text(value: Any) -> str | None:
@@ -83,14 +83,21 @@ def gpu_cluster(args: ResourceValidationArgs, review: Review) -> DbxCluster | No
     """
     if not is_databricks_cluster(args.resource_type):
         return None
-    props = props_of(args)
+    cluster, unknown = derived(args, _GPU_CLUSTER, _read_cluster)
+    for path in unknown:
+        review.unknown_field(path)
+    return cluster
+
+
+_GPU_CLUSTER = "databricks-gpu-cluster"
+
+
+def _read_cluster(props: Any) -> tuple[DbxCluster | None, tuple[str, ...]]:
+    """The cluster when it has a GPU node type, else ``None`` and the node-type fields that are unknown (read once
+    per request: every Databricks policy asks)."""
     if node_type_facts(props).is_gpu_cluster:
-        return DbxCluster(props)
-    if get(props, "nodeTypeId") is UNKNOWN:
-        review.unknown_field("nodeTypeId")
-    if get(props, "driverNodeTypeId") is UNKNOWN:
-        review.unknown_field("driverNodeTypeId")
-    return None
+        return DbxCluster(props), ()
+    return None, tuple(key for key in ("nodeTypeId", "driverNodeTypeId") if get(props, key) is UNKNOWN)
 
 
 def report_findings(review: Review, result: list[Finding] | NotApplicable, *, unknown: Iterable[str] = ()) -> None:

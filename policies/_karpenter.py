@@ -2,7 +2,7 @@
 the sizes they allow (resolved through the catalog by :mod:`rules.karpenter`), what they say about GPUs
 (:class:`rules.karpenter.GpuScope`) and its limits.
 
-Works on :func:`policies._resources.plain` values: unknown values during a preview come back as paths to report, never
+Works on :func:`policies._values.plain` values: unknown values during a preview come back as paths to report, never
 as a pass. Raw NodePools count as much as the platform's own.
 
 Only an explicitly GPU NodePool meets the size rules (``gpu-size-*``) and ``gpu-nodepool-limits``; a NodePool that
@@ -28,9 +28,10 @@ from rules.karpenter import (
     selects_gpus,
     summarise_sizes,
 )
+from rules.size_fields import join_path
 from rules.sizes import SizeFinding
 
-from ._resources import UNKNOWN, Review, SizeField, get, is_unknown, join_path
+from ._values import UNKNOWN, Review, SizeField, get, is_unknown
 
 
 @dataclass(frozen=True, slots=True)

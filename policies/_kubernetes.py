@@ -20,7 +20,7 @@ from pulumi_policy import PolicyResource, StackValidationArgs
 from rules.lifecycle import VersionFinding
 from rules.resource_types import is_agent_pool, is_managed_cluster
 
-from ._resources import UNKNOWN, Review, get, join_path, props_of
+from ._resources import UNKNOWN, Pool, Review, get, join_path, props_of, read_pools
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +58,15 @@ class _Cluster:
         return tuple(str(get(self.props, k) or "").lower() for k in _OWNER_KEYS)
 
 
+_PROFILES: Final = "agentPoolProfiles"
+_VERSION: Final = "orchestratorVersion"
 _OWNER_KEYS: Final = ("resourceGroupName", "resourceName")
 """An AgentPool's ``resourceGroupName`` and ``resourceName`` name its cluster."""
+
+
+def _entry_index(path: str) -> int:
+    """``i`` of a profile's path ``agentPoolProfiles[i]``."""
+    return int(path.removeprefix(f"{_PROFILES}[").removesuffix("]"))
 
 
 def _owner_key(pool: dict[str, Any]) -> tuple[str, ...] | None:
@@ -92,17 +99,21 @@ def version_fields(args: StackValidationArgs, review: Review) -> Iterator[Versio
             review.unknown_field(f"{name}: kubernetesVersion")
         elif isinstance(version, str) and version:
             yield VersionField(cluster.resource, "kubernetesVersion", version, tier, plan, True)
-        profiles = get(cluster.props, "agentPoolProfiles")
-        if profiles is UNKNOWN:
-            review.unknown_field(f"{name}: agentPoolProfiles")
+        profiles, unknown = read_pools(cluster.resource)  # the one reader of agentPoolProfiles
+        if unknown == [_PROFILES]:
+            review.unknown_field(f"{name}: {_PROFILES}")
             continue
-        for i, profile in enumerate(profiles or []):
-            path = join_path("agentPoolProfiles", i, "orchestratorVersion")
-            value = get(profile, "orchestratorVersion")
+        entries: list[tuple[str, Pool | None]] = [(pool.prefix, pool) for pool in profiles]
+        entries += [(path, None) for path in unknown]  # an entry unknown: so is its version
+        for path, pool in sorted(entries, key=lambda entry: _entry_index(entry[0])):  # in the list's order
+            if pool is None:
+                review.unknown_field(f"{name}: {join_path(path, _VERSION)}")
+                continue
+            value = pool.get(_VERSION)
             if value is UNKNOWN:
-                review.unknown_field(f"{name}: {path}")
+                review.unknown_field(f"{name}: {pool.path(_VERSION)}")
             elif isinstance(value, str) and value:  # empty means "the control plane's version" (ARM)
-                yield VersionField(cluster.resource, path, value, tier, plan, True)
+                yield VersionField(cluster.resource, pool.path(_VERSION), value, tier, plan, True)
 
     by_key: dict[tuple[str, ...], _Cluster] = {}
     for cluster in clusters:

@@ -7,6 +7,8 @@ equals the module name with hyphens for underscores.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
@@ -19,6 +21,7 @@ from pulumi_policy import (
 
 from ._exemptions import config_schema as exemption_schema
 from ._exemptions import exempting
+from ._resources import shared_view
 
 MANDATORY = EnforcementLevel.MANDATORY
 ADVISORY = EnforcementLevel.ADVISORY
@@ -32,7 +35,11 @@ def _with_exemptions(name: str, schema: PolicyConfigSchema | None) -> PolicyConf
     )
 
 
-class _Doc:
+class _Documented:
+    """The one constructor of the pack's policies: SDK metadata (description "<what> — <why>", level, severity, tags,
+    remediation, config schema with exemptions) plus the documentation RULES.md needs. The validation runs with the
+    request's shared views (:func:`policies._resources.shared_view`) and the policy's exemptions applied."""
+
     what: str
     why: str
     config_doc: str
@@ -41,22 +48,13 @@ class _Doc:
     pool_fields: tuple[str, ...] = ()
     """An AKS pool rule: the fields of each pool it reads (``AgentPool.<f>``, ``agentPoolProfiles[].<f>``)."""
 
-    def _set_doc(self, what: str, why: str, config_doc: str) -> None:
-        self.what = what
-        self.why = why
-        self.config_doc = config_doc
-
-
-class GpuResourcePolicy(ResourceValidationPolicy, _Doc):
-    """A resource policy with the documentation RULES.md needs."""
-
     def __init__(
         self,
         *,
         name: str,
         what: str,
         why: str,
-        validate: ResourceValidation,
+        validate: ResourceValidation | StackValidation,
         level: EnforcementLevel,
         severity: Severity,
         topics: list[str],
@@ -66,49 +64,30 @@ class GpuResourcePolicy(ResourceValidationPolicy, _Doc):
         size_families: tuple[str, ...] = (),
         pool_fields: tuple[str, ...] = (),
     ) -> None:
-        super().__init__(
+        sdk_base: Any = super()  # ResourceValidationPolicy or StackValidationPolicy, next in the subclass's MRO
+        sdk_base.__init__(
             name=name,
             description=f"{what} — {why}",
-            validate=exempting(name, validate),
+            validate=shared_view(exempting(name, validate)),
             enforcement_level=level,
             config_schema=_with_exemptions(name, config_schema),
             severity=severity,
             tags=topics,
             remediation_steps=fix,
         )
-        self._set_doc(what, why, config_doc)
+        self.what = what
+        self.why = why
+        self.config_doc = config_doc
         self.size_families = size_families
         self.pool_fields = pool_fields
 
 
-class GpuStackPolicy(StackValidationPolicy, _Doc):
-    """A stack policy with the documentation RULES.md needs."""
+class GpuResourcePolicy(_Documented, ResourceValidationPolicy):
+    """A resource policy with the documentation RULES.md needs."""
 
-    def __init__(
-        self,
-        *,
-        name: str,
-        what: str,
-        why: str,
-        validate: StackValidation,
-        level: EnforcementLevel,
-        severity: Severity,
-        topics: list[str],
-        fix: str,
-        config_schema: PolicyConfigSchema | None = None,
-        config_doc: str = "",
-    ) -> None:
-        super().__init__(
-            name=name,
-            description=f"{what} — {why}",
-            validate=exempting(name, validate),
-            enforcement_level=level,
-            config_schema=_with_exemptions(name, config_schema),
-            severity=severity,
-            tags=topics,
-            remediation_steps=fix,
-        )
-        self._set_doc(what, why, config_doc)
+
+class GpuStackPolicy(_Documented, StackValidationPolicy):
+    """A stack policy with the documentation RULES.md needs."""
 
 
 DocumentedPolicy = GpuResourcePolicy | GpuStackPolicy

@@ -17,28 +17,16 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from types import FrameType
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeVar
 
-from pulumi_policy import ReportViolation, ResourceValidationArgs, StackValidationArgs
+from pulumi_policy import ReportViolation
 from pulumi_policy.policy import _PolicyAnalyzerServicer
-from pulumi_policy.proxy import (
-    UNKNOWN_ARCHIVE_VALUE,
-    UNKNOWN_ARRAY_VALUE,
-    UNKNOWN_ASSET_VALUE,
-    UNKNOWN_BOOLEAN_VALUE,
-    UNKNOWN_NUMBER_VALUE,
-    UNKNOWN_OBJECT_VALUE,
-    UNKNOWN_STRING_VALUE,
-    UnknownValueError,
-    _DictProxy,
-    _ListProxy,
-)
 
-from gpu_catalog import is_gpu_size
+from gpu_catalog import clock, is_gpu_size
 from rules.resource_types import (
     is_agent_pool,
     is_karpenter_node_pool,
@@ -47,18 +35,33 @@ from rules.resource_types import (
 from rules.size_fields import condition_holds, find_values, join_path, size_family, size_table
 from rules.sizes import SizeFinding as Finding
 
-_SENTINELS: Final = frozenset(
-    {
-        UNKNOWN_BOOLEAN_VALUE,
-        UNKNOWN_NUMBER_VALUE,
-        UNKNOWN_STRING_VALUE,
-        UNKNOWN_ARRAY_VALUE,
-        UNKNOWN_ASSET_VALUE,
-        UNKNOWN_ARCHIVE_VALUE,
-        UNKNOWN_OBJECT_VALUE,
-    }
-)
+from ._karpenter import nodepool_size_fields, review_nodepool_sizes
+from ._values import UNKNOWN, Review, SizeField, as_bool, get, is_unknown, plain
 
+__all__ = [
+    "AGENT_POOL",
+    "POOL_SIZES",
+    "UNKNOWN",
+    "Pool",
+    "Review",
+    "SizeField",
+    "agent_pools",
+    "as_bool",
+    "derived",
+    "get",
+    "is_gpu_pool",
+    "is_unknown",
+    "iter_known",
+    "join_path",
+    "per_size",
+    "plain",
+    "pools_of",
+    "props_of",
+    "read_pools",
+    "review_sizes",
+    "shared_view",
+    "size_fields",
+]
 
 AGENT_POOL: Final = "azure-native:containerservice:AgentPool"
 
@@ -75,57 +78,6 @@ POOL_SIZES: Final = _pool_size_paths()
 ``virtualMachinesProfile.scale.manual[].size``): what :meth:`Pool.size_values` reads."""
 
 
-class _Unknown:
-    """A value that is not known during a preview (computed from another resource's output)."""
-
-    _instance: _Unknown | None = None
-
-    def __new__(cls) -> _Unknown:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-UNKNOWN: Final = _Unknown()
-
-
-def plain(value: Any) -> Any:
-    """The engine's values without pulumi_policy's proxies; unknown sentinels become :data:`UNKNOWN`.
-
-    The proxies are read through their documented ``__target`` escape hatch, so reading never raises. The common
-    types are dispatched on their exact class (no ABC ``isinstance`` per node); anything else falls back to the
-    ``Mapping`` / ``Sequence`` protocol. Policies read a resource through :func:`props_of`, which converts it once.
-    """
-    kind = type(value)
-    if kind is str:
-        return UNKNOWN if value in _SENTINELS else value
-    if kind is _DictProxy:
-        return {k: plain(v) for k, v in value["__target"].items()}
-    if kind is _ListProxy:
-        return [plain(v) for v in value["__target"]]
-    if kind is float or kind is bool or kind is int or value is None:
-        return value
-    if kind is dict:
-        return {k: plain(v) for k, v in value.items()}
-    if kind is list or kind is tuple:
-        return [plain(v) for v in value]
-    if isinstance(value, str):
-        return UNKNOWN if value in _SENTINELS else value
-    if isinstance(value, Mapping):
-        target = value if isinstance(value, dict) else value["__target"]
-        return {k: plain(v) for k, v in target.items()}
-    if isinstance(value, Sequence):
-        target = value if isinstance(value, list | tuple) else value["__target"]  # type: ignore[call-overload]
-        return [plain(v) for v in target]
-    return value
-
-
 class _Viewed(Protocol):
     """What :func:`props_of` reads: ``ResourceValidationArgs`` (Analyze) or ``PolicyResource`` (AnalyzeStack)."""
 
@@ -140,41 +92,52 @@ class _Typed(_Viewed, Protocol):
     def resource_type(self) -> str: ...
 
 
-_REQUEST_CODES: Final = frozenset(
-    {_PolicyAnalyzerServicer.Analyze.__code__, _PolicyAnalyzerServicer.AnalyzeStack.__code__}
-)
+_ANALYZE: Final = _PolicyAnalyzerServicer.Analyze.__code__
+_ANALYZE_STACK: Final = _PolicyAnalyzerServicer.AnalyzeStack.__code__
+"""The SDK's request handlers, compared by identity (hashing a code object hashes its whole bytecode, every time)."""
 
 
 class _Views(threading.local):
     """What has been derived from the request being analysed on this thread (gRPC serves calls on a thread pool)."""
 
     request: Any = None
+    """The request seen last (kept alive until the next, so its identity is never reused)."""
     views: dict[str, dict[Any, Any]] | None = None
+    active: dict[str, dict[Any, Any]] | None = None
+    """The views of the request whose policy is running now (set by :func:`shared_view`, else ``None``);
+    :data:`_PENDING` until the policy first asks for one."""
+    frame: FrameType | None = None
+    """The frame serving the running policy's request, held only while the policy runs."""
+
+
+_PENDING: Final[dict[str, dict[Any, Any]]] = {}
+"""Marks views not looked up yet (compared by identity; never written)."""
 
 
 _views = _Views()
 
 
-def _current_request() -> Any:
-    """The ``AnalyzeRequest`` / ``AnalyzeStackRequest`` pulumi_policy is serving on this thread, or ``None``.
+def _request_frame() -> FrameType | None:
+    """pulumi_policy's ``Analyze`` / ``AnalyzeStack`` frame serving this thread's request, or ``None``.
 
     pulumi_policy converts and proxies a request's properties once *per policy* and gives a policy no handle on the
-    request; its ``Analyze`` / ``AnalyzeStack`` frame (a few frames up) holds it as ``request``. The request object is
-    the same for every policy of one call (and kept alive here until the next, so its identity is never reused).
-    Outside those calls (a test calling ``validate`` directly) there is none and nothing is shared.
+    request; its ``Analyze`` / ``AnalyzeStack`` frame (a few frames up) holds it as ``request``. That frame is the
+    same for every policy of one call. Outside those calls (a test calling ``validate`` directly) there is
+    none and nothing is shared.
     """
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
-        if frame.f_code in _REQUEST_CODES:
-            return frame.f_locals.get("request")
+        code = frame.f_code
+        if code is _ANALYZE or code is _ANALYZE_STACK:
+            return frame
         frame = frame.f_back
     return None
 
 
-def _memo(resource: _Viewed) -> dict[Any, Any] | None:
-    """What has been derived from ``resource`` during the request being served: its plain view, its size fields, its
-    pools — each computed once per request. ``None`` outside a request, or when the request's URNs repeat."""
-    request = _current_request()
+def _enter(frame: FrameType | None) -> dict[str, dict[Any, Any]] | None:
+    """The views of the request ``frame`` serves (new ones when it is not the request seen last on this thread);
+    ``None`` when there is no request or its URNs repeat (its views would be ambiguous)."""
+    request = None if frame is None else frame.f_locals.get("request")
     if request is None:
         return None
     if _views.request is not request:
@@ -182,12 +145,39 @@ def _memo(resource: _Viewed) -> dict[Any, Any] | None:
         stack = getattr(request, "resources", None)
         unique = stack is None or len({r.urn for r in stack}) == len(stack)
         _views.views = {} if unique else None
-    views = _views.views
+    return _views.views
+
+
+Validate = Callable[[Any, Any], Any]
+
+
+def shared_view(validate: Validate) -> Validate:
+    """``validate`` run with the views of the request being served: the request is found once per policy run (not
+    once per value read), and what the policy derives is shared with the other policies of that request."""
+
+    def with_views(args: Any, report: Any) -> Any:
+        previous = _views.active, _views.frame
+        _views.active, _views.frame = _PENDING, _request_frame()  # the request is read when a view is first asked
+        try:
+            return validate(args, report)
+        finally:
+            _views.active, _views.frame = previous
+
+    return with_views
+
+
+def _memo(resource: _Viewed) -> dict[Any, Any] | None:
+    """What has been derived from ``resource`` during the request being served: its plain view, its size fields, its
+    pools — each computed once per request. ``None`` outside a request, or when the request's URNs repeat."""
+    views = _views.active
+    if views is _PENDING:
+        views = _views.active = _enter(_views.frame)
     if views is None:
         return None
-    memo = views.get(resource.urn)
+    urn = resource.urn
+    memo = views.get(urn)
     if memo is None:
-        memo = views[resource.urn] = {}
+        memo = views[urn] = {}
     return memo
 
 
@@ -211,43 +201,21 @@ def _props(resource: _Viewed, memo: dict[Any, Any] | None) -> Any:
     return view
 
 
+def derived(resource: _Viewed, key: str, compute: Callable[[Any], _T]) -> _T:
+    """``compute(props)`` of the resource's :func:`props_of` view, once per request under ``key`` and shared by the
+    policies (computed every time outside a request). The result is read-only by convention."""
+    memo = _memo(resource)
+    if memo is None:
+        return compute(plain(resource.props))
+    if key in memo:
+        return memo[key]
+    found = memo[key] = compute(_props(resource, memo))
+    return found
+
+
+_T = TypeVar("_T")
 _PROPS: Final = "props"
 _MISSING: Final = object()
-
-
-def get(obj: Any, *path: str | int) -> Any:
-    """The value at ``path`` in a :func:`plain` value: ``None`` when absent, :data:`UNKNOWN` when unknown."""
-    for key in path:
-        if obj is UNKNOWN:
-            return UNKNOWN
-        if isinstance(key, int):
-            if not isinstance(obj, list) or key >= len(obj):
-                return None
-            obj = obj[key]
-        else:
-            if not isinstance(obj, dict):
-                return None
-            obj = obj.get(key)
-        if obj is None:
-            return None
-    return obj
-
-
-def as_bool(value: Any) -> bool | None:
-    """Booleans as Helm values and Spark conf carry them (``true``/``"true"``); ``None`` when not a boolean."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.lower() in ("true", "false"):
-        return value.lower() == "true"
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class SizeField:
-    """One place a VM size is named: the field path and its value (a string, or :data:`UNKNOWN`)."""
-
-    path: str
-    value: str | _Unknown
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +227,8 @@ class Pool:
     data: dict[str, Any]
     standalone: bool
     _sizes: tuple[tuple[str, Any], ...] | None = dataclass_field(default=None, init=False, compare=False, repr=False)
+    _gpu: tuple[bool, tuple[str, ...]] | None = dataclass_field(default=None, init=False, compare=False, repr=False)
+    _label: str | None = dataclass_field(default=None, init=False, compare=False, repr=False)
 
     def path(self, *keys: str | int) -> str:
         return join_path(self.prefix, *keys)
@@ -274,23 +244,43 @@ class Pool:
     def name(self) -> Any:
         return self.get(self.name_key)
 
-    def size_values(self) -> list[tuple[str, Any]]:
-        """The pool's VM sizes with their paths: ``vmSize`` (VirtualMachineScaleSets pools) and each
-        ``virtualMachinesProfile.scale.manual[].size`` (VirtualMachines pools); unknown ones as :data:`UNKNOWN`."""
-        if self._sizes is None:  # read once per pool (the pool is shared by the policies of one request)
+    def _size_values(self) -> tuple[tuple[str, Any], ...]:
+        sizes = self._sizes
+        if sizes is None:  # read once per pool (the pool is shared by the policies of one request)
             out: list[tuple[str, Any]] = []
             for spec in POOL_SIZES:
                 for path, value in find_values(self.data, spec, is_unknown):
                     if isinstance(value, str) or value is UNKNOWN:
                         out.append((self.path(path), value))
-            object.__setattr__(self, "_sizes", tuple(out))
-        return list(self._sizes or ())
+            sizes = tuple(out)
+            object.__setattr__(self, "_sizes", sizes)
+        return sizes
+
+    def size_values(self) -> list[tuple[str, Any]]:
+        """The pool's VM sizes with their paths: ``vmSize`` (VirtualMachineScaleSets pools) and each
+        ``virtualMachinesProfile.scale.manual[].size`` (VirtualMachines pools); unknown ones as :data:`UNKNOWN`."""
+        return list(self._size_values())
+
+    def gpu_state(self) -> tuple[bool, tuple[str, ...]]:
+        """Whether every size is known and one is a GPU size, and the paths of the unknown sizes (read once)."""
+        state = self._gpu
+        if state is None:
+            sizes = self._size_values()
+            unknown = tuple(path for path, size in sizes if size is UNKNOWN)
+            gpu = not unknown and any(is_gpu_size(size) for _, size in sizes)
+            state = (gpu, unknown)
+            object.__setattr__(self, "_gpu", state)
+        return state
 
     @property
     def size_label(self) -> str:
         """How messages name the pool's size(s): ``vmSize``, or the VirtualMachines pool's sizes joined."""
-        manual = [v for path, v in self.size_values() if isinstance(v, str) and path.endswith(".size")]
-        return ", ".join(manual) if manual and self.get("vmSize") is None else str(self.get("vmSize"))
+        label = self._label
+        if label is None:
+            manual = [v for path, v in self._size_values() if isinstance(v, str) and path.endswith(".size")]
+            label = ", ".join(manual) if manual and self.get("vmSize") is None else str(self.get("vmSize"))
+            object.__setattr__(self, "_label", label)
+        return label
 
     def label(self, resource_name: str) -> str:
         """How messages name the pool: the pool name when known, else the resource and the path."""
@@ -319,11 +309,6 @@ def agent_pools(resource_type: str, props: Any) -> tuple[list[Pool], list[str]]:
     return [], []
 
 
-def is_unknown(value: Any) -> bool:
-    """Whether a :func:`plain` value is :data:`UNKNOWN` (for ``rules`` readers that take the test as a parameter)."""
-    return value is UNKNOWN
-
-
 def size_fields(
     resource_type: str, props: Any, *, families: Collection[str] | None = None
 ) -> tuple[list[SizeField], list[str]]:
@@ -336,8 +321,6 @@ def size_fields(
     if family is None or (families is not None and family not in families):
         return [], []
     if is_karpenter_node_pool(resource_type):  # no size field: the sizes its requirements admit
-        from ._karpenter import nodepool_size_fields
-
         return nodepool_size_fields(props)
     entry = size_table().for_type(resource_type)
     if entry is None:
@@ -363,79 +346,33 @@ def size_fields(
     return fields, unknown
 
 
-class Review:
-    """One policy run over one resource (or the stack): reports violations, then states what could not be checked.
-
-    Unknown values (previews): every known value is checked first and its violations reported. If any checked
-    field was unknown, :meth:`finish` then raises pulumi_policy's ``UnknownValueError`` naming every unknown
-    field, so the SDK adds its standard *advisory* diagnostic "can't run policy '<name>' ... during preview:
-    <fields> ..." — visible in the preview output, never blocking it, and never a silent pass. At
-    ``pulumi up`` the values are known and the policy runs at its configured level.
-
-    Values that are simply not there to check (e.g. a KAITO preset newer than the preset table) are recorded with
-    :meth:`not_checked` and reported through ``args.not_applicable(reason)`` when nothing else was reported.
-    """
-
-    def __init__(
-        self, report: ReportViolation, args: ResourceValidationArgs | StackValidationArgs | None = None
-    ) -> None:
-        self._report = report
-        self._args = args
-        self.violations: list[str] = []
-        self.unknown: list[str] = []
-        self.unchecked: list[str] = []
-
-    def violation(self, message: str, urn: str | None = None) -> None:
-        self.violations.append(message)
-        self._report(message, urn)
-
-    def unknown_field(self, path: str) -> None:
-        if path not in self.unknown:
-            self.unknown.append(path)
-
-    def not_checked(self, reason: str) -> None:
-        self.unchecked.append(reason)
-
-    def finish(self) -> None:
-        if self.unknown:
-            error = UnknownValueError(UNKNOWN_STRING_VALUE, [self.unknown[0]])
-            error.message = (
-                f"{', '.join(self.unknown)} can't be known during preview and "
-                f"{'were' if len(self.unknown) > 1 else 'was'} not checked (every known value was); the check runs "
-                "again when `pulumi up` knows the value"
-            )
-            raise error
-        if self.unchecked and not self.violations and self._args is not None:
-            self._args.not_applicable("; ".join(self.unchecked))
-
-
 def is_gpu_pool(pool: Pool, review: Review) -> bool:
     """Whether the pool has a GPU size (``vmSize`` or, in a VirtualMachines pool, any manual size); an unknown size
     is recorded on ``review`` and counts as not (yet) GPU."""
-    gpu = False
-    for path, size in pool.size_values():
-        if size is UNKNOWN:
-            review.unknown_field(path)
-        elif is_gpu_size(size):
-            gpu = True
-    return gpu and not any(size is UNKNOWN for _, size in pool.size_values())
+    gpu, unknown = pool.gpu_state()
+    for path in unknown:
+        review.unknown_field(path)
+    return gpu
 
 
 def pools_of(resource: _Typed, review: Review) -> list[Pool]:
     """The node pools of an AgentPool / ManagedCluster (type checked before any conversion); unknown profile
     entries are recorded on ``review``."""
-    if not (is_agent_pool(resource.resource_type) or is_managed_cluster(resource.resource_type)):
-        return []
-    memo = _memo(resource)
-    found = None if memo is None else memo.get(_POOLS)
-    if found is None:
-        found = agent_pools(resource.resource_type, _props(resource, memo))
-        if memo is not None:
-            memo[_POOLS] = found
-    pools, unknown = found
+    pools, unknown = read_pools(resource)
     for path in unknown:
         review.unknown_field(path)
-    return list(pools)
+    return pools
+
+
+def read_pools(resource: _Typed) -> tuple[list[Pool], list[str]]:
+    """:func:`agent_pools` of a resource, read once per request (type checked before any conversion): its pools
+    and the unknown paths (``agentPoolProfiles`` when the whole list is unknown, ``agentPoolProfiles[i]`` for an
+    entry). Fresh lists each call; the pools are shared."""
+    resource_type = resource.resource_type
+    if not (is_agent_pool(resource_type) or is_managed_cluster(resource_type)):
+        return [], []
+    pools, unknown = derived(resource, _POOLS, lambda props: agent_pools(resource_type, props))
+    return list(pools), list(unknown)
 
 
 _POOLS: Final = "pools"
@@ -451,6 +388,27 @@ def iter_known(fields: list[SizeField], review: Review) -> Iterator[SizeField]:
 
 
 _SIZES: Final = "sizes"
+
+_CHECK_CACHE_MAX: Final = 4096
+"""Distinct (size, parameters, day) answers a :func:`per_size` check keeps (sizes come from user input: bounded)."""
+
+
+def per_size(check: Callable[..., Finding | None], *, dated: bool) -> Callable[..., Finding | None]:
+    """``check(size, *params)`` (a pure catalog rule) answered once per size as written and parameters (and day, when
+    ``dated``: retirements and the sizes a message suggests depend on ``gpu_catalog.clock.today``): the pack asks the
+    same few sizes of thousands of resources."""
+    answers: dict[tuple[Any, ...], Finding | None] = {}
+
+    def cached(size: str, *params: Any) -> Finding | None:
+        key = (size, params, clock.today() if dated else None)
+        if key in answers:
+            return answers[key]
+        if len(answers) >= _CHECK_CACHE_MAX:
+            answers.clear()
+        found = answers[key] = check(size, *params)
+        return found
+
+    return cached
 
 
 def review_sizes(
@@ -473,17 +431,16 @@ def review_sizes(
     review = Review(report)
     memo = _memo(resource)
     if is_karpenter_node_pool(resource_type):
-        from ._karpenter import review_nodepool_sizes  # one violation per NodePool (policies/_karpenter.py)
-
-        review_nodepool_sizes(_props(resource, memo), review, check)
+        review_nodepool_sizes(  # one violation per NodePool (policies/_karpenter.py)
+            _props(resource, memo), review, check
+        )
         review.finish()
         return
-    key = (_SIZES, families)
-    found = None if memo is None else memo.get(key)
-    if found is None:
-        found = size_fields(resource_type, _props(resource, memo), families=families)
+    found = None if memo is None else memo.get(_SIZES)
+    if found is None:  # the same for every family filter that admits the resource's family (checked above)
+        found = size_fields(resource_type, _props(resource, memo))
         if memo is not None:
-            memo[key] = found
+            memo[_SIZES] = found
     fields, unknown = found
     for path in unknown:
         review.unknown_field(path)

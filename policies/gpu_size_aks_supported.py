@@ -7,10 +7,11 @@ from pulumi_policy import PolicyConfigSchema, ReportViolation, ResourceValidatio
 from rules.sizes import check_aks_supported
 
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import review_sizes
+from ._resources import per_size, review_sizes
 from ._scope import FAMILIES_DOC, FAMILIES_KEY, FAMILIES_SCHEMA, configured_families
 
 NAME = "gpu-size-aks-supported"
+_CHECK = per_size(check_aks_supported, dated=False)
 SIZE_FAMILIES = ("aks",)
 """Only AKS pools (azure-native AgentPool and ManagedCluster.agentPoolProfiles of both pool types, classic
 KubernetesCluster.defaultNodePool and KubernetesClusterNodePool): VMs, Databricks and KAITO have their own support
@@ -19,7 +20,7 @@ facts, checked by their own policies."""
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     families = configured_families(args, NAME, SIZE_FAMILIES)
-    review_sizes(args, report, check_aks_supported, families=families)
+    review_sizes(args, report, _CHECK, families=families)
 
 
 POLICY = GpuResourcePolicy(

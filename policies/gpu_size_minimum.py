@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import cache, partial
+from functools import cache
 
 from pulumi_policy import PolicyConfigSchema, ReportViolation, ResourceValidationArgs, Severity
 
@@ -11,13 +11,14 @@ from rules.size_fields import FAMILIES, size_family
 from rules.sizes import DEFAULT_FLOOR, check_minimum, floor_size
 
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import review_sizes
+from ._resources import per_size, review_sizes
 from ._scope import FAMILIES_DOC, FAMILIES_KEY, FAMILIES_SCHEMA, configured_families
 
 CONFIG_KEY = "minimumSize"
 BY_FAMILY_KEY = "minimumSizeByFamily"
 
 NAME = "gpu-size-minimum"
+_CHECK = per_size(check_minimum, dated=True)  # check_minimum(size, floor)
 
 
 @cache
@@ -55,7 +56,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     review_sizes(
         args,
         report,
-        partial(check_minimum, floor=floor),
+        lambda size: _CHECK(size, floor),
         families=configured_families(args, NAME),
     )
 

@@ -8,14 +8,15 @@ from rules.size_fields import FAMILIES
 from rules.sizes import check_retired
 
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import review_sizes
+from ._resources import per_size, review_sizes
 from ._scope import FAMILIES_DOC, FAMILIES_KEY, FAMILIES_SCHEMA, configured_families
 
 NAME = "gpu-size-not-retired"
+_CHECK = per_size(check_retired, dated=True)
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    review_sizes(args, report, check_retired, families=configured_families(args, NAME))
+    review_sizes(args, report, _CHECK, families=configured_families(args, NAME))
 
 
 POLICY = GpuResourcePolicy(

@@ -113,3 +113,21 @@ def test_another_day(monkeypatch: pytest.MonkeyPatch) -> None:
         len(outcome.violations) == 1
         and "its end of life was 2027-06-30 (today is 2027-07-01)" in (outcome.violations[0])
     )
+
+
+def test_unknown_profiles_and_versions_are_named_in_the_list_order() -> None:
+    profiles = [
+        {"name": "system", "vmSize": "Standard_D4s_v5", "orchestratorVersion": UNKNOWN},
+        UNKNOWN,
+        {"name": "gpu", "vmSize": "Standard_NC4as_T4_v3", "orchestratorVersion": "1.33"},
+        {"name": "late", "vmSize": "Standard_D4s_v5", "orchestratorVersion": UNKNOWN},
+    ]
+    outcome = run_stack_policy(POLICY, stack(cluster=with_(CURRENT, agentPoolProfiles=profiles), pool=None))
+    assert [v.split(":")[0] + ":" + v.split(":")[1] for v in outcome.violations] == [
+        "aks-cluster: agentPoolProfiles[2].orchestratorVersion"
+    ]
+    assert outcome.preview_unknown is not None
+    assert outcome.preview_unknown.startswith(
+        "aks-cluster: agentPoolProfiles[0].orchestratorVersion, aks-cluster: agentPoolProfiles[1].orchestratorVersion, "
+        "aks-cluster: agentPoolProfiles[3].orchestratorVersion can't be known during preview"
+    )

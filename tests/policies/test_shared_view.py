@@ -14,6 +14,7 @@ from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
 
 import policies._resources as resources
 from bench.bench_policy import synth_resources
+from gpu_catalog import clock
 from policies.pack import ALL_POLICIES, PACK_NAME
 from preflight.analyzer.protocol import engine_urn, to_struct
 
@@ -87,7 +88,7 @@ def test_shared_view_answers_byte_for_byte_as_per_policy_conversion(
 ) -> None:
     shared = list(_answers(servicer))
     with monkeypatch.context() as m:
-        m.setattr(resources, "_current_request", lambda: None)  # every policy converts the resource itself
+        m.setattr(resources, "_request_frame", lambda: None)  # every policy converts the resource itself
         alone = list(_answers(servicer))
     assert len(shared) == N + 1
     assert shared == alone
@@ -119,3 +120,28 @@ def test_each_resource_is_converted_once_per_request(
     conversions.count = 0
     servicer.AnalyzeStack(analyzer_pb2.AnalyzeStackRequest(resources=stack), None)
     assert conversions.count == 2  # the two AgentPools, once each for all the stack policies that read pools
+
+
+def test_per_size_answers_once_per_size_and_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[str, str]] = []
+
+    def check(size: str, floor: str) -> None:
+        calls.append((size, clock.today().isoformat()))
+
+    dated = resources.per_size(check, dated=True)
+    monkeypatch.setenv(clock.TODAY_ENV, "2026-01-01")
+    dated("Standard_NC6", "f")
+    dated("Standard_NC6", "f")
+    dated("Standard_NC6", "g")
+    monkeypatch.setenv(clock.TODAY_ENV, "2026-01-02")
+    dated("Standard_NC6", "f")
+    undated = resources.per_size(check, dated=False)
+    undated("Standard_NC12", "f")
+    monkeypatch.setenv(clock.TODAY_ENV, "2026-01-03")
+    undated("Standard_NC12", "f")
+    assert calls == [
+        ("Standard_NC6", "2026-01-01"),
+        ("Standard_NC6", "2026-01-01"),
+        ("Standard_NC6", "2026-01-02"),
+        ("Standard_NC12", "2026-01-02"),
+    ]
