@@ -124,11 +124,17 @@ def monitoring_problems(cfg: StackConfig) -> list[Problem]:
     found += _at("monitoring.alerts.memoryPercent", percent("", m.alerts.memoryPercent))
     group = m.actionGroup
     if (group.email is None) == (group.existingId is None):
+        both = group.email is not None
         found.append(
             Problem(
-                "monitoring.actionGroup",
-                "GPU alerts need exactly one receiver. Allowed: email (the platform creates the action group) or "
-                "existingId (an action group's resource id).",
+                "monitoring.actionGroup" if both or "actionGroup" in m.model_fields_set else "monitoring",
+                (
+                    "GPU alerts need exactly one receiver, not both"
+                    if both
+                    else "actionGroup is required with enabled: true: GPU alerts need exactly one receiver"
+                )
+                + ". Allowed: email (the platform creates the action group) or existingId (an action group's "
+                "resource id).",
             )
         )
     if group.email is not None:

@@ -165,7 +165,8 @@ def test_bad_monitoring_input_is_refused_with_keys_and_allowed_values() -> None:
 def test_an_action_group_receiver_is_required() -> None:
     run = run_main(merged(NO_OPERATOR, monitoring={"enabled": True}))
     assert isinstance(run.error, StackConfigError)
-    assert "monitoring.actionGroup: GPU alerts need exactly one receiver. Allowed: email" in str(run.error)
+    expected = "monitoring: actionGroup is required with enabled: true: GPU alerts need exactly one receiver. Allowed"
+    assert expected in str(run.error)
 
 
 def test_monitoring_off_registers_nothing_new() -> None:
