@@ -310,6 +310,46 @@ def _decode_kubeconfig(result: containerservice.ListManagedClusterUserCredential
     return base64.b64decode(result.kubeconfigs[0].value).decode("utf-8")
 
 
+def _system_pool_profile(args: AksGpuClusterArgs) -> containerservice.ManagedClusterAgentPoolProfileArgs:
+    """The inline System pool: a non-GPU size, critical add-ons only when asked, the control plane's version."""
+    sp = args.system_pool
+    return containerservice.ManagedClusterAgentPoolProfileArgs(
+        name=SYSTEM_POOL_NAME,
+        mode="System",
+        vm_size=sp.vm_size,
+        count=sp.count,
+        enable_auto_scaling=False,
+        os_type="Linux",
+        os_sku=sp.os_sku,
+        type="VirtualMachineScaleSets",
+        availability_zones=list(sp.zones) or None,
+        enable_node_public_ip=False,
+        node_taints=["CriticalAddonsOnly=true:NoSchedule"] if sp.only_critical_addons else None,
+        orchestrator_version=args.kubernetes_version,
+        enable_encryption_at_host=sp.encryption_at_host,
+        os_disk_type=sp.os_disk_type,
+        os_disk_size_gb=DEFAULT_OS_DISK_GIB,
+        max_pods=sp.max_pods,
+    )
+
+
+def _addon_profiles(
+    args: AksGpuClusterArgs, workspace_id: pulumi.Input[str] | None
+) -> dict[str, containerservice.ManagedClusterAddonProfileArgs]:
+    """Container Insights (omsagent) and the Key Vault Secrets Store CSI add-on, when on."""
+    addons: dict[str, containerservice.ManagedClusterAddonProfileArgs] = {}
+    if args.container_insights and workspace_id is not None:
+        addons["omsagent"] = containerservice.ManagedClusterAddonProfileArgs(
+            enabled=True, config={"logAnalyticsWorkspaceResourceID": workspace_id}
+        )
+    if args.secrets_store:
+        addons["azureKeyvaultSecretsProvider"] = containerservice.ManagedClusterAddonProfileArgs(
+            enabled=True,
+            config={"enableSecretRotation": "true", "rotationPollInterval": args.secret_rotation_poll_interval},
+        )
+    return addons
+
+
 class AksGpuCluster(pulumi.ComponentResource):
     """The AKS cluster of one environment and its GPU node pools (chained)."""
 
@@ -350,53 +390,56 @@ class AksGpuCluster(pulumi.ComponentResource):
             rg_deps = []
 
         owned_by_channel = channel_owns_version(args.auto_upgrade_channel)
-        sp = args.system_pool
-        system_pool = containerservice.ManagedClusterAgentPoolProfileArgs(
-            name=SYSTEM_POOL_NAME,
-            mode="System",
-            vm_size=sp.vm_size,
-            count=sp.count,
-            enable_auto_scaling=False,
-            os_type="Linux",
-            os_sku=sp.os_sku,
-            type="VirtualMachineScaleSets",
-            availability_zones=list(sp.zones) or None,
-            enable_node_public_ip=False,
-            node_taints=["CriticalAddonsOnly=true:NoSchedule"] if sp.only_critical_addons else None,
-            orchestrator_version=args.kubernetes_version,
-            enable_encryption_at_host=sp.encryption_at_host,
-            os_disk_type=sp.os_disk_type,
-            os_disk_size_gb=DEFAULT_OS_DISK_GIB,
-            max_pods=sp.max_pods,
+        system_pool = _system_pool_profile(args)
+        addons = _addon_profiles(args, self._log_workspace(name, args, rg_deps))
+        self.cluster = self._managed_cluster(
+            name, args, system_pool=system_pool, addons=addons, rg_deps=rg_deps, owned_by_channel=owned_by_channel
         )
-        self.log_analytics_workspace = None
-        workspace_id: pulumi.Input[str] | None = args.log_analytics_workspace_id
-        if args.container_insights and workspace_id is None:
-            self.log_analytics_workspace = operationalinsights.Workspace(
-                f"{name}-logs",
-                resource_group_name=rg_name,
-                workspace_name=f"log-{args.cluster_name}",
-                location=args.location,
-                sku=operationalinsights.WorkspaceSkuArgs(name="PerGB2018"),
-                retention_in_days=args.log_retention_days,
-                tags=tags,
-                opts=pulumi.ResourceOptions(parent=self, depends_on=rg_deps),
-            )
-            workspace_id = self.log_analytics_workspace.id
-        addons: dict[str, containerservice.ManagedClusterAddonProfileArgs] = {}
-        if args.container_insights and workspace_id is not None:
-            addons["omsagent"] = containerservice.ManagedClusterAddonProfileArgs(
-                enabled=True, config={"logAnalyticsWorkspaceResourceID": workspace_id}
-            )
-        if args.secrets_store:
-            addons["azureKeyvaultSecretsProvider"] = containerservice.ManagedClusterAddonProfileArgs(
-                enabled=True,
-                config={"enableSecretRotation": "true", "rotationPollInterval": args.secret_rotation_poll_interval},
-            )
-        api = args.api_server
-        self.cluster = containerservice.ManagedCluster(
-            f"{name}-cluster",
+
+        # Known strings (not provider outputs) for names, with explicit dependencies: values stay known in a
+        # preview and under mocks, and ordering is still right.
+        self.resource_group_name = pulumi.Output.from_input(rg_name)
+        self.cluster_name = pulumi.Output.from_input(args.cluster_name)
+        self.cluster_id = self.cluster.id
+        self.oidc_issuer_url = self.cluster.oidc_issuer_profile.apply(lambda p: p.issuer_url if p is not None else None)
+        creds = containerservice.list_managed_cluster_user_credentials_output(
             resource_group_name=rg_name,
+            resource_name=args.cluster_name,
+            format="exec",
+            opts=pulumi.InvokeOutputOptions(parent=self, depends_on=[self.cluster]),
+        )
+        self.kubeconfig = pulumi.Output.secret(creds.apply(_decode_kubeconfig))
+        self.role_assignments, self.kubernetes_access = self._grant_kubernetes_access(name, args)
+
+        for finding in [*kaito_addon_with_nap(args.kaito_addon, args.node_auto_provisioning), *advisory_findings(args)]:
+            pulumi.log.warn(f"{COMPONENT} '{args.cluster_name}': {finding.message}", resource=self)
+
+        self.pools = self._gpu_pools(name, args, owned_by_channel)
+
+        self.register_outputs(
+            {
+                "clusterName": self.cluster_name,
+                "clusterId": self.cluster_id,
+                "resourceGroupName": self.resource_group_name,
+                "oidcIssuerUrl": self.oidc_issuer_url,
+            }
+        )
+
+    def _managed_cluster(
+        self,
+        name: str,
+        args: AksGpuClusterArgs,
+        *,
+        system_pool: containerservice.ManagedClusterAgentPoolProfileArgs,
+        addons: dict[str, containerservice.ManagedClusterAddonProfileArgs],
+        rg_deps: list[pulumi.Resource],
+        owned_by_channel: bool,
+    ) -> containerservice.ManagedCluster:
+        """The ManagedCluster (Entra ID + Azure RBAC, Azure CNI Overlay, the System pool inline, GPU pools apart)."""
+        api = args.api_server
+        return containerservice.ManagedCluster(
+            f"{name}-cluster",
+            resource_group_name=args.resource_group_name,
             resource_name_=args.cluster_name,
             location=args.location,
             dns_prefix=args.cluster_name,
@@ -447,66 +490,60 @@ class AksGpuCluster(pulumi.ComponentResource):
             if args.kaito_addon
             else None,
             azure_monitor_profile=_azure_monitor_profile(args.prometheus_node_labels),
-            # Node auto-provisioning for Karpenter GPU NodePools; AKS's default NodePools (defaultNodePools Auto, the
-            # SDK's default) stay. NAP: no cluster stop, no Windows pools, no autoscaling agent pools
-            # (gpu_catalog/facts/karpenter.json); this cluster's managed identity and Azure CNI Overlay suit it.
+            # NAP for Karpenter GPU NodePools (default NodePools stay); its limits: gpu_catalog/facts/karpenter.json.
             node_provisioning_profile=containerservice.ManagedClusterNodeProvisioningProfileArgs(
                 mode="Auto", default_node_pools="Auto"
             )
             if args.node_auto_provisioning
             else None,
-            tags=tags,
+            tags=dict(args.tags),
             opts=pulumi.ResourceOptions(
                 parent=self,
-                protect=protect,
+                protect=args.protect,
                 depends_on=rg_deps,
                 ignore_changes=list(CHANNEL_OWNED_CLUSTER_PROPERTIES) if owned_by_channel else None,
             ),
         )
 
-        # Known strings (not provider outputs) for names, with explicit dependencies: values stay known in a
-        # preview and under mocks, and ordering is still right.
-        self.resource_group_name = pulumi.Output.from_input(rg_name)
-        self.cluster_name = pulumi.Output.from_input(args.cluster_name)
-        self.cluster_id = self.cluster.id
-        self.oidc_issuer_url = self.cluster.oidc_issuer_profile.apply(lambda p: p.issuer_url if p is not None else None)
-        creds = containerservice.list_managed_cluster_user_credentials_output(
-            resource_group_name=rg_name,
-            resource_name=args.cluster_name,
-            format="exec",
-            opts=pulumi.InvokeOutputOptions(parent=self, depends_on=[self.cluster]),
-        )
-        self.kubeconfig = pulumi.Output.secret(creds.apply(_decode_kubeconfig))
-        self.role_assignments, self.kubernetes_access = self._grant_kubernetes_access(name, args)
+    def _log_workspace(
+        self, name: str, args: AksGpuClusterArgs, rg_deps: list[pulumi.Resource]
+    ) -> pulumi.Input[str] | None:
+        """The Log Analytics workspace Container Insights sends to: the stack's, or one created here."""
+        self.log_analytics_workspace = None
+        workspace_id: pulumi.Input[str] | None = args.log_analytics_workspace_id
+        if args.container_insights and workspace_id is None:
+            self.log_analytics_workspace = operationalinsights.Workspace(
+                f"{name}-logs",
+                resource_group_name=args.resource_group_name,
+                workspace_name=f"log-{args.cluster_name}",
+                location=args.location,
+                sku=operationalinsights.WorkspaceSkuArgs(name="PerGB2018"),
+                retention_in_days=args.log_retention_days,
+                tags=dict(args.tags),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=rg_deps),
+            )
+            workspace_id = self.log_analytics_workspace.id
+        return workspace_id
 
-        for finding in [*kaito_addon_with_nap(args.kaito_addon, args.node_auto_provisioning), *advisory_findings(args)]:
-            pulumi.log.warn(f"{COMPONENT} '{args.cluster_name}': {finding.message}", resource=self)
-
-        self.pools = []
+    def _gpu_pools(self, name: str, args: AksGpuClusterArgs, owned_by_channel: bool) -> list[GpuNodePool]:
+        """The GPU pools, one after another (AKS: one agent-pool operation at a time), a flat chain."""
+        pools: list[GpuNodePool] = []
         previous: pulumi.Resource = self.cluster
-        for spec in args.gpu_pools:  # one after another (AKS: one agent-pool operation at a time), a flat chain
+        for spec in args.gpu_pools:
             node_pool = GpuNodePool(
                 f"{name}-{spec.name}",
                 GpuNodePoolArgs(
                     pool=spec,
-                    resource_group_name=rg_name,
+                    resource_group_name=args.resource_group_name,
                     cluster_name=args.cluster_name,
                     version_owned_by_channel=owned_by_channel,
                 ),
                 opts=pulumi.ResourceOptions(parent=self),
                 after=after(previous),
             )
-            self.pools.append(node_pool)
+            pools.append(node_pool)
             previous = node_pool.agent_pool
-
-        self.register_outputs(
-            {
-                "clusterName": self.cluster_name,
-                "clusterId": self.cluster_id,
-                "resourceGroupName": self.resource_group_name,
-                "oidcIssuerUrl": self.oidc_issuer_url,
-            }
-        )
+        return pools
 
     def _grant_kubernetes_access(
         self, name: str, args: AksGpuClusterArgs

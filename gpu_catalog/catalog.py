@@ -196,24 +196,13 @@ def _opt(row: Mapping[str, Any], key: str, typ: type | tuple[type, ...], where: 
     return _req(row, key, typ, where)
 
 
-def _parse_row(row: Any, index: int) -> GpuSize:
-    if not isinstance(row, dict):
-        raise CatalogError(f"catalog row {index}: expected an object")
-    name = _req(row, "name", str, f"catalog row {index}")
-    where = f"catalog row {index} ({name})"
-    if not _NAME_RE.match(name):
-        raise CatalogError(f"{where}: name must look like 'Standard_N...'")
-    gpu = _req(row, "gpu", dict, where)
-    life = _req(row, "lifecycle", dict, where)
-    support = _req(row, "support", dict, where)
-    price = _req(row, "price", dict, where)
-
+def _parse_gpu(
+    gpu: dict[str, Any], where: str
+) -> tuple[str, Fraction, tuple[int, int] | None, float, bool, int | None]:
+    """A row's ``gpu``: vendor, count, compute capability, GPU memory per VM, MIG capability and slices."""
     vendor = _req(gpu, "vendor", str, where + " gpu")
     if vendor not in _VENDORS:
         raise CatalogError(f"{where}: gpu.vendor must be one of {_VENDORS}, got {vendor!r}")
-    arch = _req(row, "cpuArch", str, where)
-    if arch not in _ARCHES:
-        raise CatalogError(f"{where}: cpuArch must be one of {_ARCHES}, got {arch!r}")
     try:
         count = Fraction(_req(gpu, "count", str, where + " gpu"))
     except (ValueError, ZeroDivisionError) as exc:
@@ -229,6 +218,20 @@ def _parse_row(row: Any, index: int) -> GpuSize:
         cc = (int(m.group(1)), int(m.group(2)))
     if vendor == "NVIDIA" and cc is None:
         raise CatalogError(f"{where}: NVIDIA sizes need gpu.computeCapability")
+    mem_vm = float(_req(gpu, "memoryGibPerVm", (int, float), where + " gpu"))
+    if mem_vm <= 0:
+        raise CatalogError(f"{where}: gpu.memoryGibPerVm must be positive")
+    mig = _req(gpu, "migCapable", bool, where + " gpu")
+    slices = _opt(gpu, "migSlices", int, where + " gpu")
+    if mig and (slices is None or slices < 1):
+        raise CatalogError(f"{where}: a MIG-capable GPU needs gpu.migSlices (its total MIG compute slices)")
+    if not mig and slices is not None:
+        raise CatalogError(f"{where}: gpu.migSlices is only for MIG-capable GPUs")
+    return vendor, count, cc, mem_vm, mig, slices
+
+
+def _parse_lifecycle(life: dict[str, Any], where: str) -> tuple[str, date | None, tuple[str, ...]]:
+    """A row's ``lifecycle``: status, retirement date (needed when retired or retiring) and migration targets."""
     status = _req(life, "status", str, where + " lifecycle")
     if status not in _LIFECYCLES:
         raise CatalogError(f"{where}: lifecycle.status must be one of {_LIFECYCLES}, got {status!r}")
@@ -242,18 +245,11 @@ def _parse_row(row: Any, index: int) -> GpuSize:
     migrate_to = tuple(_opt(life, "migrateTo", list, where + " lifecycle") or ())
     if not all(isinstance(t, str) for t in migrate_to):
         raise CatalogError(f"{where}: lifecycle.migrateTo must list size names")
-    mem_vm = float(_req(gpu, "memoryGibPerVm", (int, float), where + " gpu"))
-    if mem_vm <= 0:
-        raise CatalogError(f"{where}: gpu.memoryGibPerVm must be positive")
-    price_value = _opt(price, "usdPerHour", (int, float), where + " price")
-    if _req(price, "indicative", bool, where + " price") is not True:
-        raise CatalogError(f"{where}: prices are third-party figures and must be marked indicative")
-    mig = _req(gpu, "migCapable", bool, where + " gpu")
-    slices = _opt(gpu, "migSlices", int, where + " gpu")
-    if mig and (slices is None or slices < 1):
-        raise CatalogError(f"{where}: a MIG-capable GPU needs gpu.migSlices (its total MIG compute slices)")
-    if not mig and slices is not None:
-        raise CatalogError(f"{where}: gpu.migSlices is only for MIG-capable GPUs")
+    return status, retirement, migrate_to
+
+
+def _parse_support(support: dict[str, Any], mig: bool, where: str) -> tuple[bool, str, tuple[str, ...] | None]:
+    """A row's ``support``: AKS MIG (needs a MIG-capable GPU), the Databricks offer, the AKS GPU registry's OSes."""
     aks_mig = bool(support.get("aksMig", False))
     if aks_mig and not mig:
         raise CatalogError(f"{where}: support.aksMig needs a MIG-capable GPU (gpu.migCapable)")
@@ -262,11 +258,41 @@ def _parse_row(row: Any, index: int) -> GpuSize:
         raise CatalogError(f"{where}: support.databricks must be one of {_DATABRICKS_OFFERS}, got {databricks!r}")
     registry = _opt(support, "aksGpuRegistry", dict, where + " support")
     registry_os = tuple(str(o) for o in registry.get("os") or ()) if registry is not None else None
+    return aks_mig, databricks, registry_os
+
+
+def _parse_quota(row: dict[str, Any], where: str) -> tuple[str | None, str | None]:
+    """A row's ``quotaFamily``: the Azure quota family and its source (a family needs one)."""
     quota = _opt(row, "quotaFamily", dict, where) or {}
     quota_family = _opt(quota, "name", str, where + " quotaFamily")
     quota_source = _opt(quota, "source", str, where + " quotaFamily")
     if quota_family is not None and not quota_source:
         raise CatalogError(f"{where}: quotaFamily.name {quota_family!r} needs quotaFamily.source")
+    return quota_family, quota_source
+
+
+def _parse_row(row: Any, index: int) -> GpuSize:
+    if not isinstance(row, dict):
+        raise CatalogError(f"catalog row {index}: expected an object")
+    name = _req(row, "name", str, f"catalog row {index}")
+    where = f"catalog row {index} ({name})"
+    if not _NAME_RE.match(name):
+        raise CatalogError(f"{where}: name must look like 'Standard_N...'")
+    gpu = _req(row, "gpu", dict, where)
+    life = _req(row, "lifecycle", dict, where)
+    support = _req(row, "support", dict, where)
+    price = _req(row, "price", dict, where)
+
+    vendor, count, cc, mem_vm, mig, slices = _parse_gpu(gpu, where)
+    arch = _req(row, "cpuArch", str, where)
+    if arch not in _ARCHES:
+        raise CatalogError(f"{where}: cpuArch must be one of {_ARCHES}, got {arch!r}")
+    status, retirement, migrate_to = _parse_lifecycle(life, where)
+    price_value = _opt(price, "usdPerHour", (int, float), where + " price")
+    if _req(price, "indicative", bool, where + " price") is not True:
+        raise CatalogError(f"{where}: prices are third-party figures and must be marked indicative")
+    aks_mig, databricks, registry_os = _parse_support(support, mig, where)
+    quota_family, quota_source = _parse_quota(row, where)
     vcpus = _req(row, "vcpus", int, where)
     if vcpus <= 0:
         raise CatalogError(f"{where}: vcpus must be positive")
