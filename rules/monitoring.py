@@ -156,6 +156,12 @@ def by_pool(expr: str, pool: str | None = None) -> str:
     )
 
 
+def pool_at_max_alert(pool: str) -> str:
+    """``GpuPoolAtMax_<pool>``: Azure's rule schema wants an alert name that is a valid metric name
+    (``[a-zA-Z_:][a-zA-Z0-9_:]*``), so a NodePool name's ``-`` and ``.`` become ``_``."""
+    return "GpuPoolAtMax_" + re.sub(r"[^a-zA-Z0-9_]", "_", pool)
+
+
 def gpu_alert_rules(thresholds: Thresholds, pools: Sequence[ScaledPool] = ()) -> tuple[AlertRule, ...]:
     """The GPU alert rules of one cluster: idle while allocated / while not allocated, memory near full, XID errors,
     row-remap failures, and every autoscaled pool at its maximum."""
@@ -211,7 +217,7 @@ def gpu_alert_rules(thresholds: Thresholds, pools: Sequence[ScaledPool] = ()) ->
         if p.max_nodes is not None:
             rules.append(
                 AlertRule(
-                    f"GpuPoolAtMax-{p.name}",
+                    pool_at_max_alert(p.name),
                     f'count({metric}{{{pool_label}="{p.name}"}}) >= {p.max_nodes}',
                     30,
                     2,
@@ -223,7 +229,7 @@ def gpu_alert_rules(thresholds: Thresholds, pools: Sequence[ScaledPool] = ()) ->
             count = f"count({by_pool(exported_metric(UTIL), p.name)})"
             rules.append(
                 AlertRule(
-                    f"GpuPoolAtMax-{p.name}",
+                    pool_at_max_alert(p.name),
                     f"{count} >= {p.max_gpus}",
                     30,
                     2,

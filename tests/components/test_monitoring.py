@@ -86,10 +86,10 @@ def test_prod_alerts_go_to_the_stack_action_group(prod: Any) -> None:
     assert {r["actions"][0]["actionGroupId"] for r in rules["rules"]} == {
         "/mock/azure-native:monitor:ActionGroup/monitoring-action-group"
     }
-    assert sorted(a for a in by_alert if a.startswith("GpuPoolAtMax-")) == [
-        "GpuPoolAtMax-a100mig",
-        "GpuPoolAtMax-h100",
-        "GpuPoolAtMax-t4",
+    assert sorted(a for a in by_alert if a.startswith("GpuPoolAtMax_")) == [
+        "GpuPoolAtMax_a100mig",
+        "GpuPoolAtMax_h100",
+        "GpuPoolAtMax_t4",
     ]
 
 
@@ -138,7 +138,7 @@ def test_without_the_operator_the_chart_serves_every_pool_and_existing_ids_are_u
     rules = run.one(RULE_GROUP).inputs
     assert rules["scopes"][0] == WS_ID
     assert {r["actions"][0]["actionGroupId"] for r in rules["rules"]} == {GROUP_ID}
-    assert [r["alert"] for r in rules["rules"] if r["alert"].startswith("GpuPoolAtMax")] == ["GpuPoolAtMax-t4"]
+    assert [r["alert"] for r in rules["rules"] if r["alert"].startswith("GpuPoolAtMax")] == ["GpuPoolAtMax_t4"]
     assert run.outputs["alertActionGroupId"] == GROUP_ID and run.outputs["monitoringWorkspaceId"] == WS_ID
     assert [str(f) for f in check_resource(release.type, release.inputs, name=release.name)] == []  # covered, clean
 

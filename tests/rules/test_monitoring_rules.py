@@ -3,6 +3,7 @@ real PromQL parser (promql-parser) and checked against the metric names both pin
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import promql_parser
@@ -17,6 +18,7 @@ from rules.monitoring import (
     gpu_alert_rules,
     ksm_label,
     percent,
+    pool_at_max_alert,
     workspace_id,
     workspace_region,
 )
@@ -66,8 +68,8 @@ def test_every_alert_expression_parses_and_names_only_exported_metrics() -> None
         "GpuMemoryNearFull",
         "GpuXidError",
         "GpuRowRemapFailure",
-        "GpuPoolAtMax-t4",
-        "GpuPoolAtMax-h100nap",
+        "GpuPoolAtMax_t4",
+        "GpuPoolAtMax_h100nap",
     ]
     allowed = FACTS.common_metrics | {FACTS.node_labels_metric}
     for rule in rules:
@@ -95,16 +97,25 @@ def test_thresholds_and_window_reach_the_expressions() -> None:
     assert rules["GpuIdleWhileAllocated"].expression == 'max_over_time(DCGM_FI_DEV_GPU_UTIL{pod!=""}[90m]) < 12.5'
     assert rules["GpuIdleUnallocated"].expression == 'max_over_time(DCGM_FI_DEV_GPU_UTIL{pod=""}[90m]) < 12.5'
     assert rules["GpuMemoryNearFull"].expression.endswith(") > 90")
-    assert "GpuPoolAtMax-t4" not in rules
+    assert "GpuPoolAtMax_t4" not in rules
 
 
 def test_pool_at_max_uses_the_deploy_time_maximum_and_the_pool_label() -> None:
     rules = {r.alert: r for r in gpu_alert_rules(Thresholds(), POOLS)}
     assert ksm_label("azure-gpu-platform/pool") == "label_azure_gpu_platform_pool"
-    assert rules["GpuPoolAtMax-t4"].expression == 'count(kube_node_labels{label_azure_gpu_platform_pool="t4"}) >= 4'
-    assert rules["GpuPoolAtMax-t4"].for_minutes == 30
-    assert rules["GpuPoolAtMax-h100nap"].expression.endswith(">= 16")
-    assert '"Hostname"' in rules["GpuPoolAtMax-h100nap"].expression
+    assert rules["GpuPoolAtMax_t4"].expression == 'count(kube_node_labels{label_azure_gpu_platform_pool="t4"}) >= 4'
+    assert rules["GpuPoolAtMax_t4"].for_minutes == 30
+    assert rules["GpuPoolAtMax_h100nap"].expression.endswith(">= 16")
+    assert '"Hostname"' in rules["GpuPoolAtMax_h100nap"].expression
+
+
+def test_alert_names_are_metric_names_as_the_rule_group_schema_asks() -> None:
+    """definitions/prometheusRuleGroupProperties.json (2023-03-01): 'Must be a valid metric name'; a NodePool's
+    DNS-1123 name keeps its letters and digits, its '-' and '.' become '_'."""
+    assert pool_at_max_alert("gpu-h100.spot") == "GpuPoolAtMax_gpu_h100_spot"
+    pools = (*POOLS, ScaledPool("gpu-h100", max_gpus=8))
+    for rule in gpu_alert_rules(Thresholds(), pools):
+        assert re.fullmatch(r"[a-zA-Z_:][a-zA-Z0-9_:]*", rule.alert), rule.alert
 
 
 @pytest.mark.parametrize(("value", "ok"), [(0, True), (100, True), (5.5, True), (-0.1, False), (100.5, False)])
