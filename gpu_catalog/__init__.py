@@ -6,6 +6,7 @@ Deliberately free of Pulumi imports.
 
 from .catalog import (
     CATALOG_PATH,
+    MIG_GEOMETRY,
     MIG_PROFILES,
     Catalog,
     CatalogError,
@@ -19,6 +20,7 @@ from .catalog import (
 
 __all__ = [
     "CATALOG_PATH",
+    "MIG_GEOMETRY",
     "MIG_PROFILES",
     "Catalog",
     "CatalogError",

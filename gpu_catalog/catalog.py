@@ -227,6 +227,9 @@ def _parse_gpu(
         raise CatalogError(f"{where}: a MIG-capable GPU needs gpu.migSlices (its total MIG compute slices)")
     if not mig and slices is not None:
         raise CatalogError(f"{where}: gpu.migSlices is only for MIG-capable GPUs")
+    largest = max(g for g, _, _ in MIG_GEOMETRY.values())
+    if mig and slices is not None and slices < largest:
+        raise CatalogError(f"{where}: gpu.migSlices {slices} is fewer than the largest MIG profile's {largest} slices")
     return vendor, count, cc, mem_vm, mig, slices
 
 
@@ -387,8 +390,19 @@ def default_catalog() -> Catalog:
 
 # ------------------------------------------------------------------------------------------ classifying names
 
-MIG_PROFILES: tuple[str, ...] = ("MIG1g", "MIG2g", "MIG3g", "MIG4g", "MIG7g")
-"""AKS ``gpuInstanceProfile`` values (API 2025-09-01)."""
+MIG_GEOMETRY: dict[str, tuple[int, int, int]] = {
+    "MIG1g": (1, 7, 1),
+    "MIG2g": (2, 3, 2),
+    "MIG3g": (3, 2, 4),
+    "MIG4g": (4, 1, 4),
+    "MIG7g": (7, 1, 8),
+}
+"""AKS ``gpuInstanceProfile`` → (compute slices, instances per GPU, memory eighths): NVIDIA's A100/H100/H200 MIG
+geometry (NVIDIA MIG user guide, supported profiles). A MIG-capable catalog size's ``gpu.migSlices`` (7) holds the
+largest profile's compute slices (checked when the catalog loads)."""
+
+MIG_PROFILES: tuple[str, ...] = tuple(MIG_GEOMETRY)
+"""AKS ``gpuInstanceProfile`` values (API 2025-09-01): the profiles of :data:`MIG_GEOMETRY`."""
 
 
 def canonical_mig_profile(profile: str) -> str | None:

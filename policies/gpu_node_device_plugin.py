@@ -24,7 +24,7 @@ from typing import Any, Final, Literal, cast
 import yaml
 from pulumi_policy import PolicyConfigSchema, PolicyResource, ReportViolation, Severity, StackValidationArgs
 
-from gpu_catalog import GpuSize, canonical_mig_profile, default_catalog
+from gpu_catalog import MIG_GEOMETRY, GpuSize, canonical_mig_profile, default_catalog
 from rules.karpenter import (
     REQUIREMENTS_PATH,
     SKU_GPU_COUNT,
@@ -35,7 +35,6 @@ from rules.karpenter import (
 from rules.node_stack import (
     DEVICE_PLUGIN_CHART,
     GPU_OPERATOR,
-    MIG_GEOMETRY,
     OPERATOR_DEFAULT_TOLERATION,
     SPOT_TAINT,
     GpuNode,

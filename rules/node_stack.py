@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from gpu_catalog import GpuSize
+from gpu_catalog import MIG_GEOMETRY, GpuSize
 from gpu_catalog.device_plugins import load_device_plugin_facts
 
 from . import Finding
@@ -63,16 +63,6 @@ DEFAULT_CONFIG = "default"
 
 MigStrategy = Literal["none", "single", "mixed"]
 SharingMode = Literal["timeSlicing", "mps"]
-
-MIG_GEOMETRY: dict[str, tuple[int, int, int]] = {
-    "MIG1g": (1, 7, 1),
-    "MIG2g": (2, 3, 2),
-    "MIG3g": (3, 2, 4),
-    "MIG4g": (4, 1, 4),
-    "MIG7g": (7, 1, 8),
-}
-"""AKS ``gpuInstanceProfile`` → (compute slices, instances per GPU, memory eighths): NVIDIA's A100/H100/H200 MIG
-geometry (NVIDIA MIG user guide, supported profiles)."""
 
 
 def mig_instance(profile: str, whole_gpu_memory_gib: float) -> tuple[str, int]:
