@@ -227,9 +227,6 @@ def _parse_gpu(
         raise CatalogError(f"{where}: a MIG-capable GPU needs gpu.migSlices (its total MIG compute slices)")
     if not mig and slices is not None:
         raise CatalogError(f"{where}: gpu.migSlices is only for MIG-capable GPUs")
-    largest = max(g for g, _, _ in MIG_GEOMETRY.values())
-    if mig and slices is not None and slices < largest:
-        raise CatalogError(f"{where}: gpu.migSlices {slices} is fewer than the largest MIG profile's {largest} slices")
     return vendor, count, cc, mem_vm, mig, slices
 
 
@@ -398,8 +395,8 @@ MIG_GEOMETRY: dict[str, tuple[int, int, int]] = {
     "MIG7g": (7, 1, 8),
 }
 """AKS ``gpuInstanceProfile`` → (compute slices, instances per GPU, memory eighths): NVIDIA's A100/H100/H200 MIG
-geometry (NVIDIA MIG user guide, supported profiles). A MIG-capable catalog size's ``gpu.migSlices`` (7) holds the
-largest profile's compute slices (checked when the catalog loads)."""
+geometry (NVIDIA MIG user guide, supported profiles). A profile fits a size whose ``gpu.migSlices`` holds its
+compute slices (:func:`rules.sizes.check_mig_profile`)."""
 
 MIG_PROFILES: tuple[str, ...] = tuple(MIG_GEOMETRY)
 """AKS ``gpuInstanceProfile`` values (API 2025-09-01): the profiles of :data:`MIG_GEOMETRY`."""

@@ -10,7 +10,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date
 
-from gpu_catalog import clock
+from gpu_catalog import MIG_GEOMETRY, clock
 from gpu_catalog.catalog import (
     MIG_PROFILES,
     Catalog,
@@ -172,9 +172,9 @@ def check_aks_supported(name: str, catalog: Catalog | None = None) -> SizeFindin
     )
 
 
-MIG_PROFILE_WIDTH: dict[str, int] = {"MIG1g": 1, "MIG2g": 2, "MIG3g": 3, "MIG4g": 4, "MIG7g": 7}
-"""Compute slices one instance of each AKS ``gpuInstanceProfile`` takes (Azure/AgentBaker PR #9065: AKS's node
-bootstrap creates ``floor(total slices / width)`` instances of the profile)."""
+MIG_PROFILE_WIDTH: dict[str, int] = {profile: width for profile, (width, _, _) in MIG_GEOMETRY.items()}
+"""Compute slices one instance of each AKS ``gpuInstanceProfile`` takes, from the catalog's MIG geometry
+(Azure/AgentBaker PR #9065: AKS's node bootstrap creates ``floor(total slices / width)`` instances of the profile)."""
 
 
 def check_mig_profile(name: str, profile: str | None, catalog: Catalog | None = None) -> SizeFinding | None:

@@ -85,17 +85,6 @@ def test_malformed_rows_fail_loudly(tmp_path, mutate, expected):
         load_catalog(_write(tmp_path, mutate))
 
 
-def test_a_mig_size_holds_the_largest_mig_profile(tmp_path):
-    """The MIG geometry table (gpu_catalog.MIG_GEOMETRY) and the catalog's migSlices are one set of MIG facts."""
-
-    def shrink(doc):
-        row = next(r for r in doc["sizes"] if r.get("gpu", {}).get("migCapable"))
-        row["gpu"]["migSlices"] = 3
-
-    with pytest.raises(CatalogError, match=r"migSlices 3 is fewer than the largest MIG profile's 7 slices"):
-        load_catalog(_write(tmp_path, shrink))
-
-
 def test_variants_inherit_their_siblings_gpu_facts_and_are_not_copies():
     cat = default_catalog()
     noib, sibling = cat["Standard_ND96is_noib_H100_v5"], cat["Standard_ND96isr_H100_v5"]
