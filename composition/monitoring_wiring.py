@@ -11,7 +11,7 @@ from components.pool_scheduling import POOL_LABEL, taint_tolerations
 from gpu_catalog.monitoring import load_monitoring_facts
 from rules.monitoring import ScaledPool
 from stack_config import StackConfig
-from stack_config.monitoring import exporter_stacks
+from stack_config.checks import exporter_stacks
 
 
 def _tolerations(cfg: StackConfig) -> list[Toleration]:

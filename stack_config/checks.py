@@ -27,11 +27,25 @@ from rules.hardening import ApiServer, api_server_access, network_policy, node_h
 from rules.karpenter import AgentPoolFacts, nap_agent_pools
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
 from rules.limits import ClusterScale, cluster_scale
+from rules.monitoring import (
+    POOL_NODE_LABEL,
+    action_group_id,
+    email_address,
+    percent,
+    workspace_id,
+    workspace_region,
+)
 from rules.node_os import node_os_problem
 from rules.node_stack import (
     DEVICE_PLUGIN_CHART,
     GPU_OPERATOR,
+    OPERATOR_DEFAULT_TOLERATION,
+    SPOT_TAINT,
     GpuNode,
+    NodeStack,
+    Toleration,
+    metrics_exporter_findings,
+    metrics_exporters,
     node_stack_findings,
     operator_driver_os_findings,
     platform_node_stack,
@@ -49,9 +63,9 @@ from .models import (
     PolicyLevel,
     StackConfig,
 )
-from .monitoring import monitoring_problems
+from .monitoring import GpuMonitoringConfig
 from .nap import GpuNodePoolConfig
-from .working_hours import working_hours_problems
+from .working_hours import START_STOP_SOURCE
 
 # --------------------------------------------------------------------------------------------------- semantics
 
@@ -557,6 +571,110 @@ def nap_problems(cfg: StackConfig) -> list[Problem]:
         index, _, field = f.field.partition(".")
         problems.append(Problem(f"gpuPools[{index}].{field}", f.message))
     return problems
+
+
+# --------------------------------------------------------------------------------------------------- monitoring
+
+
+def exporter_stacks(cfg: StackConfig) -> list[NodeStack]:
+    """The DCGM exporters on each Linux GPU pool and NodePool of the stack, as the platform deploys them: the GPU
+    operator's exporter when the operator runs with ``dcgmExporter``, else the dcgm-exporter chart for every pool."""
+    pools = [(f"gpuPools[{i}] ({p.name})", p.name, p, p.spot) for i, p in enumerate(cfg.gpuPools) if p.os == "Linux"]
+    pools += [(f"gpuNodePools[{i}] ({p.name})", p.name, p, False) for i, p in enumerate(cfg.gpuNodePools)]
+    all_taints = [t for _, _, p, spot in pools for t in (*cfg.pool_taints(p), *((SPOT_TAINT,) if spot else ()))]
+    operator: list[Toleration] | None = None
+    chart: tuple[list[Toleration], dict[str, tuple[str, ...]]] | None = None
+    if cfg.gpuOperator.enabled and cfg.gpuOperator.dcgmExporter:
+        operator = [OPERATOR_DEFAULT_TOLERATION, *taint_tolerations(all_taints)]
+    elif pools:
+        chart = (list(taint_tolerations(all_taints)), {POOL_NODE_LABEL: tuple(name for _, name, _, _ in pools)})
+    out: list[NodeStack] = []
+    for where, name, pool, spot in pools:
+        node = GpuNode(
+            where=where,
+            os="Linux",
+            gpus=1,
+            taints=(*cfg.pool_taints(pool), *((SPOT_TAINT,) if spot else ())),
+            labels={POOL_NODE_LABEL: name},
+        )
+        out.append(metrics_exporters(node, operator=operator, chart=chart))
+    return out
+
+
+def monitoring_problems(cfg: StackConfig) -> list[Problem]:
+    """Every problem of ``monitoring`` at once (nothing when it is off)."""
+    m: GpuMonitoringConfig = cfg.monitoring
+    if not m.enabled:
+        return []
+    found: list[Problem] = []
+    found += _at("monitoring.alerts.idleUtilisationPercent", percent("", m.alerts.idleUtilisationPercent))
+    found += _at("monitoring.alerts.memoryPercent", percent("", m.alerts.memoryPercent))
+    group = m.actionGroup
+    if (group.email is None) == (group.existingId is None):
+        both = group.email is not None
+        found.append(
+            Problem(
+                "monitoring.actionGroup" if both or "actionGroup" in m.model_fields_set else "monitoring",
+                (
+                    "GPU alerts need exactly one receiver, not both"
+                    if both
+                    else "actionGroup is required with enabled: true: GPU alerts need exactly one receiver"
+                )
+                + ". Allowed: email (the platform creates the action group) or existingId (an action group's "
+                "resource id).",
+            )
+        )
+    if group.email is not None:
+        found += _at("monitoring.actionGroup.email", email_address("", group.email))
+    if group.existingId is not None:
+        found += _at("monitoring.actionGroup.existingId", action_group_id("", group.existingId))
+    if m.workspaceId is not None:
+        found += _at("monitoring.workspaceId", workspace_id("", m.workspaceId))
+        if m.workspaceLocation is not None:
+            found.append(
+                Problem(
+                    "monitoring.workspaceLocation",
+                    "set together with workspaceId: the location applies only to a workspace the platform creates. "
+                    "Remove one of them.",
+                )
+            )
+    else:
+        key = "monitoring.workspaceLocation" if m.workspaceLocation is not None else "location"
+        found += _at(key, workspace_region("", m.workspaceLocation or cfg.location))
+    for stack in exporter_stacks(cfg):
+        found += _at("monitoring", metrics_exporter_findings(stack))
+    return found
+
+
+# --------------------------------------------------------------------------------------------------- workingHours
+
+
+def working_hours_problems(cfg: StackConfig) -> list[Problem]:
+    """Who may declare working hours (module docstring), as problems on ``cluster.workingHours``."""
+    hours = cfg.cluster.workingHours
+    if hours is None:
+        return []
+    path = "cluster.workingHours"
+    found: list[Problem] = []
+    if cfg.protect:
+        found.append(
+            Problem(
+                path,
+                f"a protected stack (environment {cfg.environment}, cluster.protect true) is not stopped outside "
+                "working hours: AKS does not recommend stopping mission-critical workloads, a stopped cluster may "
+                f"fail to start where capacity is short ({START_STOP_SOURCE}). Allowed on dev/test stacks "
+                "(cluster.protect false); remove the key here.",
+            )
+        )
+    if cfg.node_auto_provisioning:
+        found.append(
+            Problem(
+                path,
+                "AKS cannot stop a cluster with node auto-provisioning (gpuNodePools), so there is nothing to stop "
+                f"outside working hours ({START_STOP_SOURCE}). Allowed: gpuNodePools empty, or remove the key.",
+            )
+        )
+    return found
 
 
 EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [

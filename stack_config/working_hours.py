@@ -5,7 +5,7 @@ The key changes no resource. The preflight report shows it (text, JSON ``working
 (``az aks stop`` / ``az aks start``, the REST ``managedClusters/{name}/stop`` and ``/start`` actions) from a
 scheduler you own; this package never runs one.
 
-Who may set it (:func:`working_hours_problems`, a cross-field check of the whole stack):
+Who may set it (:func:`stack_config.checks.working_hours_problems`, a cross-field check of the whole stack):
 
 - not a protected stack (``cluster.protect``, by default true on ``environment: prod``): AKS does not recommend
   stopping mission-critical workloads, since a stopped cluster may fail to start in a region short of capacity
@@ -17,17 +17,14 @@ from __future__ import annotations
 
 import re
 import zoneinfo
-from typing import TYPE_CHECKING, Annotated, Final, Literal, get_args
+from typing import Annotated, Final, Literal, get_args
 
 from pydantic import Field, field_validator, model_validator
 
-from gpu_catalog.problems import Problem, show
+from gpu_catalog.problems import show
 from rules.idle import clock_minutes, describe_working_hours, working_hours_per_week
 
 from .base import StrictModel
-
-if TYPE_CHECKING:
-    from .models import StackConfig
 
 Day = Literal["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 DAYS: Final[tuple[str, ...]] = get_args(Day)
@@ -94,31 +91,3 @@ class WorkingHoursConfig(StrictModel):
 
     def hours_per_week(self) -> float:
         return working_hours_per_week(list(self.days), self.start, self.end)
-
-
-def working_hours_problems(cfg: StackConfig) -> list[Problem]:
-    """Who may declare working hours (module docstring), as problems on ``cluster.workingHours``."""
-    hours = cfg.cluster.workingHours
-    if hours is None:
-        return []
-    path = "cluster.workingHours"
-    found: list[Problem] = []
-    if cfg.protect:
-        found.append(
-            Problem(
-                path,
-                f"a protected stack (environment {cfg.environment}, cluster.protect true) is not stopped outside "
-                "working hours: AKS does not recommend stopping mission-critical workloads, a stopped cluster may "
-                f"fail to start where capacity is short ({START_STOP_SOURCE}). Allowed on dev/test stacks "
-                "(cluster.protect false); remove the key here.",
-            )
-        )
-    if cfg.node_auto_provisioning:
-        found.append(
-            Problem(
-                path,
-                "AKS cannot stop a cluster with node auto-provisioning (gpuNodePools), so there is nothing to stop "
-                f"outside working hours ({START_STOP_SOURCE}). Allowed: gpuNodePools empty, or remove the key.",
-            )
-        )
-    return found
