@@ -11,6 +11,7 @@ add-on has a version for Kubernetes 1.33–1.36 and none for 1.37 (``kaito_addon
 from __future__ import annotations
 
 import copy
+from datetime import date
 from typing import Any
 
 import pytest
@@ -21,7 +22,7 @@ from components.gpu_node_pool import GpuPoolSpec, PoolDevicePlugin, PoolGpuOpera
 from components.kaito import KaitoWorkspaceArgs
 from components.validation import InvalidArgsError
 from exports.azure_policy import allowed_sizes
-from exports.databricks_policy import allowed_node_types
+from exports.databricks_policy import allowed_node_types, cluster_policy_definition
 from gpu_catalog.clock import TODAY_ENV
 from gpu_catalog.device_plugins import load_device_plugin_facts
 from policies.aks_kubernetes_version_supported import POLICY as K8S_POLICY
@@ -34,6 +35,7 @@ from policies.kaito_workspace_instance_type import POLICY as KAITO_POLICY
 from stack_config import StackConfigError, validate_stack_config
 from tests.components.harness import stack_config
 from tests.components.test_deployable import T4, config
+from tests.exports.databricks_policy_eval import violations
 from tests.policies._helpers import (
     AGENT_POOL,
     CLUSTER,
@@ -303,6 +305,25 @@ def test_runtime_policy_pack_raw_cluster() -> None:
     assert ok.violations == []
     ended = run_policy(DBX_RUNTIME_POLICY, DATABRICKS_CLUSTER, with_(DATABRICKS_GPU, sparkVersion=ENDED_RUNTIME))
     assert len(ended.violations) == 1 and RUNTIME_ENDED in ended.violations[0]
+
+
+def test_runtime_exports_databricks_cluster_policy() -> None:
+    """The exported cluster policy admits only the releases supported on its ``today``: the ended 13.3 (both key
+    shapes) is refused, and 15.4 leaves on its end-of-support date (2027-08-19)."""
+    policy = cluster_policy_definition()
+    gpu = {
+        "spark_version": "17.3.x-gpu-ml-scala2.13",
+        "node_type_id": "Standard_NC24ads_A100_v4",
+        "data_security_mode": "SINGLE_USER",
+        "single_user_name": "a@b.c",
+        "custom_tags": {"cost-center": "ml"},
+    }
+    assert violations(policy, gpu) == {}
+    for ended in (ENDED_RUNTIME, "13.3.x-scala2.12"):
+        assert list(violations(policy, {**gpu, "spark_version": ended})) == ["spark_version"]
+    lts_15 = {**gpu, "spark_version": "15.4.x-gpu-ml-scala2.12"}
+    assert violations(cluster_policy_definition(today=date(2027, 8, 18)), lts_15) == {}
+    assert list(violations(cluster_policy_definition(today=date(2027, 8, 19)), lts_15)) == ["spark_version"]
 
 
 # ------------------------------------------------------------------------ KAITO add-on version per Kubernetes minor
