@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from gpu_catalog import default_catalog
+from gpu_catalog import clock, default_catalog
 from gpu_catalog.karpenter import load_karpenter_facts
 from gpu_catalog.node_disks import node_disks
 from gpu_catalog.problems import key_path
@@ -49,6 +49,7 @@ from .hardening import node_hardening
 from .karpenter import GPU_LIMIT, gpu_nodepool_limits, resolve_sizes
 from .kube_names import label_value_problem, node_label_key_problem
 from .lifecycle import check_operator_platform
+from .node_os import pool_node_os_problem
 from .node_stack import KAITO_ADDON, Sharing, node_stack_findings, pool_node_stack
 from .sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
@@ -225,7 +226,9 @@ class NapGpuPoolFacts:
     operator_version: str | None = None
     """The GPU operator's chart version when it runs (it manages every NAP GPU node: NVIDIA must validate the OS)."""
     kubernetes_version: str | None = None
-    """The control plane's version (NAP nodes run it)."""
+    """The control plane's version (NAP nodes run it): with it, the ``imageFamily``'s node OS end of support
+    (:func:`rules.node_os.pool_node_os_problem`) and, with ``operator_version``, the operator's validated
+    platforms."""
     manager: str | None = None
     mig_strategy: Literal["single", "mixed"] = "single"
     kaito_addon: bool = False
@@ -251,7 +254,8 @@ and 24.04); AzureLinux stays itself and is refused there (NVIDIA does not valida
 
 def nap_gpu_pool(pool: NapGpuPoolFacts) -> list[Finding]:
     """Every guard rail a NAP GPU NodePool breaks: its sizes (each through the size rules), its GPU limit, the
-    Karpenter enums, who installs the driver, GPU sharing and its replicas, taints, labels, the GPU operator's
+    Karpenter enums, who installs the driver, GPU sharing and its replicas, taints, labels, the image family's node
+    OS against the Kubernetes version and today (``gpu_catalog/facts/aks_node_os.json``), the GPU operator's
     validated OS, and what runs on its nodes (exactly one device plugin, for the smallest size it may choose)."""
     facts = load_karpenter_facts()
     sizes, found = resolve_sizes(pool.sizes, pool.series, pool.gpu_models, floor=pool.gpu_floor)
@@ -301,6 +305,10 @@ def nap_gpu_pool(pool: NapGpuPoolFacts) -> list[Finding]:
             kaito_addon=pool.kaito_addon,
         )
         found += [Finding("taints", f.message) for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
+    if pool.image_family and pool.kubernetes_version is not None:
+        os_problem = pool_node_os_problem("Linux", pool.image_family, pool.kubernetes_version, clock.today())
+        if os_problem is not None:
+            found.append(Finding("imageFamily", os_problem))
     if pool.operator_version is not None and pool.kubernetes_version is not None:
         image = pool.image_family or "Ubuntu"
         problem = check_operator_platform(

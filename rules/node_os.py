@@ -1,8 +1,9 @@
 """A node pool's OS version against its Kubernetes minor and the date (``gpu_catalog/facts/aks_node_os.json``).
 
-Applied wherever a pool names an OS: the system pool, every ``gpuPools`` entry, every NAP pool's ``imageFamily``
-(stack config); a ``GpuPoolSpec`` (component Args) and raw ``AgentPool``s / ``agentPoolProfiles`` (policy
-``aks-node-os-supported``) through :func:`pool_node_os_problem`.
+Applied wherever a pool names an OS: the system pool and every ``gpuPools`` entry (stack config); every NAP pool's
+``imageFamily`` through its checklist (:func:`rules.checklists.nap_gpu_pool`: the stack config's ``gpuNodePools`` and
+``NapGpuPoolArgs`` with ``kubernetes_version``); a ``GpuPoolSpec`` (component Args) and raw ``AgentPool``s /
+``agentPoolProfiles`` (policy ``aks-node-os-supported``) through :func:`pool_node_os_problem`.
 """
 
 from __future__ import annotations

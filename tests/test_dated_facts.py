@@ -20,11 +20,13 @@ from components.aks_cluster import AksGpuClusterArgs, ClusterAccess
 from components.databricks import DatabricksGpuClusterArgs
 from components.gpu_node_pool import GpuPoolSpec, PoolDevicePlugin, PoolGpuOperator
 from components.kaito import KaitoWorkspaceArgs
+from components.nap_pool import NapGpuPoolArgs
 from components.validation import InvalidArgsError
 from exports.azure_policy import allowed_sizes
 from exports.databricks_policy import allowed_node_types, cluster_policy_definition
 from gpu_catalog.clock import TODAY_ENV
 from gpu_catalog.device_plugins import load_device_plugin_facts
+from gpu_catalog.lifecycle import default_gpu_operator_version
 from policies.aks_kubernetes_version_supported import POLICY as K8S_POLICY
 from policies.aks_node_os_supported import POLICY as NODE_OS_POLICY
 from policies.databricks_gpu_node_types import POLICY as DBX_NODE_POLICY
@@ -178,6 +180,25 @@ def test_operator_nap_pools_stack_config() -> None:
     assert any(k.startswith(("gpuNodePools[0]", "gpuOperator")) and OPERATOR_ENDED in m for k, m in found.items())
 
 
+def test_operator_nap_component_args() -> None:
+    """``NapGpuPoolArgs`` with the cluster's version: the operator's validated platforms for its image family."""
+
+    def nap(version: str) -> NapGpuPoolArgs:
+        return NapGpuPoolArgs(
+            name="infer",
+            sizes=(T4["vmSize"],),
+            gpu_limit=2,
+            location="westeurope",
+            image_family="Ubuntu2404",
+            gpu_operator=PoolGpuOperator(version, installs_driver=False),
+            kubernetes_version="1.35",
+        )
+
+    nap(default_gpu_operator_version())  # the pinned operator: fine
+    message = args_refusal(lambda: nap(ENDED_OPERATOR))
+    assert "image_family" in message and OPERATOR_ENDED in message
+
+
 # ------------------------------------------------------------------------ node OS end of support
 
 
@@ -210,6 +231,27 @@ def test_node_os_nap_image_family_stack_config(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv(TODAY_ENV, "2027-06-30")
     found = stack_problems(data)
     assert "AKS creates no new node pools with it from 2027-06-30" in found["gpuNodePools[0].imageFamily"]
+
+
+def test_node_os_nap_component_args(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``NapGpuPoolArgs.image_family`` on its ``kubernetes_version``: the same checklist entry as the stack config's
+    ``gpuNodePools[].imageFamily`` (above), with the same message."""
+
+    def nap() -> NapGpuPoolArgs:
+        return NapGpuPoolArgs(
+            name="infer",
+            sizes=(T4["vmSize"],),
+            gpu_limit=2,
+            location="westeurope",
+            image_family="Ubuntu2204",
+            device_plugin=DEVICE_PLUGIN,
+            kubernetes_version="1.35",
+        )
+
+    nap()  # before the date: fine
+    monkeypatch.setenv(TODAY_ENV, "2027-06-30")
+    message = args_refusal(nap)
+    assert "image_family" in message and "AKS creates no new node pools with it from 2027-06-30" in message
 
 
 # ------------------------------------------------------------------------ retired GPU sizes
