@@ -49,7 +49,7 @@ from .hardening import node_hardening
 from .karpenter import GPU_LIMIT, gpu_nodepool_limits, resolve_sizes
 from .kube_names import label_value_problem, node_label_key_problem
 from .lifecycle import check_operator_platform
-from .node_os import pool_node_os_problem
+from .node_os import image_family_problem
 from .node_stack import KAITO_ADDON, Sharing, node_stack_findings, pool_node_stack
 from .sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
@@ -227,7 +227,7 @@ class NapGpuPoolFacts:
     """The GPU operator's chart version when it runs (it manages every NAP GPU node: NVIDIA must validate the OS)."""
     kubernetes_version: str | None = None
     """The control plane's version (NAP nodes run it): with it, the ``imageFamily``'s node OS end of support
-    (:func:`rules.node_os.pool_node_os_problem`) and, with ``operator_version``, the operator's validated
+    (:func:`rules.node_os.image_family_problem`) and, with ``operator_version``, the operator's validated
     platforms."""
     manager: str | None = None
     mig_strategy: Literal["single", "mixed"] = "single"
@@ -306,7 +306,7 @@ def nap_gpu_pool(pool: NapGpuPoolFacts) -> list[Finding]:
         )
         found += [Finding("taints", f.message) for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
     if pool.image_family and pool.kubernetes_version is not None:
-        os_problem = pool_node_os_problem("Linux", pool.image_family, pool.kubernetes_version, clock.today())
+        os_problem = image_family_problem(pool.image_family, pool.kubernetes_version, clock.today())
         if os_problem is not None:
             found.append(Finding("imageFamily", os_problem))
     if pool.operator_version is not None and pool.kubernetes_version is not None:

@@ -391,3 +391,23 @@ def test_kaito_addon_component_args() -> None:
         )
     )
     assert "1.37" in message and "add-on" in message
+
+
+def test_node_os_policy_pack_raw_aks_node_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A raw AKSNodeClass's imageFamily on the stack's ManagedCluster's version (aks-node-os-supported)."""
+    node_class = {
+        "apiVersion": "karpenter.azure.com/v1beta1",
+        "kind": "AKSNodeClass",
+        "spec": {"imageFamily": "Ubuntu2204"},
+    }
+    resources = [
+        (MANAGED_CLUSTER, "aks", with_(CLUSTER, kubernetesVersion="1.36")),
+        ("kubernetes:karpenter.azure.com/v1beta1:AKSNodeClass", "infer", node_class),
+    ]
+    assert run_stack_policy(NODE_OS_POLICY, resources).violations == []
+    monkeypatch.setenv(TODAY_ENV, "2027-06-30")
+    [message] = run_stack_policy(NODE_OS_POLICY, resources).violations
+    assert (
+        message.startswith("infer: spec.imageFamily: ")
+        and "AKS creates no new node pools with it from 2027-06-30" in message
+    )
