@@ -252,6 +252,17 @@ IMAGE_FAMILY_OS_SKU = {"Ubuntu": "Ubuntu", "Ubuntu2204": "Ubuntu2204", "Ubuntu24
 and 24.04); AzureLinux stays itself and is refused there (NVIDIA does not validate the operator on Azure Linux)."""
 
 
+def nap_operator_platform_problem(
+    operator_version: str, kubernetes_version: str, image_family: str | None
+) -> str | None:
+    """Whether NVIDIA validates the GPU operator ``operator_version`` on NAP nodes of ``image_family`` (``None``: AKS's
+    default, Ubuntu) on ``kubernetes_version`` (:func:`rules.lifecycle.check_operator_platform` through
+    :data:`IMAGE_FAMILY_OS_SKU`): the NAP checklist and ``gpu-operator-platform-supported`` on a raw NodePool's
+    AKSNodeClass."""
+    image = image_family or "Ubuntu"
+    return check_operator_platform(operator_version, kubernetes_version, IMAGE_FAMILY_OS_SKU.get(image, image))
+
+
 def nap_gpu_pool(pool: NapGpuPoolFacts) -> list[Finding]:
     """Every guard rail a NAP GPU NodePool breaks: its sizes (each through the size rules), its GPU limit, the
     Karpenter enums, who installs the driver, GPU sharing and its replicas, taints, labels, the image family's node
@@ -310,10 +321,7 @@ def nap_gpu_pool(pool: NapGpuPoolFacts) -> list[Finding]:
         if os_problem is not None:
             found.append(Finding("imageFamily", os_problem))
     if pool.operator_version is not None and pool.kubernetes_version is not None:
-        image = pool.image_family or "Ubuntu"
-        problem = check_operator_platform(
-            pool.operator_version, pool.kubernetes_version, IMAGE_FAMILY_OS_SKU.get(image, image)
-        )
+        problem = nap_operator_platform_problem(pool.operator_version, pool.kubernetes_version, pool.image_family)
         if problem is not None:
             found.append(Finding("imageFamily", problem))
     for key in pool.labels:

@@ -411,3 +411,19 @@ def test_node_os_policy_pack_raw_aks_node_class(monkeypatch: pytest.MonkeyPatch)
         message.startswith("infer: spec.imageFamily: ")
         and "AKS creates no new node pools with it from 2027-06-30" in message
     )
+
+
+def test_operator_policy_pack_raw_nap_node_pool() -> None:
+    """A raw GPU NodePool's AKSNodeClass on the cluster's version (gpu-operator-platform-supported)."""
+    node_class = {"metadata": {"name": "infer"}, "spec": {"imageFamily": "Ubuntu2404"}}
+    outcome = run_stack_policy(
+        OPERATOR_POLICY,
+        [
+            (MANAGED_CLUSTER, "aks", with_(CLUSTER, kubernetesVersion="1.35")),
+            ("kubernetes:karpenter.azure.com/v1beta1:AKSNodeClass", "infer-class", node_class),
+            (NODE_POOL, "infer", with_requirements({"key": SKU_NAME, "operator": "In", "values": [T4["vmSize"]]})),
+            (HELM_RELEASE, "gpu-operator", with_(OPERATOR_RELEASE, version=ENDED_OPERATOR)),
+        ],
+    )
+    assert len(outcome.violations) == 1 and outcome.violations[0].startswith("infer: spec.template.spec.nodeClassRef")
+    assert OPERATOR_ENDED in outcome.violations[0]
