@@ -21,7 +21,8 @@ tolerates the pool's taints and manages its nodes like any other Linux GPU node 
 GPUs); on ``gpu.mode: None`` nodes it installs the driver.
 
 :class:`NapGpuPoolArgs` checks itself when built (size rules, GPU limit, driver mode against the operator, sharing,
-taints, enum values from ``gpu_catalog/facts/karpenter.json``) and raises
+taints, enum values from ``gpu_catalog/facts/karpenter.json``; with ``kubernetes_version``, the image family's node OS
+end of support and the operator's validated platforms) and raises
 :class:`~components.validation.InvalidArgsError` before anything is registered.
 """
 
@@ -128,6 +129,10 @@ class NapGpuPoolArgs:
     kaito_addon: bool = False
     """The cluster runs the KAITO add-on (its device-plugin DaemonSet lands where it tolerates the taints)."""
     gpu_floor: str = DEFAULT_FLOOR
+    kubernetes_version: str | None = None
+    """The cluster's Kubernetes version (NAP nodes run the control plane's). With it, the checklist refuses an
+    ``image_family`` past its node OS end of support on that version (``gpu_catalog/facts/aks_node_os.json``) and,
+    with ``gpu_operator``, an image family NVIDIA does not validate the operator on for that version."""
 
     def __post_init__(self) -> None:
         refuse_findings(COMPONENT, self.name, nap_pool_findings(self), _FIELDS)
@@ -195,6 +200,8 @@ def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:
             labels=args.labels,
             gpu_floor=args.gpu_floor,
             operator=operator.facts if operator is not None else None,
+            operator_version=operator.version if operator is not None else None,
+            kubernetes_version=args.kubernetes_version,
             manager=args.manager,
             mig_strategy=operator.mig_strategy if operator is not None else "single",
             kaito_addon=args.kaito_addon,

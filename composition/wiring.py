@@ -219,6 +219,7 @@ def nap_pool_args(
         device_plugin=pool_device_plugin(cfg),
         kaito_addon=cfg.kaito_addon,
         gpu_floor=cfg.gpu_floor,
+        kubernetes_version=cfg.cluster.kubernetesVersion,
     )
 
 

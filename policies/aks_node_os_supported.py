@@ -6,6 +6,12 @@ Args call. Checked on every ``agentPoolProfiles`` entry of a ManagedCluster and 
 not: AKS refuses the pool either way). A pool's version is its ``orchestratorVersion``, else its cluster's
 ``kubernetesVersion``; a standalone AgentPool's cluster is found by ``resourceGroupName`` + ``resourceName``, or is the
 stack's only ManagedCluster. A pool whose version cannot be found is not checked, and says so.
+
+A raw ``AKSNodeClass`` (AKS node auto-provisioning, ``karpenter.azure.com``) that sets ``spec.imageFamily`` is checked
+too, with :func:`rules.node_os.image_family_problem` (the NAP checklist's rule): NAP nodes run the control plane's
+version, so its Kubernetes version is the stack's only ManagedCluster's (a NodeClass names no cluster; with none or
+several in the stack it is not checked, and says so). A NodeClass without ``imageFamily`` takes AKS's default and is
+not checked.
 """
 
 from __future__ import annotations
@@ -15,8 +21,8 @@ from typing import Any
 from pulumi_policy import ReportViolation, Severity, StackValidationArgs
 
 from gpu_catalog import clock
-from rules.node_os import DEFAULT_OS_SKU, pool_node_os_problem
-from rules.resource_types import is_agent_pool, is_managed_cluster
+from rules.node_os import DEFAULT_OS_SKU, image_family_problem, pool_node_os_problem
+from rules.resource_types import is_agent_pool, is_aks_node_class, is_managed_cluster
 
 from ._meta import MANDATORY, GpuStackPolicy
 from ._resources import UNKNOWN, Review, get, join_path, props_of
@@ -49,12 +55,38 @@ def _judge(review: Review, where: str, pool: Any, version: Any, urn: str) -> Non
         review.violation(f"{where}: {problem}", urn)
 
 
+def _judge_node_class(review: Review, resource: Any, props: Any, versions: list[Any]) -> None:
+    where = f"{resource.name}: spec.imageFamily"
+    image = get(props, "spec", "imageFamily")
+    if image is UNKNOWN:
+        review.unknown_field(where)
+        return
+    if not isinstance(image, str) or not image:
+        return  # AKS's default image family for the version
+    if len(versions) != 1:
+        review.not_checked(f"{where}: the cluster's Kubernetes version is not known ({len(versions)} ManagedClusters)")
+        return
+    version = versions[0]
+    if version is UNKNOWN:
+        return  # reported at the cluster
+    if not isinstance(version, str) or not version:
+        review.not_checked(f"{where}: the ManagedCluster sets no kubernetesVersion")
+        return
+    problem = image_family_problem(image, version, clock.today())
+    if problem is not None:
+        review.violation(f"{where}: {problem}", resource.urn)
+
+
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     review = Review(report, args)
     versions: list[Any] = []  # every ManagedCluster's kubernetesVersion, in stack order
     by_owner: dict[tuple[str, ...], Any] = {}  # ... by its resource group and name (lower-cased, as ARM compares)
     pools: list[tuple[Any, dict[str, Any]]] = []
+    node_classes: list[tuple[Any, Any]] = []
     for resource in args.resources:
+        if is_aks_node_class(resource.resource_type):
+            node_classes.append((resource, props_of(resource)))
+            continue
         if not (is_managed_cluster(resource.resource_type) or is_agent_pool(resource.resource_type)):
             continue  # type first: no other resource is converted (the shared view, policies/_resources.py)
         props = props_of(resource)
@@ -81,6 +113,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         if version is None and len(versions) == 1:
             version = versions[0]
         _judge(review, resource.name, props, version, resource.urn)
+    for resource, props in node_classes:
+        _judge_node_class(review, resource, props, versions)
     review.finish()
 
 
@@ -88,7 +122,8 @@ POLICY = GpuStackPolicy(
     name=NAME,
     what="Every agentPoolProfiles[] entry of a ManagedCluster and every AgentPool runs an OS version AKS creates on "
     "the pool's Kubernetes version (orchestratorVersion, else the cluster's kubernetesVersion) today: osSKU, or AKS's "
-    "default for osType (Ubuntu on Linux, Windows2022 on Windows).",
+    "default for osType (Ubuntu on Linux, Windows2022 on Windows); every AKSNodeClass's imageFamily on the "
+    "cluster's kubernetesVersion.",
     why="AKS refuses a node pool whose OS it no longer supports on that Kubernetes version (Windows Server 2022 ends "
     "with 1.36) or after the OS's date (Ubuntu 22.04: no new pools from 2027-06-30), so `pulumi up` fails; the dates "
     "are data (gpu_catalog/facts/aks_node_os.json) checked against today.",

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from gpu_catalog import default_catalog
+from gpu_catalog import clock, default_catalog
 from gpu_catalog.karpenter import load_karpenter_facts
 from gpu_catalog.node_disks import node_disks
 from gpu_catalog.problems import key_path
@@ -49,6 +49,7 @@ from .hardening import node_hardening
 from .karpenter import GPU_LIMIT, gpu_nodepool_limits, resolve_sizes
 from .kube_names import label_value_problem, node_label_key_problem
 from .lifecycle import check_operator_platform
+from .node_os import image_family_problem
 from .node_stack import KAITO_ADDON, Sharing, node_stack_findings, pool_node_stack
 from .sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
@@ -225,7 +226,9 @@ class NapGpuPoolFacts:
     operator_version: str | None = None
     """The GPU operator's chart version when it runs (it manages every NAP GPU node: NVIDIA must validate the OS)."""
     kubernetes_version: str | None = None
-    """The control plane's version (NAP nodes run it)."""
+    """The control plane's version (NAP nodes run it): with it, the ``imageFamily``'s node OS end of support
+    (:func:`rules.node_os.image_family_problem`) and, with ``operator_version``, the operator's validated
+    platforms."""
     manager: str | None = None
     mig_strategy: Literal["single", "mixed"] = "single"
     kaito_addon: bool = False
@@ -249,9 +252,21 @@ IMAGE_FAMILY_OS_SKU = {"Ubuntu": "Ubuntu", "Ubuntu2204": "Ubuntu2204", "Ubuntu24
 and 24.04); AzureLinux stays itself and is refused there (NVIDIA does not validate the operator on Azure Linux)."""
 
 
+def nap_operator_platform_problem(
+    operator_version: str, kubernetes_version: str, image_family: str | None
+) -> str | None:
+    """Whether NVIDIA validates the GPU operator ``operator_version`` on NAP nodes of ``image_family`` (``None``: AKS's
+    default, Ubuntu) on ``kubernetes_version`` (:func:`rules.lifecycle.check_operator_platform` through
+    :data:`IMAGE_FAMILY_OS_SKU`): the NAP checklist and ``gpu-operator-platform-supported`` on a raw NodePool's
+    AKSNodeClass."""
+    image = image_family or "Ubuntu"
+    return check_operator_platform(operator_version, kubernetes_version, IMAGE_FAMILY_OS_SKU.get(image, image))
+
+
 def nap_gpu_pool(pool: NapGpuPoolFacts) -> list[Finding]:
     """Every guard rail a NAP GPU NodePool breaks: its sizes (each through the size rules), its GPU limit, the
-    Karpenter enums, who installs the driver, GPU sharing and its replicas, taints, labels, the GPU operator's
+    Karpenter enums, who installs the driver, GPU sharing and its replicas, taints, labels, the image family's node
+    OS against the Kubernetes version and today (``gpu_catalog/facts/aks_node_os.json``), the GPU operator's
     validated OS, and what runs on its nodes (exactly one device plugin, for the smallest size it may choose)."""
     facts = load_karpenter_facts()
     sizes, found = resolve_sizes(pool.sizes, pool.series, pool.gpu_models, floor=pool.gpu_floor)
@@ -301,11 +316,12 @@ def nap_gpu_pool(pool: NapGpuPoolFacts) -> list[Finding]:
             kaito_addon=pool.kaito_addon,
         )
         found += [Finding("taints", f.message) for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
+    if pool.image_family and pool.kubernetes_version is not None:
+        os_problem = image_family_problem(pool.image_family, pool.kubernetes_version, clock.today())
+        if os_problem is not None:
+            found.append(Finding("imageFamily", os_problem))
     if pool.operator_version is not None and pool.kubernetes_version is not None:
-        image = pool.image_family or "Ubuntu"
-        problem = check_operator_platform(
-            pool.operator_version, pool.kubernetes_version, IMAGE_FAMILY_OS_SKU.get(image, image)
-        )
+        problem = nap_operator_platform_problem(pool.operator_version, pool.kubernetes_version, pool.image_family)
         if problem is not None:
             found.append(Finding("imageFamily", problem))
     for key in pool.labels:

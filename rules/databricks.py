@@ -237,6 +237,64 @@ def runtime_support_problem(spark_version: str, today: date) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1)
+def _supported_rows() -> tuple[tuple[tuple[int, int], date | None, str | None, bool], ...]:
+    """``(release, end of support or None, GPU ML key or None, LTS)`` of each release ``facts.runtimes.supported``
+    lists, newest first."""
+    doc = json.loads(DATABRICKS_FACTS.read_text(encoding="utf-8"))
+    rows = []
+    for row in doc["facts"]["runtimes"]["supported"]:
+        major, _, minor = str(row["version"]).partition(".")
+        end = date.fromisoformat(row["endOfSupport"]) if row.get("endOfSupport") else None
+        rows.append(((int(major), int(minor or 0)), end, row.get("gpuMlKey"), bool(row.get("lts"))))
+    return tuple(sorted(rows, key=lambda r: r[0], reverse=True))
+
+
+def supported_releases(today: date) -> tuple[tuple[int, int], ...]:
+    """The runtime releases the facts list as supported on ``today`` (``facts.runtimes.supported`` with no end date or
+    one after ``today``), newest first: what the generated cluster policy admits. Every one passes
+    :func:`runtime_support_problem` on ``today``; a release the facts do not list (a non-LTS release between two
+    LTS, or one newer than the facts) is not on it."""
+    return tuple(release for release, end, _, _ in _supported_rows() if end is None or end > today)
+
+
+def _release_label(release: tuple[int, int]) -> str:
+    """How a runtime key spells a release: ``18`` for ``(18, 0)`` (``18.x-…``), ``17.3`` for ``(17, 3)``."""
+    return f"{release[0]}.{release[1]}" if release[1] else str(release[0])
+
+
+def policy_runtime_re(today: date | None = None) -> re.Pattern[str]:
+    """The runtime keys the generated cluster policy admits on ``today`` (its ``spark_version`` regex): the key shapes
+    of :data:`POLICY_RUNTIME_RE` (a GPU ML runtime key or a DBR release key), for the releases supported on that day
+    only (:func:`supported_releases`), e.g. ``^(?:19|18|17\\.3|…)\\.x-(?:gpu-ml-)?scala(2\\.1[23])$``. The policy
+    changes on each end-of-support date in ``gpu_catalog/facts/databricks.json``.
+
+    Raises ``ValueError`` when the facts list no release supported on ``today``."""
+    day = today if today is not None else clock.today()
+    releases = supported_releases(day)
+    if not releases:
+        raise ValueError(
+            f"no Databricks Runtime release is supported on {day.isoformat()} (gpu_catalog/facts/databricks.json): "
+            "refresh the facts (python -m gpu_catalog.refresh)"
+        )
+    alternatives = "|".join(re.escape(_release_label(r)) for r in releases)
+    return re.compile(rf"^(?:{alternatives})\.x-(?:gpu-ml-)?scala(2\.1[23])$")
+
+
+def policy_default_runtime(today: date | None = None) -> str:
+    """The cluster policy's default ``spark_version`` on ``today``: :data:`EXAMPLE_GPU_ML_RUNTIME` while its release
+    is supported, else the newest supported LTS release's GPU ML key (``facts.runtimes.supported[].gpuMlKey``)."""
+    day = today if today is not None else clock.today()
+    if policy_runtime_re(day).match(EXAMPLE_GPU_ML_RUNTIME):
+        return EXAMPLE_GPU_ML_RUNTIME
+    keys = [key for _, end, key, lts in _supported_rows() if key and lts and (end is None or end > day)]
+    if not keys:
+        raise ValueError(
+            f"no supported LTS GPU ML runtime key on {day.isoformat()} (gpu_catalog/facts/databricks.json)"
+        )
+    return keys[0]
+
+
 def plain_runtime(spark_version: str) -> str:
     """The DBR release key of a GPU ML runtime key (``17.3.x-gpu-ml-scala2.13`` → ``17.3.x-scala2.13``).
 
@@ -281,8 +339,9 @@ def _not_gpu(cluster: DatabricksCluster) -> NotApplicable | None:
 
 
 POLICY_RUNTIME_RE: Final = re.compile(r"^(\d+)(?:\.(\d+))?\.x-(?:gpu-ml-)?scala(2\.1[23])$")
-"""The runtime keys the generated cluster policy admits (its ``spark_version`` regex): a GPU ML runtime key (the
-classic request, ``17.3.x-gpu-ml-scala2.13``) or a DBR release key (``17.3.x-scala2.13``), which the newer request
+"""The runtime key shapes the generated cluster policy admits (its ``spark_version`` regex,
+:func:`policy_runtime_re`, narrows the release to those supported on the day): a GPU ML runtime key (the classic
+request, ``17.3.x-gpu-ml-scala2.13``) or a DBR release key (``17.3.x-scala2.13``), which the newer request
 sends with ``kind: CLASSIC_PREVIEW`` and ``use_ml_runtime: true`` (Databricks then runs the GPU ML flavour on GPU
 nodes) and a custom container sends with its image. CPU ML (``-cpu-ml-``, ``-ml-``) and Photon keys do not match.
 
@@ -296,25 +355,32 @@ POLICY_ACCESS_MODES: Final = DEDICATED_MODES
 evaluates."""
 
 
-def policy_refusals(cluster: DatabricksCluster, node_types: Collection[str]) -> list[Finding]:
+def policy_refusals(
+    cluster: DatabricksCluster, node_types: Collection[str], today: date | None = None
+) -> list[Finding]:
     """What the generated cluster policy refuses in a cluster request, attribute by attribute, with the constants the
     policy is generated from (``exports/databricks_policy.py``): node types not in ``node_types`` (the policy's
-    allowlist), a runtime key :data:`POLICY_RUNTIME_RE` does not match, an access mode outside
-    :data:`POLICY_ACCESS_MODES`, Photon, no principal. Cost tags are :func:`missing_cost_tags`."""
+    allowlist), a runtime key :func:`policy_runtime_re` does not match on ``today`` (the wrong shape, or a release
+    not supported that day), an access mode outside :data:`POLICY_ACCESS_MODES`, Photon, no principal. Cost tags are
+    :func:`missing_cost_tags`."""
+    day = today if today is not None else clock.today()
     allowed = ", ".join(node_types)
     found: list[Finding] = []
     for field, value in (("nodeTypeId", cluster.node_type), ("driverNodeTypeId", cluster.driver_node_type)):
         if value is not None and value not in node_types:
             found.append(Finding(field, f"{value} is not on the cluster policy's node type allowlist: {allowed}"))
     version = cluster.spark_version
-    if version is None or POLICY_RUNTIME_RE.match(version) is None:
+    pattern = policy_runtime_re(day)
+    if version is None or pattern.match(version) is None:
+        supported = ", ".join(_release_label(r) for r in supported_releases(day))
         found.append(
             Finding(
                 "sparkVersion",
                 f"{version or 'no runtime'} does not match the cluster policy's runtime pattern "
-                f"{POLICY_RUNTIME_RE.pattern}: a GPU ML runtime key such as {EXAMPLE_GPU_ML_RUNTIME}, or with kind "
+                f"{pattern.pattern}: a GPU ML runtime key such as {policy_default_runtime(day)}, or with kind "
                 f"{CLASSIC_PREVIEW} (useMlRuntime: true) or a custom image the DBR release key such as "
-                f"{EXAMPLE_STANDARD_RUNTIME}",
+                f"{plain_runtime(policy_default_runtime(day))}, of a release supported on {day.isoformat()} "
+                f"({supported}; gpu_catalog/facts/databricks.json)",
             )
         )
     mode = cluster.data_security_mode
@@ -726,9 +792,12 @@ __all__ = [
     "is_gpu_node_type",
     "is_single_node_profile",
     "plain_runtime",
+    "policy_default_runtime",
     "policy_refusals",
+    "policy_runtime_re",
     "runtime_key",
     "runtime_release",
+    "supported_releases",
     "task_gpu_amount",
     "tasks_per_gpu",
 ]

@@ -1,8 +1,10 @@
 """A node pool's OS version against its Kubernetes minor and the date (``gpu_catalog/facts/aks_node_os.json``).
 
-Applied wherever a pool names an OS: the system pool, every ``gpuPools`` entry, every NAP pool's ``imageFamily``
-(stack config); a ``GpuPoolSpec`` (component Args) and raw ``AgentPool``s / ``agentPoolProfiles`` (policy
-``aks-node-os-supported``) through :func:`pool_node_os_problem`.
+Applied wherever a pool names an OS: the system pool and every ``gpuPools`` entry (stack config); every NAP pool's
+``imageFamily`` through its checklist (:func:`rules.checklists.nap_gpu_pool`: the stack config's ``gpuNodePools`` and
+``NapGpuPoolArgs`` with ``kubernetes_version``); a ``GpuPoolSpec`` (component Args) and raw ``AgentPool``s /
+``agentPoolProfiles`` (policy ``aks-node-os-supported``) through :func:`pool_node_os_problem`; a raw AKSNodeClass's
+``imageFamily`` (the same policy) and the NAP checklist through :func:`image_family_problem`.
 """
 
 from __future__ import annotations
@@ -57,3 +59,11 @@ def pool_node_os_problem(os_type: str, os_sku: str | None, kubernetes_version: s
     k8s = minor_tuple(minor)
     sku = os_sku or DEFAULT_OS_SKU.get(os_type, DEFAULT_OS_SKU["Linux"])
     return node_os_problem(sku, k8s, today, os_name=ubuntu_release(sku, k8s))
+
+
+def image_family_problem(image_family: str, kubernetes_version: str, today: date) -> str | None:
+    """:func:`node_os_problem` for a NAP pool's AKSNodeClass ``imageFamily`` (``Ubuntu2204``; ``Ubuntu`` follows the
+    Kubernetes minor) on the cluster's Kubernetes version (NAP nodes run the control plane's): the NAP checklist
+    (stack config ``gpuNodePools[].imageFamily``, ``NapGpuPoolArgs.image_family``) and ``aks-node-os-supported`` on a
+    raw AKSNodeClass."""
+    return pool_node_os_problem("Linux", image_family, kubernetes_version, today)

@@ -53,3 +53,12 @@ KARPENTER_NODE_POOL_RE: Final = re.compile(r"^kubernetes:karpenter\.sh/v[0-9a-z]
 
 def is_karpenter_node_pool(resource_type: str) -> bool:
     return bool(KARPENTER_NODE_POOL_RE.match(resource_type))
+
+
+AKS_NODE_CLASS_RE: Final = re.compile(r"^kubernetes:karpenter\.azure\.com/v[0-9a-z]+:AKSNodeClass$")
+"""AKS node auto-provisioning's ``AKSNodeClass`` (``karpenter.azure.com/v1beta1``, ``v1alpha2``), ours or raw: the
+image family of the NodePools that reference it."""
+
+
+def is_aks_node_class(resource_type: str) -> bool:
+    return bool(AKS_NODE_CLASS_RE.match(resource_type))

@@ -419,7 +419,9 @@ def _operator_os_problems(cfg: StackConfig) -> list[Problem]:
 
 def _node_os_problems(cfg: StackConfig) -> list[Problem]:
     """Every pool's OS version against its Kubernetes minor and today (``gpu_catalog/facts/aks_node_os.json``), on the
-    key the stack file wrote (``osSku``, else ``os`` for a Windows pool's default SKU, ``imageFamily``)."""
+    key the stack file wrote (``osSku``, else ``os`` for a Windows pool's default SKU). A ``gpuNodePools`` entry's
+    ``imageFamily`` is its checklist's (:func:`rules.checklists.nap_gpu_pool`, shared with ``NapGpuPoolArgs``), at
+    ``gpuNodePools[i].imageFamily``."""
     today = clock.today()
 
     def minor(version: str) -> tuple[int, int] | None:
@@ -442,14 +444,6 @@ def _node_os_problems(cfg: StackConfig) -> list[Problem]:
         if problem is not None:
             key = "osSku" if "osSku" in pool.model_fields_set or "os" not in pool.model_fields_set else "os"
             problems.append(Problem(f"gpuPools[{i}].{key}", problem))
-    for i, nap in enumerate(cfg.gpuNodePools):
-        if nap.imageFamily is None or cluster_minor is None:
-            continue
-        problem = node_os_problem(
-            nap.imageFamily, cluster_minor, today, os_name=ubuntu_release(nap.imageFamily, cluster_minor)
-        )
-        if problem is not None:
-            problems.append(Problem(f"gpuNodePools[{i}].imageFamily", problem))
     return problems
 
 

@@ -11,6 +11,7 @@ add-on has a version for Kubernetes 1.33–1.36 and none for 1.37 (``kaito_addon
 from __future__ import annotations
 
 import copy
+from datetime import date
 from typing import Any
 
 import pytest
@@ -19,11 +20,13 @@ from components.aks_cluster import AksGpuClusterArgs, ClusterAccess
 from components.databricks import DatabricksGpuClusterArgs
 from components.gpu_node_pool import GpuPoolSpec, PoolDevicePlugin, PoolGpuOperator
 from components.kaito import KaitoWorkspaceArgs
+from components.nap_pool import NapGpuPoolArgs
 from components.validation import InvalidArgsError
 from exports.azure_policy import allowed_sizes
-from exports.databricks_policy import allowed_node_types
+from exports.databricks_policy import allowed_node_types, cluster_policy_definition
 from gpu_catalog.clock import TODAY_ENV
 from gpu_catalog.device_plugins import load_device_plugin_facts
+from gpu_catalog.lifecycle import default_gpu_operator_version
 from policies.aks_kubernetes_version_supported import POLICY as K8S_POLICY
 from policies.aks_node_os_supported import POLICY as NODE_OS_POLICY
 from policies.databricks_gpu_node_types import POLICY as DBX_NODE_POLICY
@@ -34,6 +37,7 @@ from policies.kaito_workspace_instance_type import POLICY as KAITO_POLICY
 from stack_config import StackConfigError, validate_stack_config
 from tests.components.harness import stack_config
 from tests.components.test_deployable import T4, config
+from tests.exports.databricks_policy_eval import violations
 from tests.policies._helpers import (
     AGENT_POOL,
     CLUSTER,
@@ -176,6 +180,25 @@ def test_operator_nap_pools_stack_config() -> None:
     assert any(k.startswith(("gpuNodePools[0]", "gpuOperator")) and OPERATOR_ENDED in m for k, m in found.items())
 
 
+def test_operator_nap_component_args() -> None:
+    """``NapGpuPoolArgs`` with the cluster's version: the operator's validated platforms for its image family."""
+
+    def nap(version: str) -> NapGpuPoolArgs:
+        return NapGpuPoolArgs(
+            name="infer",
+            sizes=(T4["vmSize"],),
+            gpu_limit=2,
+            location="westeurope",
+            image_family="Ubuntu2404",
+            gpu_operator=PoolGpuOperator(version, installs_driver=False),
+            kubernetes_version="1.35",
+        )
+
+    nap(default_gpu_operator_version())  # the pinned operator: fine
+    message = args_refusal(lambda: nap(ENDED_OPERATOR))
+    assert "image_family" in message and OPERATOR_ENDED in message
+
+
 # ------------------------------------------------------------------------ node OS end of support
 
 
@@ -208,6 +231,27 @@ def test_node_os_nap_image_family_stack_config(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv(TODAY_ENV, "2027-06-30")
     found = stack_problems(data)
     assert "AKS creates no new node pools with it from 2027-06-30" in found["gpuNodePools[0].imageFamily"]
+
+
+def test_node_os_nap_component_args(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``NapGpuPoolArgs.image_family`` on its ``kubernetes_version``: the same checklist entry as the stack config's
+    ``gpuNodePools[].imageFamily`` (above), with the same message."""
+
+    def nap() -> NapGpuPoolArgs:
+        return NapGpuPoolArgs(
+            name="infer",
+            sizes=(T4["vmSize"],),
+            gpu_limit=2,
+            location="westeurope",
+            image_family="Ubuntu2204",
+            device_plugin=DEVICE_PLUGIN,
+            kubernetes_version="1.35",
+        )
+
+    nap()  # before the date: fine
+    monkeypatch.setenv(TODAY_ENV, "2027-06-30")
+    message = args_refusal(nap)
+    assert "image_family" in message and "AKS creates no new node pools with it from 2027-06-30" in message
 
 
 # ------------------------------------------------------------------------ retired GPU sizes
@@ -305,6 +349,25 @@ def test_runtime_policy_pack_raw_cluster() -> None:
     assert len(ended.violations) == 1 and RUNTIME_ENDED in ended.violations[0]
 
 
+def test_runtime_exports_databricks_cluster_policy() -> None:
+    """The exported cluster policy admits only the releases supported on its ``today``: the ended 13.3 (both key
+    shapes) is refused, and 15.4 leaves on its end-of-support date (2027-08-19)."""
+    policy = cluster_policy_definition()
+    gpu = {
+        "spark_version": "17.3.x-gpu-ml-scala2.13",
+        "node_type_id": "Standard_NC24ads_A100_v4",
+        "data_security_mode": "SINGLE_USER",
+        "single_user_name": "a@b.c",
+        "custom_tags": {"cost-center": "ml"},
+    }
+    assert violations(policy, gpu) == {}
+    for ended in (ENDED_RUNTIME, "13.3.x-scala2.12"):
+        assert list(violations(policy, {**gpu, "spark_version": ended})) == ["spark_version"]
+    lts_15 = {**gpu, "spark_version": "15.4.x-gpu-ml-scala2.12"}
+    assert violations(cluster_policy_definition(today=date(2027, 8, 18)), lts_15) == {}
+    assert list(violations(cluster_policy_definition(today=date(2027, 8, 19)), lts_15)) == ["spark_version"]
+
+
 # ------------------------------------------------------------------------ KAITO add-on version per Kubernetes minor
 
 
@@ -328,3 +391,39 @@ def test_kaito_addon_component_args() -> None:
         )
     )
     assert "1.37" in message and "add-on" in message
+
+
+def test_node_os_policy_pack_raw_aks_node_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A raw AKSNodeClass's imageFamily on the stack's ManagedCluster's version (aks-node-os-supported)."""
+    node_class = {
+        "apiVersion": "karpenter.azure.com/v1beta1",
+        "kind": "AKSNodeClass",
+        "spec": {"imageFamily": "Ubuntu2204"},
+    }
+    resources = [
+        (MANAGED_CLUSTER, "aks", with_(CLUSTER, kubernetesVersion="1.36")),
+        ("kubernetes:karpenter.azure.com/v1beta1:AKSNodeClass", "infer", node_class),
+    ]
+    assert run_stack_policy(NODE_OS_POLICY, resources).violations == []
+    monkeypatch.setenv(TODAY_ENV, "2027-06-30")
+    [message] = run_stack_policy(NODE_OS_POLICY, resources).violations
+    assert (
+        message.startswith("infer: spec.imageFamily: ")
+        and "AKS creates no new node pools with it from 2027-06-30" in message
+    )
+
+
+def test_operator_policy_pack_raw_nap_node_pool() -> None:
+    """A raw GPU NodePool's AKSNodeClass on the cluster's version (gpu-operator-platform-supported)."""
+    node_class = {"metadata": {"name": "infer"}, "spec": {"imageFamily": "Ubuntu2404"}}
+    outcome = run_stack_policy(
+        OPERATOR_POLICY,
+        [
+            (MANAGED_CLUSTER, "aks", with_(CLUSTER, kubernetesVersion="1.35")),
+            ("kubernetes:karpenter.azure.com/v1beta1:AKSNodeClass", "infer-class", node_class),
+            (NODE_POOL, "infer", with_requirements({"key": SKU_NAME, "operator": "In", "values": [T4["vmSize"]]})),
+            (HELM_RELEASE, "gpu-operator", with_(OPERATOR_RELEASE, version=ENDED_OPERATOR)),
+        ],
+    )
+    assert len(outcome.violations) == 1 and outcome.violations[0].startswith("infer: spec.template.spec.nodeClassRef")
+    assert OPERATOR_ENDED in outcome.violations[0]

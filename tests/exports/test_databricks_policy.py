@@ -141,7 +141,7 @@ def test_the_definition_uses_only_documented_limitations() -> None:
     }
     assert POLICY["spark_version"] == {
         "type": "regex",
-        "pattern": r"^(\d+)(?:\.(\d+))?\.x-(?:gpu-ml-)?scala(2\.1[23])$",
+        "pattern": r"^(?:19|18|17\.3|16\.4|15\.4|14\.3)\.x-(?:gpu-ml-)?scala(2\.1[23])$",  # supported 2026-11-30
         "defaultValue": "17.3.x-gpu-ml-scala2.13",
     }
     assert "kind" not in POLICY and "use_ml_runtime" not in POLICY
@@ -239,6 +239,8 @@ def _facts(api: dict[str, Any]) -> DatabricksCluster:
         spec(driver_node_type_id="Standard_E8ds_v5"),
         spec(spark_version="17.3.x-cpu-ml-scala2.13"),
         spec(spark_version="17.3.x-photon-scala2.13"),
+        spec(spark_version="13.3.x-gpu-ml-scala2.12"),  # ended 2026-08-22
+        spec(spark_version="18.1.x-gpu-ml-scala2.13"),  # a release the facts do not list
         spec(runtime_engine="PHOTON"),
         spec(data_security_mode="USER_ISOLATION"),
         group(data_security_mode="DATA_SECURITY_MODE_AUTO"),
@@ -251,3 +253,33 @@ def test_policy_refusals_name_what_the_policy_refuses(request_spec: dict[str, An
     refused = {_FIELDS[f.field] for f in policy_refusals(_facts(request_spec), allowed_node_types())}
     by_policy = set(violations(POLICY, request_spec)) - {"custom_tags.cost-center", "autotermination_minutes"}
     assert refused == by_policy
+
+
+def test_the_runtime_pattern_follows_the_end_of_support_dates() -> None:
+    """The policy's spark_version admits the releases gpu_catalog/facts/databricks.json lists as supported on the
+    export's ``today``: 15.4 leaves on 2027-08-19, 17.3 on 2028-10-22 (the default then moves to 18 LTS), and the
+    components' early check (policy_refusals) agrees on each day."""
+    lts_15 = spec(spark_version="15.4.x-gpu-ml-scala2.12")
+    before, after = (
+        cluster_policy_definition(today=date(2027, 8, 18)),
+        cluster_policy_definition(today=date(2027, 8, 19)),
+    )
+    assert violations(before, lts_15) == {}
+    assert list(violations(after, lts_15)) == ["spark_version"]
+    assert violations(after, GOOD) == {} and violations(after, GROUP) == {}
+    for day, refused in ((date(2027, 8, 18), []), (date(2027, 8, 19), ["sparkVersion"])):
+        assert [f.field for f in policy_refusals(_facts(lts_15), allowed_node_types(), day)] == refused
+    message = policy_refusals(_facts(lts_15), allowed_node_types(), date(2027, 8, 19))[0].message
+    assert "supported on 2027-08-19 (19, 18, 17.3, 16.4; gpu_catalog/facts/databricks.json)" in message
+    late = cluster_policy_definition(today=date(2028, 10, 22))
+    assert late["spark_version"]["defaultValue"] == "18.x-gpu-ml-scala2.13"
+    assert list(violations(late, GOOD)) == ["spark_version"]
+    assert violations(late, spec(spark_version=None)) == {}  # the default fills it, and passes
+
+
+def test_no_supported_runtime_no_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rules import databricks as dbx
+
+    monkeypatch.setattr(dbx, "_supported_rows", lambda: ())
+    with pytest.raises(ValueError, match="no Databricks Runtime release is supported on 2026-11-30"):
+        cluster_policy_definition()

@@ -76,3 +76,41 @@ def test_a_pool_of_a_cluster_outside_the_stack_is_not_passed_silently() -> None:
     assert outcome.not_applicable == [
         "pool0: its Kubernetes version is not in this stack (no orchestratorVersion, no cluster)"
     ]
+
+
+NODE_CLASS = "kubernetes:karpenter.azure.com/v1beta1:AKSNodeClass"
+
+
+def node_class(image_family: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "karpenter.azure.com/v1beta1",
+        "kind": "AKSNodeClass",
+        "metadata": {"name": "infer"},
+        "spec": {"gpu": {"mode": "Driver"}, **({"imageFamily": image_family} if image_family is not None else {})},
+    }
+
+
+def test_a_raw_aks_node_class_image_family_after_its_last_day_for_new_pools(monkeypatch: Any) -> None:
+    """NAP nodes run the cluster's version: the NodeClass's imageFamily is judged on it (the NAP checklist's rule)."""
+    resources = [*stack(CLUSTER_136), (NODE_CLASS, "infer", node_class("Ubuntu2204"))]
+    assert run_stack_policy(POLICY, resources).violations == []
+    monkeypatch.setenv(TODAY_ENV, "2027-06-30")
+    outcome = run_stack_policy(POLICY, resources)
+    [message] = outcome.violations
+    assert message.startswith(
+        "infer: spec.imageFamily: Ubuntu2204 (Ubuntu 22.04): AKS creates no new node pools with it from 2027-06-30"
+    )
+    assert outcome.violation_urns == [urn_of(NODE_CLASS, "infer")]
+    for fine in ("Ubuntu2404", "AzureLinux", None):  # None: AKS's default image family, not checked
+        assert run_stack_policy(POLICY, [*stack(CLUSTER_136), (NODE_CLASS, "n", node_class(fine))]).violations == []
+
+
+def test_a_node_class_without_its_cluster_is_not_passed_silently(monkeypatch: Any) -> None:
+    monkeypatch.setenv(TODAY_ENV, "2027-06-30")
+    outcome = run_stack_policy(POLICY, [(NODE_CLASS, "infer", node_class("Ubuntu2204"))])
+    assert outcome.violations == []
+    assert outcome.not_applicable == [
+        "infer: spec.imageFamily: the cluster's Kubernetes version is not known (0 ManagedClusters)"
+    ]
+    unknown = run_stack_policy(POLICY, [*stack(CLUSTER_136), (NODE_CLASS, "infer", node_class(UNKNOWN))])
+    assert unknown.preview_unknown is not None and "infer: spec.imageFamily" in unknown.preview_unknown

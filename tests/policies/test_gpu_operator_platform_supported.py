@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from policies.gpu_operator_platform_supported import POLICY
 from tests.policies._helpers import (
     AGENT_POOL,
@@ -57,3 +59,41 @@ def test_azure_linux_pool_refused() -> None:
 def test_unpinned_release_refused() -> None:
     outcome = run_stack_policy(POLICY, stack(release=with_(RELEASE, version=None)))
     assert outcome.violations[0].startswith("gpu-operator: version: GPU operator release 'gpu-operator' does not pin")
+
+
+NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+NODE_CLASS = "kubernetes:karpenter.azure.com/v1beta1:AKSNodeClass"
+
+
+def nap_stack(image_family: str | None, release: dict = RELEASE, ref: str = "infer") -> list[tuple[str, str, dict]]:
+    from tests.policies.test_karpenter_node_pools import NODE_POOL_PROPS
+
+    node_pool = copy.deepcopy(NODE_POOL_PROPS)
+    node_pool["spec"]["template"]["spec"]["nodeClassRef"]["name"] = ref
+    spec = {"gpu": {"mode": "Driver"}, **({"imageFamily": image_family} if image_family else {})}
+    return [
+        (MANAGED_CLUSTER, "aks-cluster", with_(CLUSTER, kubernetesVersion="1.36")),
+        (NODE_CLASS, "infer-class", {"metadata": {"name": "infer"}, "spec": spec}),
+        (NODE_POOL, "infer", node_pool),
+        (HELM_RELEASE, "gpu-operator", release),
+    ]
+
+
+def test_a_raw_gpu_node_pool_is_judged_by_its_node_class_image_family() -> None:
+    """The operator manages NAP GPU nodes too: their OS is the AKSNodeClass imageFamily (the NAP checklist's rule)."""
+    for fine in ("Ubuntu2404", "Ubuntu", None):
+        assert run_stack_policy(POLICY, nap_stack(fine)).violations == []
+    outcome = run_stack_policy(POLICY, nap_stack("AzureLinux"))
+    [message] = outcome.violations
+    assert message.startswith(
+        "infer: spec.template.spec.nodeClassRef (infer, imageFamily AzureLinux): osSku AzureLinux"
+    )
+    assert outcome.violation_urns == [urn_of(NODE_POOL, "infer")]
+    [old] = run_stack_policy(POLICY, nap_stack("Ubuntu2404", release=with_(RELEASE, version="v25.3.4"))).violations
+    assert "GPU operator v25.3.4 is not validated on Kubernetes 1.36" in old
+
+
+def test_a_node_pool_whose_node_class_is_elsewhere_is_not_passed_silently() -> None:
+    outcome = run_stack_policy(POLICY, nap_stack("AzureLinux", ref="other"))
+    assert outcome.violations == []
+    assert outcome.not_applicable == ["infer: spec.template.spec.nodeClassRef: its AKSNodeClass is not in this stack"]
