@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import (
     aks_cost_analysis_requires_paid_tier,
+    aks_kaito_addon_version,
     aks_kaito_requires_oidc,
     aks_kubernetes_version_expiring,
     aks_kubernetes_version_supported,
@@ -56,6 +57,7 @@ ALL_POLICIES: list[DocumentedPolicy] = [
     aks_kaito_requires_oidc.POLICY,
     aks_cost_analysis_requires_paid_tier.POLICY,
     aks_kubernetes_version_supported.POLICY,
+    aks_kaito_addon_version.POLICY,
     aks_kubernetes_version_expiring.POLICY,
     aks_node_os_supported.POLICY,
     # Databricks GPU clusters

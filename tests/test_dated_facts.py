@@ -27,6 +27,7 @@ from exports.databricks_policy import allowed_node_types, cluster_policy_definit
 from gpu_catalog.clock import TODAY_ENV
 from gpu_catalog.device_plugins import load_device_plugin_facts
 from gpu_catalog.lifecycle import default_gpu_operator_version
+from policies.aks_kaito_addon_version import POLICY as KAITO_ADDON_POLICY
 from policies.aks_kubernetes_version_supported import POLICY as K8S_POLICY
 from policies.aks_node_os_supported import POLICY as NODE_OS_POLICY
 from policies.databricks_gpu_node_types import POLICY as DBX_NODE_POLICY
@@ -391,6 +392,16 @@ def test_kaito_addon_component_args() -> None:
         )
     )
     assert "1.37" in message and "add-on" in message
+
+
+def test_kaito_addon_policy_pack() -> None:
+    """A raw KAITO add-on cluster's minor with the Workspaces beside it (aks-kaito-addon-version)."""
+    workspace = ("kubernetes:kaito.sh/v1beta1:Workspace", "phi", {"resource": {"instanceType": T4["vmSize"]}})
+    on = with_(CLUSTER, kubernetesVersion="1.36")
+    assert run_stack_policy(KAITO_ADDON_POLICY, [(MANAGED_CLUSTER, "aks", on), workspace]).violations == []
+    old = with_(CLUSTER, kubernetesVersion="1.33")
+    [message] = run_stack_policy(KAITO_ADDON_POLICY, [(MANAGED_CLUSTER, "aks", old), workspace]).violations
+    assert message.startswith("aks: kubernetesVersion: ") and "add-on 0.4.5" in message
 
 
 def test_node_os_policy_pack_raw_aks_node_class(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -31,6 +31,7 @@ EXPECTED_LEVELS = {
     "gpu-nodepool-limits": "mandatory",
     "gpu-nodepool-constrains-gpus": "advisory",
     "aks-kaito-requires-oidc": "mandatory",
+    "aks-kaito-addon-version": "mandatory",
     "aks-cost-analysis-requires-paid-tier": "mandatory",
     "aks-kubernetes-version-supported": "mandatory",
     "aks-kubernetes-version-expiring": "advisory",
@@ -81,6 +82,7 @@ def test_every_policy_carries_metadata() -> None:
 def test_stack_policies() -> None:
     stack = sorted(p.name for p in ALL_POLICIES if isinstance(p, StackValidationPolicy))
     assert stack == [
+        "aks-kaito-addon-version",
         "aks-kubernetes-version-expiring",
         "aks-kubernetes-version-supported",
         "aks-node-os-supported",
