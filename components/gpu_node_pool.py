@@ -42,7 +42,6 @@ from gpu_catalog import GpuSize, canonical_mig_profile, clock, default_catalog
 from gpu_catalog.lifecycle import LTS_SUPPORT_PLAN, LTS_TIER, load_operator_facts
 from gpu_catalog.node_disks import node_disks
 from rules import Finding
-from rules import aks as rules_aks
 from rules.aks import (
     DEFAULT_GPU_TAINT,
 )
@@ -244,20 +243,6 @@ class GpuPoolSpec:
             mig_strategy=self.mig_strategy,
             kaito_addon=self.kaito_addon,
             missing_plugin_fix=_fix(self),
-        )
-
-    @property
-    def facts(self) -> rules_aks.GpuPool:
-        """The pool as the AKS rules see it."""
-        return rules_aks.GpuPool(
-            name=self.name,
-            vm_size=self.vm_size,
-            os=self.os,
-            kubernetes_version=self.orchestrator_version,
-            driver_skipped=self.driver_skipped,
-            autoscaling=self.autoscaling,
-            min_count=self.min_count,
-            taints=self.taints,
         )
 
 

@@ -37,7 +37,6 @@ import pulumi
 from gpu_catalog import GpuSize, default_catalog
 from gpu_catalog.karpenter import load_karpenter_facts
 from rules import Finding
-from rules import aks as rules_aks
 from rules.aks import DEFAULT_GPU_TAINT, parse_taint
 from rules.checklists import NapGpuPoolFacts, nap_gpu_pool
 from rules.karpenter import (
@@ -171,15 +170,6 @@ class NapGpuPoolArgs:
     @property
     def gpu_mode(self) -> str:
         return "None" if self.driver_skipped else "Driver"
-
-    @property
-    def facts(self) -> rules_aks.GpuPool:
-        return rules_aks.GpuPool(
-            name=self.name,
-            vm_size=self.sizes[0] if self.sizes else "",
-            driver_skipped=self.driver_skipped,
-            taints=self.taints,
-        )
 
 
 def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:

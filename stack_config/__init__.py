@@ -21,8 +21,6 @@ from .checks import (
     EXTRA_CHECKS,
     azure_pool_name,
     cluster_problems,
-    operator_facts,
-    pool_facts,
     pool_problems,
     semantic_problems,
 )
@@ -88,9 +86,7 @@ __all__ = [
     "config_from_stack_yaml",
     "decode_config_value",
     "key_path",
-    "operator_facts",
     "parse_taint",
-    "pool_facts",
     "pool_problems",
     "semantic_problems",
     "stack_file_name",

@@ -150,25 +150,6 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
     return problems
 
 
-def pool_facts(cfg: StackConfig, pool: GpuPoolConfig) -> rules_aks.GpuPool:
-    """A stack file's pool as the AKS rules see it (defaults resolved)."""
-    return rules_aks.GpuPool(
-        name=pool.name,
-        vm_size=pool.vmSize,
-        os=pool.os,
-        kubernetes_version=cfg.pool_kubernetes_version(pool),
-        driver_skipped=cfg.pool_driver(pool) == "operator",
-        autoscaling=pool.autoscaling,
-        min_count=pool.effective_min_count,
-        taints=tuple(cfg.pool_taints(pool)),
-    )
-
-
-def operator_facts(cfg: StackConfig) -> rules_aks.GpuOperator | None:
-    """The GPU operator as the AKS rules see it (:attr:`StackConfig.gpu_operator_facts`)."""
-    return cfg.gpu_operator_facts
-
-
 def _at(at: str, findings: Iterable[Finding], **paths: str) -> list[Problem]:
     """Findings on ``at`` (``gpuPools[1]``) as problems: ``gpuPools[1].<field>``, or ``paths[field]`` when the field
     lives elsewhere in the stack file (a pool's version defaults to ``cluster.kubernetesVersion``)."""
