@@ -15,6 +15,7 @@ from component_package.outputs import PoolScheduling, scheduling_output
 from component_package.package import PACKAGE_NAME
 from components import gpu_node_pool, nap_pool
 from components.validation import InvalidArgsError
+from gpu_catalog import clock
 from rules import Finding
 from rules.karpenter import resolve_sizes
 from rules.sizes import DEFAULT_FLOOR
@@ -137,7 +138,9 @@ def nap_pool_args(args: NapGpuPoolArgs) -> nap_pool.NapGpuPoolArgs:
         )
     sizes = [str(s) for s in args.get("sizes") or []]
     floor = str(kwargs.get("gpu_floor", DEFAULT_FLOOR))
-    resolved, found = resolve_sizes(sizes, args.get("series") or [], args.get("gpu_models") or [], floor=floor)
+    resolved, found = resolve_sizes(
+        sizes, args.get("series") or [], args.get("gpu_models") or [], floor=floor, today=clock.today()
+    )
     selectors = [
         Finding(f.field.replace("gpuModels", "gpu_models", 1), f.message) for f in found if f.field[:5] != "sizes"
     ]

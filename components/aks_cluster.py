@@ -213,17 +213,19 @@ class AksGpuClusterArgs:
 
 
 def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
-    """Every guard rail the cluster breaks (its GPU pools check themselves)."""
+    """Every guard rail the cluster breaks (its GPU pools check themselves), on :func:`gpu_catalog.clock.today` (read
+    once)."""
+    today = clock.today()
     found: list[Finding] = []
     version = check_kubernetes_version(
-        args.kubernetes_version, today=clock.today(), tier=args.sku_tier, support_plan=args.support_plan
+        args.kubernetes_version, today=today, tier=args.sku_tier, support_plan=args.support_plan
     )
     if version is not None:
         found.append(Finding("kubernetesVersion", version.message))
     for pool in args.gpu_pools:  # each pool's own version, with this cluster's tier and support plan
         if pool.orchestrator_version is not None:
             ended = check_kubernetes_version(
-                pool.orchestrator_version, today=clock.today(), tier=args.sku_tier, support_plan=args.support_plan
+                pool.orchestrator_version, today=today, tier=args.sku_tier, support_plan=args.support_plan
             )
             found += [Finding("gpu_pools", f"{pool.name}: {ended.message}")] if ended is not None else []
     facts = args.facts
@@ -234,7 +236,7 @@ def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
     validated = validated_minors(
         gpu_operator_version=operator.version if operator is not None else None, kaito_addon=args.kaito_addon
     )
-    found += upgrade_channel_range(channel, args.kubernetes_version, validated, today=clock.today())
+    found += upgrade_channel_range(channel, args.kubernetes_version, validated, today=today)
     found += version_pin_fits_channel(args.kubernetes_version, channel)
     for pool in args.gpu_pools:  # a pool's own rules run in its spec; its version against this control plane here
         if pool.orchestrator_version is not None:
@@ -262,7 +264,7 @@ def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
             sp.vm_size, node_disks(sp.vm_size), encryption_at_host=sp.encryption_at_host, os_disk_type=sp.os_disk_type
         )
     ]
-    return [*found, *aks_cluster(facts)]
+    return [*found, *aks_cluster(facts, today=today)]
 
 
 def advisory_findings(args: AksGpuClusterArgs) -> list[Finding]:

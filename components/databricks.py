@@ -28,6 +28,7 @@ from functools import cached_property
 import pulumi
 
 from exports import databricks_policy
+from gpu_catalog import clock
 from rules import Finding, findings
 from rules.databricks import (
     DEFAULT_AUTOTERMINATION,
@@ -249,11 +250,12 @@ class DatabricksGpuClusterArgs:
 
 
 def cluster_findings(args: DatabricksGpuClusterArgs) -> list[Finding]:
-    """Every guard rail the cluster request breaks."""
+    """Every guard rail the cluster request breaks, on :func:`gpu_catalog.clock.today` (read once)."""
     facts = args.facts
+    today = clock.today()
     return [
-        *findings(gpu_node_types(facts, size_rules=True, floor=args.gpu_floor)),
-        *findings(gpu_runtime(facts)),
+        *findings(gpu_node_types(facts, size_rules=True, floor=args.gpu_floor, today=today)),
+        *findings(gpu_runtime(facts, today=today)),
         *findings(gpu_no_photon(facts)),
         *findings(gpu_dedicated_access(facts)),
         *findings(gpu_task_amount(facts)),
@@ -418,9 +420,10 @@ def build_databricks(
     :class:`~components.validation.InvalidArgsError` before anything is registered: no cluster is left without the
     policy, and none fails only at ``pulumi up``."""
     if cluster_policy is not None:
-        node_types = databricks_policy.allowed_node_types(cluster_policy.gpu_floor)
+        today = clock.today()
+        node_types = databricks_policy.allowed_node_types(cluster_policy.gpu_floor, today)
         for cluster in clusters:
-            problems = policy_refusals(cluster.facts, node_types)
+            problems = policy_refusals(cluster.facts, node_types, today=today)
             missing = missing_cost_tags(cluster.facts, cluster_policy.cost_tags, cluster.tags)
             if missing:
                 problems.append(

@@ -249,14 +249,16 @@ class GpuPoolSpec:
 def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
     """Every guard rail the pool breaks: its checklist (:func:`rules.checklists.aks_gpu_pool`, the one the stack
     config runs), the GPU operator's validated platforms for the pool's version and OS image, and the pool's own
-    version and node OS against today (a cluster's Args check the version against its control plane)."""
-    found = aks_gpu_pool(pool.checklist) + _operator_platform(pool)
+    version and node OS against today (a cluster's Args check the version against its control plane); today is
+    :func:`gpu_catalog.clock.today`, read once."""
+    today = clock.today()
+    found = aks_gpu_pool(pool.checklist, today=today) + _operator_platform(pool)
     if pool.orchestrator_version is not None:  # a version AKS creates no pools on, even under long-term support
         ended = check_kubernetes_version(
-            pool.orchestrator_version, today=clock.today(), tier=LTS_TIER, support_plan=LTS_SUPPORT_PLAN
+            pool.orchestrator_version, today=today, tier=LTS_TIER, support_plan=LTS_SUPPORT_PLAN
         )
         found += [Finding("orchestratorVersion", ended.message)] if ended is not None else []
-        os_problem = pool_node_os_problem(pool.os, pool.os_sku, pool.orchestrator_version, clock.today())
+        os_problem = pool_node_os_problem(pool.os, pool.os_sku, pool.orchestrator_version, today)
         found += [Finding("osSku", os_problem)] if os_problem is not None else []
     return found
 

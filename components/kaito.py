@@ -40,6 +40,7 @@ from typing import Any
 
 import pulumi
 
+from gpu_catalog import clock
 from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT, MODEL_ACCESS_SECRET_KEY
 from rules import Finding, findings
 from rules import kaito as rules_kaito
@@ -130,7 +131,8 @@ class KaitoWorkspaceArgs:
 
 
 def workspace_findings(args: KaitoWorkspaceArgs) -> list[Finding]:
-    """Every guard rail the workspace breaks, as rule findings."""
+    """Every guard rail the workspace breaks, as rule findings, on :func:`gpu_catalog.clock.today` (read once)."""
+    today = clock.today()
     cluster = KaitoCluster(addon_enabled=args.addon_enabled, workspaces=1, kubernetes_version=args.kubernetes_version)
     ws = rules_kaito.KaitoWorkspace(
         instance_type=args.instance_type,
@@ -142,8 +144,8 @@ def workspace_findings(args: KaitoWorkspaceArgs) -> list[Finding]:
         *findings(addon_enabled(cluster)),
         *findings(addon_version(cluster)),
         *findings(known_preset(ws)),
-        *findings(instance_type(ws, size_rules=True, floor=args.gpu_floor)),
-        *findings(preset_fit(ws)),
+        *findings(instance_type(ws, size_rules=True, floor=args.gpu_floor, today=today)),
+        *findings(preset_fit(ws, today=today)),
         *findings(model_access_secret(ws)),
     ]
     if args.model_access_from_key_vault and args.model_access_token_config is not None:

@@ -34,7 +34,7 @@ from typing import Any
 
 import pulumi
 
-from gpu_catalog import GpuSize, default_catalog
+from gpu_catalog import GpuSize, clock, default_catalog
 from gpu_catalog.karpenter import load_karpenter_facts
 from rules import Finding
 from rules.aks import DEFAULT_GPU_TAINT, parse_taint
@@ -174,7 +174,7 @@ class NapGpuPoolArgs:
 
 def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:
     """Every guard rail the NodePool breaks: its checklist (:func:`rules.checklists.nap_gpu_pool`, the one the stack
-    config runs)."""
+    config runs), on :func:`gpu_catalog.clock.today`."""
     operator = args.gpu_operator
     return nap_gpu_pool(
         NapGpuPoolFacts(
@@ -196,7 +196,8 @@ def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:
             mig_strategy=operator.mig_strategy if operator is not None else "single",
             kaito_addon=args.kaito_addon,
             missing_plugin_fix="Enable the GPU operator or the nvidia-device-plugin chart for the NodePool.",
-        )
+        ),
+        today=clock.today(),
     )
 
 

@@ -189,7 +189,7 @@ def nap_pool_args(
     cfg: StackConfig, pool: GpuNodePoolConfig, operator: PoolGpuOperator | None, tags: Mapping[str, str]
 ) -> NapGpuPoolArgs:
     """``gpuNodePools[i]`` resolved: the sizes through the catalog, the driver mode, sharing, disruption."""
-    sizes, _ = resolve_sizes(pool.sizes, pool.series, pool.gpuModels, floor=cfg.gpu_floor)
+    sizes, _ = resolve_sizes(pool.sizes, pool.series, pool.gpuModels, floor=cfg.gpu_floor, today=clock.today())
     sharing = gpu_sharing(pool.sharing)
     disruption = pool.disruption
     return NapGpuPoolArgs(

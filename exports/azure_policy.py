@@ -34,6 +34,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, Final, Literal
 
+from gpu_catalog import clock
 from gpu_catalog.catalog import N_FAMILY_PREFIX, Catalog, default_catalog
 from rules.sizes import DEFAULT_FLOOR, SIZE_RULES, accepted_sizes, floor_size
 
@@ -68,8 +69,11 @@ VERSION: Final = "1.1.0"
 
 
 def allowed_sizes(floor: str = DEFAULT_FLOOR, today: date | None = None, catalog: Catalog | None = None) -> list[str]:
-    """Catalog sizes every size rule accepts for an AKS pool (floor ``floor``, on ``today``), sorted by name."""
-    return list(accepted_sizes(floor, today, require_aks=True, catalog=catalog))
+    """Catalog sizes every size rule accepts for an AKS pool (floor ``floor``, on ``today``), sorted by name.
+
+    An adapter: ``today`` defaults to :func:`gpu_catalog.clock.today`, resolved here (the rules take the day)."""
+    day = today or clock.today()
+    return list(accepted_sizes(floor, today=day, require_aks=True, catalog=catalog))
 
 
 def _refused(field: str) -> dict[str, Any]:
@@ -124,7 +128,8 @@ def description(floor: str = DEFAULT_FLOOR) -> str:
 
 
 def non_compliance_message(floor: str = DEFAULT_FLOOR, today: date | None = None) -> str:
-    """What the refusal says: the rules, and the fix."""
+    """What the refusal says: the rules, and the fix (examples on ``today``; default :func:`gpu_catalog.clock.today`,
+    resolved by :func:`allowed_sizes`)."""
     examples = ", ".join(allowed_sizes(floor, today)[:3])
     return (
         f"azure-gpu-platform {POLICY_NAME}: this GPU VM size is refused by the size rules (NVv4, unknown, retired, "
@@ -143,7 +148,8 @@ def policy_definition(
 ) -> dict[str, Any]:
     """The custom policy definition as ARM (and EPAC, Terraform, Bicep) take it: ``{name, properties}``.
 
-    ``effect`` is the parameter's default (an assignment may choose another of :data:`EFFECTS`). Raises
+    ``effect`` is the parameter's default (an assignment may choose another of :data:`EFFECTS`). ``today`` dates the
+    allowed list (default: :func:`gpu_catalog.clock.today`, resolved by :func:`allowed_sizes`). Raises
     ``ValueError`` for an unknown floor or effect.
     """
     if effect not in EFFECTS:

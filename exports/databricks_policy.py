@@ -44,6 +44,7 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any, Final
 
+from gpu_catalog import clock
 from gpu_catalog.catalog import Catalog, default_catalog
 from rules.databricks import (
     AUTOTERMINATION_MAX,
@@ -68,18 +69,20 @@ def allowed_node_types(
     floor: str = DEFAULT_FLOOR, today: date | None = None, catalog: Catalog | None = None
 ) -> list[str]:
     """Catalog sizes Azure Databricks offers as GPU node types that every size rule accepts, sorted by name
-    (:func:`rules.databricks.accepted_node_types`)."""
-    return accepted_node_types(floor, today, catalog)
+    (:func:`rules.databricks.accepted_node_types`) on ``today``; an adapter: ``today`` defaults to
+    :func:`gpu_catalog.clock.today`, resolved here (the rules take the day)."""
+    return accepted_node_types(floor, today=today or clock.today(), catalog=catalog)
 
 
 def floor_problem(floor: str, today: date | None = None, catalog: Catalog | None = None) -> str | None:
-    """Why no policy can be generated for the GPU floor ``floor`` (unknown, or no Databricks node type meets it)."""
+    """Why no policy can be generated for the GPU floor ``floor`` (unknown, or no Databricks node type meets it on
+    ``today``, default :func:`gpu_catalog.clock.today`, resolved here)."""
     cat = catalog if catalog is not None else default_catalog()
     try:
         floor_size(floor, cat)
     except ValueError as exc:
         return str(exc)
-    if not accepted_node_types(floor, today, cat):
+    if not accepted_node_types(floor, today=today or clock.today(), catalog=cat):
         return f"no GPU node type Azure Databricks offers is at or above the floor {floor}"
     return None
 
@@ -98,21 +101,22 @@ def cluster_policy_definition(
 ) -> dict[str, dict[str, Any]]:
     """The policy definition (the JSON document ``ClusterPolicy.definition`` takes), keyed by attribute path.
 
-    ``today`` (default: :func:`gpu_catalog.clock.today`) dates the node types (retired sizes leave) and the runtimes
-    (ended releases leave). Raises ``ValueError`` for an unknown floor, a floor no Databricks size meets, an empty
-    cost tag, or no runtime release supported on ``today``.
+    ``today`` (default: :func:`gpu_catalog.clock.today`, resolved here once: the rules take the day) dates the node
+    types (retired sizes leave) and the runtimes (ended releases leave). Raises ``ValueError`` for an unknown floor,
+    a floor no Databricks size meets, an empty cost tag, or no runtime release supported on ``today``.
     """
-    problem = floor_problem(floor, today, catalog) or cost_tags_problem(cost_tags)
+    day = today or clock.today()
+    problem = floor_problem(floor, day, catalog) or cost_tags_problem(cost_tags)
     if problem is not None:
         raise ValueError(problem)
-    nodes = accepted_node_types(floor, today, catalog)
+    nodes = accepted_node_types(floor, today=day, catalog=catalog)
     definition: dict[str, dict[str, Any]] = {
         "node_type_id": {"type": "allowlist", "values": nodes},
         "driver_node_type_id": {"type": "allowlist", "values": nodes, "isOptional": True},
         "spark_version": {
             "type": "regex",
-            "pattern": policy_runtime_re(today).pattern,
-            "defaultValue": policy_default_runtime(today),
+            "pattern": policy_runtime_re(day).pattern,
+            "defaultValue": policy_default_runtime(day),
         },
         "runtime_engine": {"type": "fixed", "value": STANDARD_ENGINE, "hidden": True},
         "data_security_mode": {"type": "allowlist", "values": list(POLICY_ACCESS_MODES), "defaultValue": SINGLE_USER},

@@ -17,8 +17,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from . import clock
-
 CATALOG_PATH = Path(__file__).with_name("catalog.json")
 
 Lifecycle = Literal["current", "preview", "retiring", "retired"]
@@ -124,12 +122,13 @@ class GpuSize:
         """Sort key for "cheapest first": priced sizes by indicative price, unpriced ones last, then by name."""
         return (self.price_usd_per_hour is None, self.price_usd_per_hour or 0.0, self.name)
 
-    def is_retired(self, today: date | None = None) -> bool:
-        """Retired, or past its announced retirement date."""
+    def is_retired(self, today: date) -> bool:
+        """Retired, or past its announced retirement date on ``today`` (the caller's day: adapters pass
+        :func:`gpu_catalog.clock.today`)."""
         if self.status == "retired":
             return True
         if self.status == "retiring" and self.retirement_date is not None:
-            return self.retirement_date <= (today or clock.today())
+            return self.retirement_date <= today
         return False
 
     @property

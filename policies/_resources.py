@@ -395,17 +395,19 @@ _CHECK_CACHE_MAX: Final = 4096
 
 def per_size(check: Callable[..., Finding | None], *, dated: bool) -> Callable[..., Finding | None]:
     """``check(size, *params)`` (a pure catalog rule) answered once per size as written and parameters (and day, when
-    ``dated``: retirements and the sizes a message suggests depend on ``gpu_catalog.clock.today``): the pack asks the
-    same few sizes of thousands of resources."""
+    ``dated``: retirements and the sizes a message suggests depend on the day, so the rule is called as
+    ``check(size, *params, today=gpu_catalog.clock.today())``, the day read once per call): the pack asks the same few
+    sizes of thousands of resources."""
     answers: dict[tuple[Any, ...], Finding | None] = {}
 
     def cached(size: str, *params: Any) -> Finding | None:
-        key = (size, params, clock.today() if dated else None)
+        day = clock.today() if dated else None
+        key = (size, params, day)
         if key in answers:
             return answers[key]
         if len(answers) >= _CHECK_CACHE_MAX:
             answers.clear()
-        found = answers[key] = check(size, *params)
+        found = answers[key] = check(size, *params, today=day) if dated else check(size, *params)
         return found
 
     return cached

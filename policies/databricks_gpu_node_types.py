@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
+from gpu_catalog import clock
 from rules.databricks import gpu_node_types
 
 from ._databricks import gpu_cluster, report_findings
@@ -23,7 +24,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         unknown = [path for path in ("nodeTypeId", "driverNodeTypeId") if cluster.get(path) is UNKNOWN]
         for path in unknown:
             review.unknown_field(path)
-        report_findings(review, gpu_node_types(cluster.facts()), unknown=unknown)
+        report_findings(review, gpu_node_types(cluster.facts(), today=clock.today()), unknown=unknown)
     review.finish()
 
 

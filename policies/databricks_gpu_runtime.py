@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
+from gpu_catalog import clock
 from rules.databricks import (
     CLASSIC_PREVIEW,
     EXAMPLE_GPU_ML_RUNTIME,
@@ -54,7 +55,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     elif isinstance(version, str) and not review.unknown:  # a CPU cluster, unless an unknown node type is a GPU
         facts = node_type_facts(props, spark_version=version)
     if facts is not None:
-        report_findings(review, gpu_runtime(facts))
+        report_findings(review, gpu_runtime(facts, today=clock.today()))
     review.finish()
 
 

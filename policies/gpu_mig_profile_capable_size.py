@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
+from gpu_catalog import clock
 from rules.sizes import check_mig_profile
 
 from ._meta import MANDATORY, GpuResourcePolicy
@@ -14,6 +15,7 @@ NAME = "gpu-mig-profile-capable-size"
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     review = Review(report, args)
+    today = clock.today()
     for pool in pools_of(args, review):
         profile = pool.get("gpuInstanceProfile")
         if profile is UNKNOWN:
@@ -27,7 +29,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             if size is UNKNOWN:
                 review.unknown_field(path)
                 continue
-            finding = check_mig_profile(size, profile)
+            finding = check_mig_profile(size, profile, today=today)
             if finding is not None:
                 review.violation(f"{pool.path('gpuInstanceProfile')}: {finding.message}")
                 break  # one violation per pool: the profile is the field to change

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
+from gpu_catalog import clock
 from rules.karpenter import EXCLUDE_GPUS, GPU_LIMIT, GpuScope, unconstrained_gpus
 from rules.resource_types import is_karpenter_node_pool
 
@@ -34,7 +35,11 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         limits = get(props, "spec", "limits")
         limited = isinstance(limits, dict) and limits.get(GPU_LIMIT) not in (None, UNKNOWN)
         finding = unconstrained_gpus(
-            nodepool_name(props, args.name), view.sizes, gpu_tainted=gpu_tainted(props) is True, gpu_limited=limited
+            nodepool_name(props, args.name),
+            view.sizes,
+            gpu_tainted=gpu_tainted(props) is True,
+            gpu_limited=limited,
+            today=clock.today(),
         )
         review.violation(f"spec.template.spec.{finding.field}: {finding.message}")
     review.finish()

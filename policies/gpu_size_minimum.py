@@ -18,7 +18,7 @@ CONFIG_KEY = "minimumSize"
 BY_FAMILY_KEY = "minimumSizeByFamily"
 
 NAME = "gpu-size-minimum"
-_CHECK = per_size(check_minimum, dated=True)  # check_minimum(size, floor)
+_CHECK = per_size(check_minimum, dated=True)  # check_minimum(size, floor, today=...)
 
 
 @cache

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
+from gpu_catalog import clock
 from rules.aks import MIN_WINDOWS_GPU_KUBERNETES, WINDOWS_POOL_NAME_MAX, GpuPool, windows_gpu_pool
 
 from ._meta import MANDATORY, GpuResourcePolicy
@@ -17,6 +18,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     review = Review(report, args)
     pools = pools_of(args, review)
     cluster_version = get(props_of(args), "kubernetesVersion") if pools else None
+    today = clock.today()
     for pool in pools:
         os_type = pool.get("osType")
         if os_type is UNKNOWN:
@@ -53,7 +55,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             kubernetes_version=version if isinstance(version, str) and version else None,
             driver_skipped=isinstance(driver, str) and driver.lower() == "none",
         )
-        for finding in windows_gpu_pool(facts):
+        for finding in windows_gpu_pool(facts, today=today):
             if finding.field not in unknown:
                 review.violation(f"{paths[finding.field]}: {label}: {finding.message}")
     review.finish()

@@ -11,6 +11,7 @@ from typing import Any
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
+from gpu_catalog import clock
 from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT, KAITO_VERSION
 from rules import Finding, NotApplicable
 from rules.kaito import WORKSPACE_PROPERTIES, KaitoWorkspace, instance_type, preset_fit, property_path
@@ -44,7 +45,8 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         review.unknown_field(property_path("instanceType"))
     else:
         ws = KaitoWorkspace(instance_type=size if isinstance(size, str) and size else None)
-        found = instance_type(ws)
+        today = clock.today()
+        found = instance_type(ws, today=today)
         _report(review, found)
         if found == []:  # a KAITO size: does the preset fit on count nodes of it?
             preset = _read(props, "preset")
@@ -55,7 +57,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
                 review.unknown_field(property_path("count"))
             elif isinstance(preset, str) and preset:  # no preset (a template): no GPU needs to check
                 nodes = int(count) if isinstance(count, int | float) and count >= 1 else KAITO_DEFAULT_COUNT
-                _report(review, preset_fit(KaitoWorkspace(instance_type=size, count=nodes, preset=preset)))
+                _report(review, preset_fit(KaitoWorkspace(instance_type=size, count=nodes, preset=preset), today=today))
     review.finish()
 
 

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
-from gpu_catalog import clock
 from gpu_catalog.catalog import is_gpu_size
 from gpu_catalog.lifecycle import (
     DEFAULT_SUPPORT_PLAN,
@@ -242,7 +241,7 @@ def sharing_replicas(mode: str, replicas: int) -> list[Finding]:
     ]
 
 
-def windows_gpu_pool(pool: GpuPool, today: date | None = None) -> list[Finding]:
+def windows_gpu_pool(pool: GpuPool, *, today: date) -> list[Finding]:
     """gpu-windows-pool: a Windows GPU pool keeps the AKS driver, runs Kubernetes ≥ 1.29, has a name ≤ 6.
 
     An unset (or empty) version is the control plane's: accepted while every version AKS creates ``today`` meets the
@@ -264,9 +263,7 @@ def windows_gpu_pool(pool: GpuPool, today: date | None = None) -> list[Finding]:
         # Unset: the pool runs the control plane's version (AKS's default for a new cluster), which is a version AKS
         # creates today (aks-kubernetes-version-supported checks every explicit one). Refuse only if such a version
         # can still be older than the Windows GPU minimum.
-        older = [
-            m for m in supported_minors(today or clock.today(), lts=True) if minor_tuple(m) < MIN_WINDOWS_GPU_KUBERNETES
-        ]
+        older = [m for m in supported_minors(today, lts=True) if minor_tuple(m) < MIN_WINDOWS_GPU_KUBERNETES]
         if older:
             found.append(
                 Finding(

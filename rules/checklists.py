@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Literal
 
-from gpu_catalog import clock, default_catalog
+from gpu_catalog import default_catalog
 from gpu_catalog.karpenter import load_karpenter_facts
 from gpu_catalog.node_disks import node_disks
 from gpu_catalog.problems import key_path
@@ -112,10 +113,10 @@ class AksGpuPoolFacts:
         )
 
 
-def aks_gpu_pool(pool: AksGpuPoolFacts) -> list[Finding]:
-    """Every guard rail an AKS GPU pool breaks: its size (GPU floor, NVv4, known, retired), MIG, AMD, autoscaling with
-    the operator, OS SKU, Windows, who installs the driver, GPU sharing and its replicas, taints, labels, node
-    hardening, and what runs on its nodes (exactly one device plugin, something a pod can request)."""
+def aks_gpu_pool(pool: AksGpuPoolFacts, *, today: date) -> list[Finding]:
+    """Every guard rail an AKS GPU pool breaks on ``today``: its size (GPU floor, NVv4, known, retired), MIG, AMD,
+    autoscaling with the operator, OS SKU, Windows, who installs the driver, GPU sharing and its replicas, taints,
+    labels, node hardening, and what runs on its nodes (exactly one device plugin, something a pod can request)."""
     found: list[Finding] = list(pool_name(pool.name, pool.os))
     not_gpu = check_is_gpu_size(pool.vm_size)
     if not_gpu is not None:
@@ -123,9 +124,9 @@ def aks_gpu_pool(pool: AksGpuPoolFacts) -> list[Finding]:
     else:
         found += [
             Finding("vmSize", f.message)
-            for f in check_gpu_size(pool.vm_size, floor=pool.gpu_floor, exempt=pool.exempt_rules)
+            for f in check_gpu_size(pool.vm_size, floor=pool.gpu_floor, today=today, exempt=pool.exempt_rules)
         ]
-    mig = check_mig_profile(pool.vm_size, pool.mig_profile)
+    mig = check_mig_profile(pool.vm_size, pool.mig_profile, today=today)
     if mig is not None:
         found.append(Finding("migProfile", mig.message))
     facts = pool.facts
@@ -146,7 +147,7 @@ def aks_gpu_pool(pool: AksGpuPoolFacts) -> list[Finding]:
     found += operator_autoscale_min_count(facts, pool.operator)
     if pool.os_sku is not None:
         found += pool_os_sku(pool.os, pool.os_sku)
-    found += windows_gpu_pool(facts)
+    found += windows_gpu_pool(facts, today=today)
     found += driver_install(facts, pool.operator)
     if pool.sharing is not None:
         found += sharing_replicas(pool.sharing.mode, pool.sharing.replicas)
@@ -263,13 +264,13 @@ def nap_operator_platform_problem(
     return check_operator_platform(operator_version, kubernetes_version, IMAGE_FAMILY_OS_SKU.get(image, image))
 
 
-def nap_gpu_pool(pool: NapGpuPoolFacts) -> list[Finding]:
+def nap_gpu_pool(pool: NapGpuPoolFacts, *, today: date) -> list[Finding]:
     """Every guard rail a NAP GPU NodePool breaks: its sizes (each through the size rules), its GPU limit, the
     Karpenter enums, who installs the driver, GPU sharing and its replicas, taints, labels, the image family's node
-    OS against the Kubernetes version and today (``gpu_catalog/facts/aks_node_os.json``), the GPU operator's
+    OS against the Kubernetes version and ``today`` (``gpu_catalog/facts/aks_node_os.json``), the GPU operator's
     validated OS, and what runs on its nodes (exactly one device plugin, for the smallest size it may choose)."""
     facts = load_karpenter_facts()
-    sizes, found = resolve_sizes(pool.sizes, pool.series, pool.gpu_models, floor=pool.gpu_floor)
+    sizes, found = resolve_sizes(pool.sizes, pool.series, pool.gpu_models, floor=pool.gpu_floor, today=today)
     if not (pool.sizes or pool.series or pool.gpu_models):
         found.append(Finding("", "name the GPU sizes Karpenter may choose: sizes, series or gpuModels."))
     found += gpu_nodepool_limits({GPU_LIMIT: pool.gpu_limit} if pool.gpu_limit >= 1 else {}, gpu=True)
@@ -317,7 +318,7 @@ def nap_gpu_pool(pool: NapGpuPoolFacts) -> list[Finding]:
         )
         found += [Finding("taints", f.message) for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
     if pool.image_family and pool.kubernetes_version is not None:
-        os_problem = image_family_problem(pool.image_family, pool.kubernetes_version, clock.today())
+        os_problem = image_family_problem(pool.image_family, pool.kubernetes_version, today)
         if os_problem is not None:
             found.append(Finding("imageFamily", os_problem))
     if pool.operator_version is not None and pool.kubernetes_version is not None:
@@ -335,10 +336,11 @@ def nap_gpu_pool(pool: NapGpuPoolFacts) -> list[Finding]:
     return found
 
 
-def aks_cluster(cluster: Cluster) -> list[Finding]:
-    """The rules over an AKS cluster's own settings (tier, support plan, cost analysis, the KAITO add-on, OIDC and
-    workload identity); the stack config and ``AksGpuClusterArgs`` add what they alone know (versions against today
-    and the upgrade channel, the system pool, access, hardening)."""
+def aks_cluster(cluster: Cluster, *, today: date) -> list[Finding]:
+    """The rules over an AKS cluster's own settings on ``today`` (tier, support plan, cost analysis, the KAITO add-on,
+    OIDC and workload identity; none of them depends on the day yet, but the checklists all take it, so a dated
+    cluster rule needs no new parameter); the stack config and ``AksGpuClusterArgs`` add what they alone know
+    (versions against today and the upgrade channel, the system pool, access, hardening)."""
     return [
         *lts_needs_premium(cluster),
         *cost_analysis_tier(cluster),

@@ -40,7 +40,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Final
 
-from gpu_catalog import Catalog, GpuSize, clock, default_catalog, is_gpu_size
+from gpu_catalog import Catalog, GpuSize, default_catalog, is_gpu_size
 from gpu_catalog.problems import show
 from rules.sizes import DEFAULT_FLOOR, accepted_sizes, check_gpu_size
 
@@ -165,27 +165,28 @@ def offered_by_databricks(size: GpuSize) -> bool:
     return not size.databricks_refused
 
 
-def databricks_gpu_sizes() -> list[str]:
-    """Catalog sizes a source lists as Azure Databricks GPU node types, current ones only (for messages)."""
-    catalog, day = default_catalog(), clock.today()
-    cached = _DATABRICKS_GPU_SIZES.get(day)
+def databricks_gpu_sizes(today: date) -> list[str]:
+    """Catalog sizes a source lists as Azure Databricks GPU node types, those not retired on ``today`` only (for
+    messages)."""
+    catalog = default_catalog()
+    cached = _DATABRICKS_GPU_SIZES.get(today)
     if cached is None or cached[0] is not catalog:  # read once per catalog and day (every message names them)
-        names = tuple(sorted(s.name for s in catalog.sizes() if s.databricks_supported and not s.is_retired(day)))
-        cached = _DATABRICKS_GPU_SIZES[day] = (catalog, names)
+        names = tuple(sorted(s.name for s in catalog.sizes() if s.databricks_supported and not s.is_retired(today)))
+        cached = _DATABRICKS_GPU_SIZES[today] = (catalog, names)
     return list(cached[1])
 
 
 _DATABRICKS_GPU_SIZES: dict[date, tuple[Catalog, tuple[str, ...]]] = {}
 
 
-def accepted_node_types(
-    floor: str = DEFAULT_FLOOR, today: date | None = None, catalog: Catalog | None = None
-) -> list[str]:
+def accepted_node_types(floor: str = DEFAULT_FLOOR, *, today: date, catalog: Catalog | None = None) -> list[str]:
     """Catalog sizes ``databricks-gpu-node-types`` with the size rules accepts (:func:`gpu_node_types` with
     ``size_rules``): every size rule but AKS support (:func:`rules.sizes.accepted_sizes`), offered by Azure
     Databricks. Sorted by name. Raises ``ValueError`` for an unknown floor."""
     cat = catalog if catalog is not None else default_catalog()
-    return [n for n in accepted_sizes(floor, today, require_aks=False, catalog=cat) if offered_by_databricks(cat[n])]
+    return [
+        n for n in accepted_sizes(floor, today=today, require_aks=False, catalog=cat) if offered_by_databricks(cat[n])
+    ]
 
 
 def runtime_release(spark_version: str) -> tuple[int, int] | None:
@@ -263,34 +264,32 @@ def _release_label(release: tuple[int, int]) -> str:
     return f"{release[0]}.{release[1]}" if release[1] else str(release[0])
 
 
-def policy_runtime_re(today: date | None = None) -> re.Pattern[str]:
+def policy_runtime_re(today: date) -> re.Pattern[str]:
     """The runtime keys the generated cluster policy admits on ``today`` (its ``spark_version`` regex): the key shapes
     of :data:`POLICY_RUNTIME_RE` (a GPU ML runtime key or a DBR release key), for the releases supported on that day
     only (:func:`supported_releases`), e.g. ``^(?:19|18|17\\.3|…)\\.x-(?:gpu-ml-)?scala(2\\.1[23])$``. The policy
     changes on each end-of-support date in ``gpu_catalog/facts/databricks.json``.
 
     Raises ``ValueError`` when the facts list no release supported on ``today``."""
-    day = today if today is not None else clock.today()
-    releases = supported_releases(day)
+    releases = supported_releases(today)
     if not releases:
         raise ValueError(
-            f"no Databricks Runtime release is supported on {day.isoformat()} (gpu_catalog/facts/databricks.json): "
+            f"no Databricks Runtime release is supported on {today.isoformat()} (gpu_catalog/facts/databricks.json): "
             "refresh the facts (python -m gpu_catalog.refresh)"
         )
     alternatives = "|".join(re.escape(_release_label(r)) for r in releases)
     return re.compile(rf"^(?:{alternatives})\.x-(?:gpu-ml-)?scala(2\.1[23])$")
 
 
-def policy_default_runtime(today: date | None = None) -> str:
+def policy_default_runtime(today: date) -> str:
     """The cluster policy's default ``spark_version`` on ``today``: :data:`EXAMPLE_GPU_ML_RUNTIME` while its release
     is supported, else the newest supported LTS release's GPU ML key (``facts.runtimes.supported[].gpuMlKey``)."""
-    day = today if today is not None else clock.today()
-    if policy_runtime_re(day).match(EXAMPLE_GPU_ML_RUNTIME):
+    if policy_runtime_re(today).match(EXAMPLE_GPU_ML_RUNTIME):
         return EXAMPLE_GPU_ML_RUNTIME
-    keys = [key for _, end, key, lts in _supported_rows() if key and lts and (end is None or end > day)]
+    keys = [key for _, end, key, lts in _supported_rows() if key and lts and (end is None or end > today)]
     if not keys:
         raise ValueError(
-            f"no supported LTS GPU ML runtime key on {day.isoformat()} (gpu_catalog/facts/databricks.json)"
+            f"no supported LTS GPU ML runtime key on {today.isoformat()} (gpu_catalog/facts/databricks.json)"
         )
     return keys[0]
 
@@ -355,31 +354,28 @@ POLICY_ACCESS_MODES: Final = DEDICATED_MODES
 evaluates."""
 
 
-def policy_refusals(
-    cluster: DatabricksCluster, node_types: Collection[str], today: date | None = None
-) -> list[Finding]:
+def policy_refusals(cluster: DatabricksCluster, node_types: Collection[str], *, today: date) -> list[Finding]:
     """What the generated cluster policy refuses in a cluster request, attribute by attribute, with the constants the
     policy is generated from (``exports/databricks_policy.py``): node types not in ``node_types`` (the policy's
     allowlist), a runtime key :func:`policy_runtime_re` does not match on ``today`` (the wrong shape, or a release
     not supported that day), an access mode outside :data:`POLICY_ACCESS_MODES`, Photon, no principal. Cost tags are
     :func:`missing_cost_tags`."""
-    day = today if today is not None else clock.today()
     allowed = ", ".join(node_types)
     found: list[Finding] = []
     for field, value in (("nodeTypeId", cluster.node_type), ("driverNodeTypeId", cluster.driver_node_type)):
         if value is not None and value not in node_types:
             found.append(Finding(field, f"{value} is not on the cluster policy's node type allowlist: {allowed}"))
     version = cluster.spark_version
-    pattern = policy_runtime_re(day)
+    pattern = policy_runtime_re(today)
     if version is None or pattern.match(version) is None:
-        supported = ", ".join(_release_label(r) for r in supported_releases(day))
+        supported = ", ".join(_release_label(r) for r in supported_releases(today))
         found.append(
             Finding(
                 "sparkVersion",
                 f"{version or 'no runtime'} does not match the cluster policy's runtime pattern "
-                f"{pattern.pattern}: a GPU ML runtime key such as {policy_default_runtime(day)}, or with kind "
+                f"{pattern.pattern}: a GPU ML runtime key such as {policy_default_runtime(today)}, or with kind "
                 f"{CLASSIC_PREVIEW} (useMlRuntime: true) or a custom image the DBR release key such as "
-                f"{plain_runtime(policy_default_runtime(day))}, of a release supported on {day.isoformat()} "
+                f"{plain_runtime(policy_default_runtime(today))}, of a release supported on {today.isoformat()} "
                 f"({supported}; gpu_catalog/facts/databricks.json)",
             )
         )
@@ -414,34 +410,34 @@ def missing_cost_tags(cluster: DatabricksCluster, cost_tags: Iterable[str], *car
 # -- databricks-gpu-node-types ----------------------------------------------------------------------------------------
 
 
-def _node_type_problem(value: str | None, role: str, *, size_rules: bool, floor: str) -> str | None:
+def _node_type_problem(value: str | None, role: str, *, size_rules: bool, floor: str, today: date) -> str | None:
     if value is None or not is_gpu_size(value):
         subject = f"{value} is not a GPU node type" if value else f"the {role} node type is not set"
         return (
             f"{subject}: a GPU cluster needs GPU node types for its workers and its driver (the GPU ML runtime's "
-            f"CUDA libraries do not run on a CPU node). Allowed: {', '.join(databricks_gpu_sizes())}"
+            f"CUDA libraries do not run on a CPU node). Allowed: {', '.join(databricks_gpu_sizes(today))}"
         )
     catalog = default_catalog()
     if size_rules:
-        findings = check_gpu_size(value, floor=floor, require_aks=False, catalog=catalog)
+        findings = check_gpu_size(value, floor=floor, today=today, require_aks=False, catalog=catalog)
         if findings:
             return " ".join(f.message for f in findings)
     size = catalog.lookup(value)
     if size is not None and not offered_by_databricks(size):
         return (
             f"{size.name} ({size.gpu_model}) is not offered by Azure Databricks as a GPU node type, so the cluster "
-            f"cannot be created. Allowed: {', '.join(databricks_gpu_sizes())}"
+            f"cannot be created. Allowed: {', '.join(databricks_gpu_sizes(today))}"
         )
     return None
 
 
 def gpu_node_types(
-    cluster: DatabricksCluster, *, size_rules: bool = False, floor: str = DEFAULT_FLOOR
+    cluster: DatabricksCluster, *, size_rules: bool = False, floor: str = DEFAULT_FLOOR, today: date
 ) -> list[Finding] | NotApplicable:
     """Workers and driver of a GPU cluster are GPU node types that Azure Databricks offers.
 
-    ``size_rules`` also applies the catalog's size rules (known, not retired, not NVv4, not below ``floor``), as the
-    stack config does; the policy pack has a policy per size rule. At most one finding per node type.
+    ``size_rules`` also applies the catalog's size rules (known, not retired on ``today``, not NVv4, not below
+    ``floor``), as the stack config does; the policy pack has a policy per size rule. At most one finding per node type.
     """
     if (na := _not_gpu(cluster)) is not None:
         return na
@@ -450,7 +446,7 @@ def gpu_node_types(
         ("nodeTypeId", "worker", cluster.node_type),
         ("driverNodeTypeId", "driver", cluster.driver),
     ):
-        problem = _node_type_problem(value, role, size_rules=size_rules, floor=floor)
+        problem = _node_type_problem(value, role, size_rules=size_rules, floor=floor, today=today)
         if problem is not None:
             findings.append(Finding(field, problem))
     return findings
@@ -488,10 +484,10 @@ def gpu_no_photon(cluster: DatabricksCluster) -> list[Finding] | NotApplicable:
 # -- databricks-gpu-runtime -------------------------------------------------------------------------------------------
 
 
-def gpu_runtime(cluster: DatabricksCluster) -> list[Finding] | NotApplicable:
+def gpu_runtime(cluster: DatabricksCluster, *, today: date) -> list[Finding] | NotApplicable:
     """GPU node types go with a GPU ML runtime (with ``kind``: the DBR release and ``useMlRuntime: true``), a custom
     container with a standard runtime, and a GPU ML runtime only with GPU node types; and a GPU cluster's runtime is
-    not past its end of support (:func:`runtime_support_problem`)."""
+    not past its end of support on ``today`` (:func:`runtime_support_problem`)."""
     version = cluster.spark_version
     if version is None:
         return NotApplicable("sparkVersion is not set")
@@ -504,7 +500,7 @@ def gpu_runtime(cluster: DatabricksCluster) -> list[Finding] | NotApplicable:
                 Finding(
                     "sparkVersion",
                     f"{version} is a GPU ML runtime but the node types are not GPU sizes: Databricks refuses GPU "
-                    f"runtimes on CPU nodes. Use GPU node types (e.g. {_cheapest_databricks_size()}) or a CPU "
+                    f"runtimes on CPU nodes. Use GPU node types (e.g. {_cheapest_databricks_size(today)}) or a CPU "
                     f"runtime (drop '{GPU_ML_MARKER.strip('-')}').",
                 )
             ]
@@ -538,12 +534,12 @@ def gpu_runtime(cluster: DatabricksCluster) -> list[Finding] | NotApplicable:
             "with a custom GPU image."
         )
         return [Finding("sparkVersion", message)]
-    ended = runtime_support_problem(version, clock.today())  # the dated fact: stack config, components and the pack
+    ended = runtime_support_problem(version, today)  # the dated fact: stack config, components and the pack pass today
     return [Finding("sparkVersion", ended)] if ended else []
 
 
-def _cheapest_databricks_size() -> str:
-    sizes = [s for s in default_catalog().sizes() if offered_by_databricks(s) and not s.is_retired()]
+def _cheapest_databricks_size(today: date) -> str:
+    sizes = [s for s in default_catalog().sizes() if offered_by_databricks(s) and not s.is_retired(today)]
     sizes.sort(key=lambda s: s.price_order)
     return sizes[0].name
 

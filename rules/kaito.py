@@ -28,6 +28,7 @@ v0.6.0 does with them is here:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from typing import Final
 
 from gpu_catalog import Catalog, GpuSize, default_catalog, is_gpu_size
@@ -95,62 +96,62 @@ class KaitoCluster:
 # ------------------------------------------------------------------------------------------------ instance type
 
 
-def kaito_sizes(catalog: Catalog | None = None) -> list[GpuSize]:
-    """The sizes KAITO can provision today: NVIDIA, in KAITO's SKU table, AKS-supported, not retired; cheapest first
-    (indicative prices)."""
+def kaito_sizes(catalog: Catalog | None = None, *, today: date) -> list[GpuSize]:
+    """The sizes KAITO can provision on ``today``: NVIDIA, in KAITO's SKU table, AKS-supported, not retired; cheapest
+    first (indicative prices)."""
     cat = catalog if catalog is not None else default_catalog()
     sizes = [
         s
         for s in cat.sizes()
-        if s.kaito_supported and s.gpu_vendor == KAITO_GPU_VENDOR and s.aks_supported and not s.is_retired()
+        if s.kaito_supported and s.gpu_vendor == KAITO_GPU_VENDOR and s.aks_supported and not s.is_retired(today)
     ]
     return sorted(sizes, key=lambda s: s.price_order)
 
 
-def kaito_instance_types(catalog: Catalog | None = None) -> list[str]:
-    """The names of :func:`kaito_sizes`, sorted by name."""
-    return sorted(s.name for s in kaito_sizes(catalog))
+def kaito_instance_types(catalog: Catalog | None = None, *, today: date) -> list[str]:
+    """The names of :func:`kaito_sizes` on ``today``, sorted by name."""
+    return sorted(s.name for s in kaito_sizes(catalog, today=today))
 
 
-def _allowed(cat: Catalog) -> str:
-    return f"Allowed, cheapest first (indicative prices): {', '.join(s.name for s in kaito_sizes(cat))}."
+def _allowed(cat: Catalog, today: date) -> str:
+    return f"Allowed, cheapest first (indicative prices): {', '.join(s.name for s in kaito_sizes(cat, today=today))}."
 
 
-def _instance_type_problem(name: str, cat: Catalog, *, size_rules: bool, floor: str) -> str | None:
+def _instance_type_problem(name: str, cat: Catalog, *, size_rules: bool, floor: str, today: date) -> str | None:
     if not is_gpu_size(name, cat):
         return (
             f"{name} is not a GPU size: KAITO provisions {KAITO_GPU_VENDOR} GPU nodes for the model (its inference "
-            f"presets need CUDA). {_allowed(cat)}"
+            f"presets need CUDA). {_allowed(cat, today)}"
         )
     if size_rules:
-        findings = check_gpu_size(name, floor=floor, require_aks=False, catalog=cat)
+        findings = check_gpu_size(name, floor=floor, today=today, require_aks=False, catalog=cat)
         if findings:
             return " ".join(f.message for f in findings)
     size = cat.lookup(name)
     if size is None:
         return (
             f"{name} is not a GPU size in the catalog, so KAITO's GPU needs cannot be checked (closest known sizes: "
-            f"{', '.join(cat.suggest(name))}). {_allowed(cat)}"
+            f"{', '.join(cat.suggest(name))}). {_allowed(cat, today)}"
         )
     if size.gpu_vendor != KAITO_GPU_VENDOR:
         return (
             f"{size.name} has an {size.gpu_vendor} GPU ({size.gpu_model}): KAITO runs {KAITO_GPU_VENDOR} GPUs only "
-            f"(its presets need CUDA). {_allowed(cat)}"
+            f"(its presets need CUDA). {_allowed(cat, today)}"
         )
     if not size.kaito_supported:
         return (
             f"{size.name} ({size.gpu_model}) is not in KAITO {KAITO_VERSION}'s Azure SKU table, so KAITO cannot "
-            f"provision or size nodes for it. {_allowed(cat)}"
+            f"provision or size nodes for it. {_allowed(cat, today)}"
         )
     if size_rules:
         aks = check_aks_supported(name, cat)
         if aks is not None:
-            return f"{aks.message} KAITO adds its nodes as an AKS node pool. {_allowed(cat)}"
+            return f"{aks.message} KAITO adds its nodes as an AKS node pool. {_allowed(cat, today)}"
     return None
 
 
 def instance_type(
-    ws: KaitoWorkspace, *, size_rules: bool = False, floor: str = DEFAULT_FLOOR
+    ws: KaitoWorkspace, *, size_rules: bool = False, floor: str = DEFAULT_FLOOR, today: date
 ) -> list[Finding] | NotApplicable:
     """kaito-workspace-instance-type (size): the instance type is a known NVIDIA GPU size in KAITO's SKU table.
 
@@ -163,7 +164,9 @@ def instance_type(
             "instanceType is not set (KAITO then uses existing nodes matched by its labelSelector or "
             "preferredNodes), so there is no instance type to check"
         )
-    problem = _instance_type_problem(ws.instance_type, default_catalog(), size_rules=size_rules, floor=floor)
+    problem = _instance_type_problem(
+        ws.instance_type, default_catalog(), size_rules=size_rules, floor=floor, today=today
+    )
     return [Finding("instanceType", problem)] if problem is not None else []
 
 
@@ -213,7 +216,7 @@ def _shortfalls(size: GpuSize, preset: KaitoPreset, count: int) -> list[str]:
     return problems
 
 
-def preset_fit(ws: KaitoWorkspace) -> list[Finding] | NotApplicable:
+def preset_fit(ws: KaitoWorkspace, *, today: date) -> list[Finding] | NotApplicable:
     """kaito-workspace-instance-type (fit): ``count`` nodes of the instance type have the GPUs, the GPU memory per GPU
     and the total GPU memory the preset needs.
 
@@ -231,7 +234,9 @@ def preset_fit(ws: KaitoWorkspace) -> list[Finding] | NotApplicable:
     problems = _shortfalls(size, preset, ws.count)
     if not problems:
         return []
-    fitting = [s.name for s in kaito_sizes(cat) if not _shortfalls(s, preset, ws.count)][:FITTING_SIZES_SHOWN]
+    fitting = [s.name for s in kaito_sizes(cat, today=today) if not _shortfalls(s, preset, ws.count)][
+        :FITTING_SIZES_SHOWN
+    ]
     return [
         Finding(
             "instanceType",

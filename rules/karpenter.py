@@ -360,7 +360,7 @@ def unconstrained_gpus(
     gpu_tainted: bool,
     gpu_limited: bool = False,
     floor: str = DEFAULT_FLOOR,
-    today: date | None = None,
+    today: date,
     catalog: Catalog | None = None,
 ) -> Finding:
     """gpu-nodepool-constrains-gpus.
@@ -372,7 +372,7 @@ def unconstrained_gpus(
     launchable = launchable_sizes(sizes)
     refused = [n for n in launchable if check_gpu_size(n, floor=floor, today=today, catalog=cat)]
     retired = sum(1 for n in refused if check_retired(n, today, cat) is not None)
-    below = sum(1 for n in refused if check_minimum(n, floor, cat) is not None)
+    below = sum(1 for n in refused if check_minimum(n, floor, cat, today=today) is not None)
     unsupported = sum(1 for n in refused if check_aks_supported(n, cat) is not None)
     reasons = [f"{retired} retired"] if retired else []
     reasons += [f"{below} below the floor {floor}"] if below else []
@@ -383,7 +383,7 @@ def unconstrained_gpus(
         judged = "none of them is refused by the size rules"
     taint = "" if gpu_tainted else f", on a node without the {GPU_RESOURCE} taint (so ordinary pods share the GPU VM)"
     limit = "" if gpu_limited else f", and bound them with spec.limits[{GPU_LIMIT!r}]"
-    deployable = [n for n in accepted_sizes(floor, today, require_aks=True, catalog=cat) if n in launchable]
+    deployable = [n for n in accepted_sizes(floor, today=today, require_aks=True, catalog=cat) if n in launchable]
     pinned = sorted(deployable, key=lambda n: cat[n].price_order)[:3]
     pin = Requirement(SKU_NAME, "In", tuple(pinned) or ("<sizes>",))
     return Finding(
@@ -489,8 +489,10 @@ def limit_cost(sizes: Iterable[str], gpu_limit: float, catalog: Catalog | None =
 # ---------------------------------------------------------------------------------------------- resolving config
 
 
-def _deployable(size: GpuSize, floor: str, today: date | None, cat: Catalog) -> bool:
-    return size.gpu_vendor == "NVIDIA" and size.name in accepted_sizes(floor, today, require_aks=True, catalog=cat)
+def _deployable(size: GpuSize, floor: str, today: date, cat: Catalog) -> bool:
+    if size.gpu_vendor != "NVIDIA":
+        return False
+    return size.name in accepted_sizes(floor, today=today, require_aks=True, catalog=cat)
 
 
 def resolve_sizes(
@@ -499,14 +501,14 @@ def resolve_sizes(
     gpu_models: Sequence[str] = (),
     *,
     floor: str = DEFAULT_FLOOR,
-    today: date | None = None,
+    today: date,
     catalog: Catalog | None = None,
 ) -> tuple[list[str], list[Finding]]:
     """The ``sku-name`` values a configured GPU NodePool allows, cheapest first, and what is wrong.
 
     ``sizes`` are taken as written and must each pass every size rule (field ``sizes[i]``). ``series``
     (``sku-series``, e.g. ``NCas_T4_v3``) and ``gpu_models`` (``sku-gpu-name``, e.g. ``A100``) stand for every catalog
-    size of that series or GPU that is deployable today (NVIDIA, current, AKS-supported, at or above the floor); one
+    size of that series or GPU deployable on ``today`` (NVIDIA, current, AKS-supported, at or above the floor); one
     that stands for none is a finding (field ``series[i]`` / ``gpuModels[i]``).
     """
     cat = catalog if catalog is not None else default_catalog()

@@ -9,6 +9,7 @@ test fails when the committed file is out of date.
 from __future__ import annotations
 
 import sys
+from datetime import date
 
 from gpu_catalog import MIG_PROFILES, default_catalog
 from gpu_catalog.kaito_presets import KAITO_ADDON_VERSION, KAITO_PRESETS, KAITO_VERSION, kaito_table_minors
@@ -18,10 +19,11 @@ from .node_stack import mig_instance
 from .sizes import MIG_PROFILE_WIDTH
 
 
-def _smallest(preset_name: str) -> tuple[str, int] | None:
-    """The cheapest size KAITO can provision that fits the preset with one node, else with KAITO's example count."""
+def _smallest(preset_name: str, today: date) -> tuple[str, int] | None:
+    """The cheapest size KAITO can provision on ``today`` that fits the preset with one node, else with KAITO's
+    example count."""
     preset = KAITO_PRESETS[preset_name]
-    sizes = kaito_sizes()
+    sizes = kaito_sizes(today=today)
     for count in dict.fromkeys((1, preset.example_count)):
         fit = next((s for s in sizes if not _shortfalls(s, preset, count)), None)
         if fit is not None:
@@ -29,11 +31,11 @@ def _smallest(preset_name: str) -> tuple[str, int] | None:
     return None
 
 
-def kaito_rows() -> list[list[str]]:
+def kaito_rows(today: date) -> list[list[str]]:
     rows: list[list[str]] = []
     for name in sorted(KAITO_PRESETS):
         p = KAITO_PRESETS[name]
-        smallest = _smallest(name)
+        smallest = _smallest(name, today)
         fit = f"{smallest[1]} × `{smallest[0]}`" if smallest else "none in the catalog"
         per_gpu = f"{p.per_gpu_memory_gib:g} GiB" if p.per_gpu_memory_gib else "—"
         rows.append(
@@ -68,7 +70,8 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows)]
 
 
-def render() -> str:
+def render(today: date) -> str:
+    """The reference on ``today`` (the KAITO sizes not retired that day)."""
     minors = ", ".join(kaito_table_minors())
     lines = [
         "# GPU reference: KAITO presets and MIG slices",
@@ -87,7 +90,7 @@ def render() -> str:
         "",
         *_table(
             ["preset", "GPUs", "GPU memory", "per GPU", "smallest size (count ×)", "downloads weights at run time"],
-            kaito_rows(),
+            kaito_rows(today),
         ),
         "",
         "## MIG: what each profile gives per size",
@@ -104,5 +107,5 @@ def render() -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":
-    sys.stdout.write(render())
+if __name__ == "__main__":  # python -m rules.reference [YYYY-MM-DD]: the day given, else the real date
+    sys.stdout.write(render(date.fromisoformat(sys.argv[1]) if len(sys.argv) > 1 else date.today()))

@@ -1,7 +1,8 @@
 """GPU size guard rails over the catalog: NVv4, unknown, retired, below the floor, not AKS-supported, MIG on a size that
 cannot be partitioned, AMD sizes with NVIDIA-only features. Each check returns a :class:`SizeFinding` (the size as
 written and a message: what is wrong, why, what to use) or ``None``; the stack config, the components, the policies
-(``gpu-size-*``, ``gpu-mig-profile-capable-size``) and the conformance checker call them. No Pulumi imports.
+(``gpu-size-*``, ``gpu-mig-profile-capable-size``) and the conformance checker call them. Dated checks take ``today``
+from the caller (adapters pass :func:`gpu_catalog.clock.today`); nothing here reads the clock. No Pulumi imports.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date
 
-from gpu_catalog import MIG_GEOMETRY, clock
+from gpu_catalog import MIG_GEOMETRY
 from gpu_catalog.catalog import (
     MIG_PROFILES,
     Catalog,
@@ -73,8 +74,8 @@ def check_known(name: str, catalog: Catalog | None = None) -> SizeFinding | None
     )
 
 
-def check_retired(name: str, today: date | None = None, catalog: Catalog | None = None) -> SizeFinding | None:
-    """gpu-size-not-retired."""
+def check_retired(name: str, today: date, catalog: Catalog | None = None) -> SizeFinding | None:
+    """gpu-size-not-retired: retired, or past its retirement date on ``today``."""
     size = _cat(catalog).lookup(name)
     if size is None or not size.is_retired(today):
         return None
@@ -115,25 +116,27 @@ def floor_size(floor: str = DEFAULT_FLOOR, catalog: Catalog | None = None) -> Gp
 _AT_OR_ABOVE: dict[tuple[int, str, date], tuple[Catalog, list[str]]] = {}
 
 
-def _at_or_above(cat: Catalog, ref: GpuSize) -> list[str]:
-    """Current AKS-supported NVIDIA sizes at or above the floor ``ref``, cheapest first (computed once per catalog,
-    floor and day: the policy pack asks for every pool below the floor). The entry keeps its catalog, so an id that
-    Python reuses for another catalog is never answered from the cache."""
-    key = (id(cat), ref.name, clock.today())
+def _at_or_above(cat: Catalog, ref: GpuSize, today: date) -> list[str]:
+    """AKS-supported NVIDIA sizes at or above the floor ``ref`` not retired on ``today``, cheapest first (computed
+    once per catalog, floor and day: the policy pack asks for every pool below the floor). The entry keeps its
+    catalog, so an id that Python reuses for another catalog is never answered from the cache."""
+    key = (id(cat), ref.name, today)
     cached = _AT_OR_ABOVE.get(key)
     if cached is not None and cached[0] is cat:
         return cached[1]
     better = [
         s.name
         for s in cat.sizes()
-        if s.aks_supported and not s.is_retired(key[2]) and s.gpu_vendor == "NVIDIA" and not _floor_reasons(s, ref)
+        if s.aks_supported and not s.is_retired(today) and s.gpu_vendor == "NVIDIA" and not _floor_reasons(s, ref)
     ]
     better.sort(key=lambda n: cat[n].price_order)
     _AT_OR_ABOVE[key] = (cat, better)
     return better
 
 
-def check_minimum(name: str, floor: str = DEFAULT_FLOOR, catalog: Catalog | None = None) -> SizeFinding | None:
+def check_minimum(
+    name: str, floor: str = DEFAULT_FLOOR, catalog: Catalog | None = None, *, today: date
+) -> SizeFinding | None:
     """gpu-size-minimum.
 
     Below the floor: smaller GPU memory per GPU, lower CUDA compute capability, or only a fraction of a GPU.
@@ -148,7 +151,7 @@ def check_minimum(name: str, floor: str = DEFAULT_FLOOR, catalog: Catalog | None
     reasons = _floor_reasons(size, ref)
     if not reasons:
         return None
-    better = _at_or_above(cat, ref)
+    better = _at_or_above(cat, ref, today)
     return SizeFinding(
         name,
         f"{size.name} ({size.gpu_model}, {size.gpu_count} GPU) is below the GPU floor {ref.name} "
@@ -177,7 +180,9 @@ MIG_PROFILE_WIDTH: dict[str, int] = {profile: width for profile, (width, _, _) i
 (Azure/AgentBaker PR #9065: AKS's node bootstrap creates ``floor(total slices / width)`` instances of the profile)."""
 
 
-def check_mig_profile(name: str, profile: str | None, catalog: Catalog | None = None) -> SizeFinding | None:
+def check_mig_profile(
+    name: str, profile: str | None, catalog: Catalog | None = None, *, today: date
+) -> SizeFinding | None:
     """gpu-mig-profile-capable-size.
 
     A MIG ``gpuInstanceProfile`` only where AKS supports MIG (A100, H100, H200 sizes: the GPU supporting MIG is not
@@ -194,7 +199,7 @@ def check_mig_profile(name: str, profile: str | None, catalog: Catalog | None = 
             f"gpuInstanceProfile {profile!r} is not an AKS MIG profile; allowed: {', '.join(MIG_PROFILES)}.",
         )
     size = cat.lookup(name)
-    capable = sorted(s.name for s in cat.sizes() if s.aks_mig and not s.is_retired() and s.variant_of is None)
+    capable = sorted(s.name for s in cat.sizes() if s.aks_mig and not s.is_retired(today) and s.variant_of is None)
     if size is not None and size.aks_mig:
         width = MIG_PROFILE_WIDTH[canonical]
         if size.mig_slices is not None and width > size.mig_slices:
@@ -317,7 +322,7 @@ def check_gpu_size(
     name: str,
     *,
     floor: str = DEFAULT_FLOOR,
-    today: date | None = None,
+    today: date,
     require_aks: bool = True,
     catalog: Catalog | None = None,
     exempt: Collection[str] = (),
@@ -331,7 +336,7 @@ def check_gpu_size(
         ("gpu-size-no-nvv4", check_nvv4(name)),
         ("gpu-size-known", check_known(name, cat)),
         ("gpu-size-not-retired", check_retired(name, today, cat)),
-        ("gpu-size-minimum", check_minimum(name, floor, cat)),
+        ("gpu-size-minimum", check_minimum(name, floor, cat, today=today)),
         ("gpu-size-aks-supported", check_aks_supported(name, cat) if require_aks else None),
     ]
     return [f for rule, f in findings if f is not None and rule not in exempt]
@@ -341,7 +346,7 @@ _ACCEPTED: dict[tuple[int, str, date, bool], tuple[Catalog, tuple[str, ...]]] = 
 
 
 def accepted_sizes(
-    floor: str = DEFAULT_FLOOR, today: date | None = None, *, require_aks: bool, catalog: Catalog | None = None
+    floor: str = DEFAULT_FLOOR, *, today: date, require_aks: bool, catalog: Catalog | None = None
 ) -> tuple[str, ...]:
     """Catalog sizes :func:`check_gpu_size` accepts with the floor ``floor`` on ``today``, sorted by name.
 
@@ -350,8 +355,7 @@ def accepted_sizes(
     ``require_aks``. Raises ``ValueError`` for an unknown floor.
     """
     cat = _cat(catalog)
-    day = today or clock.today()
-    key = (id(cat), floor, day, require_aks)
+    key = (id(cat), floor, today, require_aks)
     cached = _ACCEPTED.get(key)
     if cached is not None and cached[0] is cat:
         return cached[1]
@@ -360,7 +364,7 @@ def accepted_sizes(
         sorted(
             s.name
             for s in cat.sizes()
-            if not check_gpu_size(s.name, floor=floor, today=day, require_aks=require_aks, catalog=cat)
+            if not check_gpu_size(s.name, floor=floor, today=today, require_aks=require_aks, catalog=cat)
         )
     )
     _ACCEPTED[key] = (cat, accepted)

@@ -134,7 +134,7 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
         problems.extend(_pool_version_problems(cfg, f"{at}.orchestratorVersion", pool.orchestratorVersion))
         pin = version_pin_fits_channel(pool.orchestratorVersion, cfg.cluster.autoUpgradeChannel, "orchestratorVersion")
         problems.extend(_at(at, pin))
-    found = aks_gpu_pool(pool_checklist(cfg, pool))
+    found = aks_gpu_pool(pool_checklist(cfg, pool), today=clock.today())
     if "driver" not in pool.model_fields_set:  # a driver finding is the default's collision with the size
         default = f"driver is not set, and the default driver here is {cfg.pool_driver(pool)}: "
         found = [Finding("vmSize", default + f.message) if f.field == "driver" else f for f in found]
@@ -202,7 +202,7 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
         oidc_issuer=cluster.oidcIssuer,
         workload_identity=cluster.workloadIdentity,
     )
-    for finding in aks_cluster(facts):
+    for finding in aks_cluster(facts, today=clock.today()):
         key = {"tier": "skuTier"}.get(finding.field, finding.field)
         problems.append(Problem(f"cluster.{key}", finding.message))
     problems += _hardening_problems(cfg)
@@ -507,7 +507,7 @@ def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> 
     """Every problem of one ``gpuNodePools`` entry: its checklist (:func:`rules.checklists.nap_gpu_pool`, the one
     ``NapGpuPoolArgs`` runs too) and what only a stack file can get wrong (``limits.nodes``, half a budget)."""
     at = f"gpuNodePools[{index}]"
-    problems = _at(at, nap_gpu_pool(nap_checklist(cfg, pool)))
+    problems = _at(at, nap_gpu_pool(nap_checklist(cfg, pool), today=clock.today()))
     if pool.limits.nodes is not None:
         problems.append(
             Problem(

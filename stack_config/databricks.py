@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from exports.databricks_policy import DEFAULT_COST_TAGS, cost_tags_problem, floor_problem
-from gpu_catalog import GpuSize, default_catalog
+from gpu_catalog import GpuSize, clock, default_catalog
 from rules import Finding, NotApplicable, findings
 from rules.databricks import (
     AUTOTERMINATION_MAX,
@@ -240,7 +240,7 @@ class DatabricksClusterConfig(StrictModel):
     @field_validator("nodeTypeId")
     @classmethod
     def _node_type(cls, v: str) -> str:
-        _refuse("nodeTypeId", gpu_node_types(cluster_facts({"nodeTypeId": v}), size_rules=True))
+        _refuse("nodeTypeId", gpu_node_types(cluster_facts({"nodeTypeId": v}), size_rules=True, today=clock.today()))
         return default_catalog()[v].name  # the catalog's spelling
 
     @field_validator("driverNodeTypeId")
@@ -248,7 +248,8 @@ class DatabricksClusterConfig(StrictModel):
     def _driver_node_type(cls, v: str | None) -> str | None:
         if v is None:
             return v
-        _refuse("driverNodeTypeId", gpu_node_types(cluster_facts({"driverNodeTypeId": v}), size_rules=True))
+        found = gpu_node_types(cluster_facts({"driverNodeTypeId": v}), size_rules=True, today=clock.today())
+        _refuse("driverNodeTypeId", found)
         return default_catalog()[v].name
 
     @field_validator("tasksPerGpu", mode="before")
@@ -424,7 +425,7 @@ def cluster_problems(cluster: DatabricksClusterConfig) -> list[tuple[str, str]]:
         if messages and all(k != key for k, _ in found):
             found.append((key, messages[0]))
 
-    refuse("sparkVersion", gpu_runtime(facts), gpu_no_photon(facts), runtime_key(facts))
+    refuse("sparkVersion", gpu_runtime(facts, today=clock.today()), gpu_no_photon(facts), runtime_key(facts))
     if cluster.tasksPerGpu is not None or cluster.workload == "inference":
         refuse("tasksPerGpu", tasks_per_gpu(facts))
     workload, workers = cluster.workload, cluster.numWorkers
@@ -485,8 +486,9 @@ def databricks_stack_problems(databricks: DatabricksConfig | None, *, floor: str
         problems += [(f"{at}.{key}" if key else at, message) for key, message in cluster_problems(cluster)]
     if databricks is None or floor == DEFAULT_FLOOR or floor not in default_catalog():
         return problems
+    today = clock.today()
     for i, cluster in enumerate(databricks.clusters):
-        found = gpu_node_types(cluster.facts, size_rules=True, floor=floor)
+        found = gpu_node_types(cluster.facts, size_rules=True, floor=floor, today=today)
         keys = ["nodeTypeId"] if cluster.driverNodeTypeId is None else ["nodeTypeId", "driverNodeTypeId"]
         problems += [(f"databricks.clusters[{i}].{key}", message) for key in keys for message in _findings(found, key)]
     return problems

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from pydantic import Field, field_validator
 
-from gpu_catalog import default_catalog
+from gpu_catalog import clock, default_catalog
 from gpu_catalog.kaito_presets import (
     KAITO_DEFAULT_COUNT,
     MODEL_ACCESS_SECRET_KEY,
@@ -117,7 +117,7 @@ class KaitoWorkspaceConfig(StrictModel):
     @field_validator("instanceType")
     @classmethod
     def _instance_type(cls, v: str) -> str:
-        _refuse(instance_type(KaitoWorkspace(instance_type=v), size_rules=True))
+        _refuse(instance_type(KaitoWorkspace(instance_type=v), size_rules=True, today=clock.today()))
         return default_catalog()[v].name
 
     @field_validator("labelSelector")
@@ -198,7 +198,8 @@ def workspace_problems(ws: KaitoWorkspaceConfig) -> list[tuple[str, str]]:
     """The rules relating one workspace's keys, as ``(key, message)``: the nodes hold the preset; the model-access
     Secret matches the preset, and its token config key comes with it."""
     found: list[tuple[str, str]] = []
-    fit = _messages(preset_fit(KaitoWorkspace(instance_type=ws.instanceType, count=ws.count, preset=ws.preset)))
+    workspace = KaitoWorkspace(instance_type=ws.instanceType, count=ws.count, preset=ws.preset)
+    fit = _messages(preset_fit(workspace, today=clock.today()))
     if fit is not None:
         found.append(("instanceType", fit))
     secret = ws.modelAccessSecret
@@ -309,9 +310,10 @@ def kaito_stack_problems(
     if version is not None:
         problems.append(("cluster.kubernetesVersion", version))
     if floor != DEFAULT_FLOOR and floor in default_catalog():
+        today = clock.today()
         for i, ws in enumerate(kaito.workspaces):
             below = _messages(
-                instance_type(KaitoWorkspace(instance_type=ws.instanceType), size_rules=True, floor=floor)
+                instance_type(KaitoWorkspace(instance_type=ws.instanceType), size_rules=True, floor=floor, today=today)
             )
             if below is not None:
                 problems.append((f"kaito.workspaces[{i}].instanceType", below))

@@ -21,6 +21,7 @@ from rules.aks import windows_pool_name
 from rules.sizes import check_gpu_size
 from stack_config import StackConfigError, validate_stack_config
 from tests.components.harness import AGENT_POOL, Run, run_program, run_stack, stack_config
+from tests.conftest import TODAY
 
 CHART_VERSION = load_device_plugin_facts().chart.version
 
@@ -77,7 +78,7 @@ def test_a_seven_character_windows_pool_name_is_refused_with_the_rules_message()
 
 def test_a_bad_size_is_refused_with_the_catalogs_messages() -> None:
     error = refused(run_pool(name="amd", vm_size="Standard_NV32as_v4"))
-    catalog = [f.message for f in check_gpu_size("Standard_NV32as_v4")]
+    catalog = [f.message for f in check_gpu_size("Standard_NV32as_v4", today=TODAY)]
     assert catalog and catalog[0].startswith("Standard_NV32as_v4 is an NVv4 size")
     assert [(f.field, f.message) for f in error.findings] == [("vm_size", m) for m in catalog]
     with pytest.raises(StackConfigError) as err:

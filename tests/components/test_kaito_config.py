@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from gpu_catalog.kaito_presets import KAITO_FACTS_PATH, KAITO_PRESETS
 from rules.kaito import kaito_instance_types
 from stack_config.kaito import KaitoConfig, kaito_stack_problems, workspace_problems
+from tests.conftest import TODAY
 
 BASE: dict[str, Any] = {"name": "phi-4", "preset": "phi-4", "instanceType": "Standard_NC24ads_A100_v4"}
 TOKEN = {"modelAccessSecret": "hf-token", "modelAccessTokenConfig": "kaito:hfToken"}
@@ -259,7 +260,7 @@ def test_unknown_key_is_rejected():
 
 
 def test_allowed_instance_types_are_current_nvidia_kaito_sizes():
-    sizes = kaito_instance_types()
+    sizes = kaito_instance_types(today=TODAY)
     assert "Standard_NC24ads_A100_v4" in sizes and "Standard_ND96isr_H100_v5" in sizes
     assert "Standard_NC6s_v3" not in sizes  # retired
     assert not any("V620" in s for s in sizes)  # AMD

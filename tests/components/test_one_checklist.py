@@ -16,6 +16,7 @@ from rules.aks import MPS_MAX_REPLICAS, TIME_SLICING_MAX_REPLICAS, sharing_repli
 from rules.checklists import AksGpuPoolFacts, NapGpuPoolFacts, aks_gpu_pool, nap_gpu_pool
 from rules.node_stack import Sharing
 from stack_config import StackConfigError, validate_stack_config
+from tests.conftest import TODAY
 
 STACK_FILE = "stacks/Pulumi.dev.yaml"
 T4 = "Standard_NC4as_T4_v3"
@@ -72,7 +73,7 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any], str, str]
         "gpuPools[0].migProfile",
         next(
             f.message
-            for f in aks_gpu_pool(AksGpuPoolFacts(name="t4", vm_size=T4, mig_profile="MIG1g"))
+            for f in aks_gpu_pool(AksGpuPoolFacts(name="t4", vm_size=T4, mig_profile="MIG1g"), today=TODAY)
             if f.field == "migProfile"
         ),
     ),
@@ -126,7 +127,7 @@ def test_a_nap_pool_gets_its_checklist_through_the_args_too() -> None:
     """The NodePool CRD's restricted label domains used to be refused by the stack config only."""
     expected = "the NodePool CRD restricts the label domain 'karpenter.sh'."
     facts = NapGpuPoolFacts(name="gpu", sizes=(T4,), labels={"karpenter.sh/foo": "x"}, manager="gpu-operator")
-    assert any(f.message == expected for f in nap_gpu_pool(facts))
+    assert any(f.message == expected for f in nap_gpu_pool(facts, today=TODAY))
     messages = args_refusal(
         lambda: NapGpuPoolArgs(
             name="gpu", sizes=(T4,), gpu_limit=4, location="westeurope", labels={"karpenter.sh/foo": "x"}

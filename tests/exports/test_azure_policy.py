@@ -29,6 +29,7 @@ from exports.azure_policy import (
 from gpu_catalog.catalog import CATALOG_PATH, default_catalog, is_nvv4, load_catalog
 from policies.pack import ALL_POLICIES
 from rules.sizes import check_gpu_size
+from tests.conftest import TODAY
 from tests.exports.azure_policy_eval import UnsupportedPolicy, evaluate
 from tests.policies._helpers import AGENT_POOL, GPU_POOL, run_policy, with_
 
@@ -87,7 +88,7 @@ def pack_accepts_virtual_machines_pool(size: str) -> bool:
 
 def refused_sizes() -> list[str]:
     """Catalog sizes the size rules refuse for an AKS pool (default floor, today), asked one by one."""
-    return sorted(s for s in default_catalog() if check_gpu_size(s, require_aks=True))
+    return sorted(s for s in default_catalog() if check_gpu_size(s, require_aks=True, today=TODAY))
 
 
 REFUSED = refused_sizes()

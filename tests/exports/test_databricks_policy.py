@@ -17,6 +17,7 @@ from exports.databricks_policy import allowed_node_types, cluster_policy_definit
 from gpu_catalog.catalog import CATALOG_PATH, Catalog, default_catalog, load_catalog
 from rules import findings
 from rules.databricks import DatabricksCluster, gpu_node_types, gpu_runtime, policy_refusals
+from tests.conftest import TODAY
 from tests.exports.databricks_policy_eval import UnsupportedLimitation, violations
 from tests.policies._helpers import with_
 
@@ -94,11 +95,11 @@ def test_what_one_limitation_per_attribute_cannot_refuse() -> None:
     assert violations(POLICY, standard) == {}
     assert violations(POLICY, group(use_ml_runtime=False)) == {}
     facts = DatabricksCluster(node_type="Standard_NC24ads_A100_v4", spark_version="17.3.x-scala2.13")
-    assert [f.field for f in findings(gpu_runtime(facts))] == ["sparkVersion"]
+    assert [f.field for f in findings(gpu_runtime(facts, today=TODAY))] == ["sparkVersion"]
     kind = DatabricksCluster(
         node_type="Standard_NC24ads_A100_v4", spark_version="17.3.x-scala2.13", kind="CLASSIC_PREVIEW"
     )
-    assert [f.field for f in findings(gpu_runtime(kind))] == ["useMlRuntime"]
+    assert [f.field for f in findings(gpu_runtime(kind, today=TODAY))] == ["useMlRuntime"]
 
 
 @pytest.mark.parametrize(
@@ -163,7 +164,9 @@ def test_the_allowlist_is_what_the_databricks_rules_accept() -> None:
     accepted = sorted(
         s.name
         for s in cat.sizes()
-        if not findings(gpu_node_types(DatabricksCluster(node_type=s.name, declared_gpu=True), size_rules=True))
+        if not findings(
+            gpu_node_types(DatabricksCluster(node_type=s.name, declared_gpu=True), size_rules=True, today=TODAY)
+        )
     )
     assert allowed_node_types() == accepted
     assert POLICY["node_type_id"] == {"type": "allowlist", "values": accepted}
@@ -250,7 +253,7 @@ def _facts(api: dict[str, Any]) -> DatabricksCluster:
 def test_policy_refusals_name_what_the_policy_refuses(request_spec: dict[str, Any]) -> None:
     """The components' early check (rules.databricks.policy_refusals) and the policy agree, attribute by attribute,
     on everything but cost tags and autotermination (checked elsewhere)."""
-    refused = {_FIELDS[f.field] for f in policy_refusals(_facts(request_spec), allowed_node_types())}
+    refused = {_FIELDS[f.field] for f in policy_refusals(_facts(request_spec), allowed_node_types(), today=TODAY)}
     by_policy = set(violations(POLICY, request_spec)) - {"custom_tags.cost-center", "autotermination_minutes"}
     assert refused == by_policy
 
@@ -268,8 +271,8 @@ def test_the_runtime_pattern_follows_the_end_of_support_dates() -> None:
     assert list(violations(after, lts_15)) == ["spark_version"]
     assert violations(after, GOOD) == {} and violations(after, GROUP) == {}
     for day, refused in ((date(2027, 8, 18), []), (date(2027, 8, 19), ["sparkVersion"])):
-        assert [f.field for f in policy_refusals(_facts(lts_15), allowed_node_types(), day)] == refused
-    message = policy_refusals(_facts(lts_15), allowed_node_types(), date(2027, 8, 19))[0].message
+        assert [f.field for f in policy_refusals(_facts(lts_15), allowed_node_types(), today=day)] == refused
+    message = policy_refusals(_facts(lts_15), allowed_node_types(), today=date(2027, 8, 19))[0].message
     assert "supported on 2027-08-19 (19, 18, 17.3, 16.4; gpu_catalog/facts/databricks.json)" in message
     late = cluster_policy_definition(today=date(2028, 10, 22))
     assert late["spark_version"]["defaultValue"] == "18.x-gpu-ml-scala2.13"

@@ -26,6 +26,7 @@ from rules.access import deployer_principal_type
 from rules.aks import DEFAULT_GPU_TAINT, LINUX_OS_SKUS, WINDOWS_OS_SKUS
 from rules.databricks import DEDICATED_MODES
 from rules.karpenter import resolve_sizes
+from tests.conftest import TODAY
 
 from .harness import REPO_ROOT, Engine, Plugin, construct_request, engine, provider, state_dict
 
@@ -686,7 +687,7 @@ def test_gpu_models_and_series_resolve_through_the_catalog_as_from_a_stack_file(
     response = plugin.stub.Construct(
         construct_request(eng, f"{TOKEN}:NapGpuPool", "naptier", {**inputs, "gpuModels": ["T4"]})
     )
-    expected, found = resolve_sizes([], [], ["T4"])
+    expected, found = resolve_sizes([], [], ["T4"], today=TODAY)
     assert found == []
     assert expected == [
         "Standard_NC4as_T4_v3",
@@ -735,7 +736,7 @@ def test_a_nodepool_without_a_gpu_limit_fails_construct_with_the_rules_message(r
     eng, plugin = running
     inputs = {"kubeconfig": "apiVersion: v1", "poolName": "refused", "location": "westeurope", "gpuModels": ["A100"]}
     error, found = _refused(plugin, eng, "NapGpuPool", "nap-nolimit", inputs)
-    sizes, _ = resolve_sizes([], [], ["A100"])
+    sizes, _ = resolve_sizes([], [], ["A100"], today=TODAY)
     expected = _nap_python_refusal(sizes=tuple(sizes), gpu_limit=0)
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
     assert error.details() == str(expected)  # type: ignore[attr-defined]
@@ -755,7 +756,7 @@ def test_a_series_naming_no_size_is_refused_with_the_rules_message(running: tupl
         "driver": "operator",
     }
     error, found = _refused(plugin, eng, "NapGpuPool", "nap-series", inputs)
-    _, selector = resolve_sizes(["Standard_NC4as_T4_v3"], ["NCxx_v9"])
+    _, selector = resolve_sizes(["Standard_NC4as_T4_v3"], ["NCxx_v9"], today=TODAY)
     driver = _nap_python_refusal(sizes=("Standard_NC4as_T4_v3",), gpu_limit=4, driver_skipped=True)
     assert [path for path, _ in found] == ["driver", "series[0]"]
     assert found == [("driver", driver.findings[0].message), ("series[0]", selector[0].message)]

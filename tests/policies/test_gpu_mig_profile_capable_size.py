@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from policies.gpu_mig_profile_capable_size import POLICY
 from rules.sizes import check_mig_profile
+from tests.conftest import TODAY
 from tests.policies._helpers import (
     AGENT_POOL,
     CLUSTER,
@@ -28,7 +29,7 @@ def test_no_profile_passes_on_any_size() -> None:
 
 def test_mig_on_t4_rejected_with_catalog_message() -> None:
     outcome = run_policy(POLICY, AGENT_POOL, with_(MIG_POOL, vmSize="Standard_NC4as_T4_v3"))
-    expected = check_mig_profile("Standard_NC4as_T4_v3", "MIG3g")
+    expected = check_mig_profile("Standard_NC4as_T4_v3", "MIG3g", today=TODAY)
     assert expected is not None
     assert outcome.violations == [f"gpuInstanceProfile: {expected.message}"]
     assert outcome.violations[0].startswith(

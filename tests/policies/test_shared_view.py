@@ -4,6 +4,7 @@ converts the resource itself (``Analyze`` and ``AnalyzeStack``, over bench's gen
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date
 from typing import Any
 
 import pytest
@@ -123,25 +124,30 @@ def test_each_resource_is_converted_once_per_request(
 
 
 def test_per_size_answers_once_per_size_and_day(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[tuple[str, str]] = []
+    """A dated rule is given the day (``today=``, the clock read by the adapter) and answered once per day; an
+    undated one is called without it, once."""
+    calls: list[tuple[str, str, str]] = []
 
-    def check(size: str, floor: str) -> None:
-        calls.append((size, clock.today().isoformat()))
+    def check_dated(size: str, floor: str, *, today: date) -> None:
+        calls.append((size, floor, today.isoformat()))
 
-    dated = resources.per_size(check, dated=True)
+    def check_undated(size: str, floor: str) -> None:
+        calls.append((size, floor, "undated"))
+
+    dated = resources.per_size(check_dated, dated=True)
     monkeypatch.setenv(clock.TODAY_ENV, "2026-01-01")
     dated("Standard_NC6", "f")
     dated("Standard_NC6", "f")
     dated("Standard_NC6", "g")
     monkeypatch.setenv(clock.TODAY_ENV, "2026-01-02")
     dated("Standard_NC6", "f")
-    undated = resources.per_size(check, dated=False)
+    undated = resources.per_size(check_undated, dated=False)
     undated("Standard_NC12", "f")
     monkeypatch.setenv(clock.TODAY_ENV, "2026-01-03")
     undated("Standard_NC12", "f")
     assert calls == [
-        ("Standard_NC6", "2026-01-01"),
-        ("Standard_NC6", "2026-01-01"),
-        ("Standard_NC6", "2026-01-02"),
-        ("Standard_NC12", "2026-01-02"),
+        ("Standard_NC6", "f", "2026-01-01"),
+        ("Standard_NC6", "g", "2026-01-01"),
+        ("Standard_NC6", "f", "2026-01-02"),
+        ("Standard_NC12", "f", "undated"),
     ]

@@ -20,7 +20,7 @@ def test_accepted_sizes_are_what_check_gpu_size_accepts(floor: str, require_aks:
     expected = tuple(
         sorted(s for s in cat if not check_gpu_size(s, floor=floor, today=DAY, require_aks=require_aks, catalog=cat))
     )
-    assert accepted_sizes(floor, DAY, require_aks=require_aks, catalog=cat) == expected
+    assert accepted_sizes(floor, today=DAY, require_aks=require_aks, catalog=cat) == expected
     assert expected
 
 
@@ -32,17 +32,17 @@ def test_aks_support_only_narrows_the_list() -> None:
 
 
 def test_cached_per_catalog_floor_day_and_aks() -> None:
-    first = accepted_sizes("Standard_NC6s_v3", DAY, require_aks=True)
-    assert accepted_sizes("Standard_NC6s_v3", DAY, require_aks=True) is first
-    assert accepted_sizes("Standard_NC6s_v3", date(2020, 1, 1), require_aks=True) is not first
+    first = accepted_sizes("Standard_NC6s_v3", today=DAY, require_aks=True)
+    assert accepted_sizes("Standard_NC6s_v3", today=DAY, require_aks=True) is first
+    assert accepted_sizes("Standard_NC6s_v3", today=date(2020, 1, 1), require_aks=True) is not first
     other = load_catalog(CATALOG_PATH)  # an equal catalog, another object: its own entry
-    again = accepted_sizes("Standard_NC6s_v3", DAY, require_aks=True, catalog=other)
+    again = accepted_sizes("Standard_NC6s_v3", today=DAY, require_aks=True, catalog=other)
     assert again == first and again is not first
 
 
 def test_unknown_floor_is_refused() -> None:
     with pytest.raises(ValueError, match="not a catalog size"):
-        accepted_sizes("Standard_NC1", DAY, require_aks=True)
+        accepted_sizes("Standard_NC1", today=DAY, require_aks=True)
 
 
 def test_size_rules_name_the_checks() -> None:

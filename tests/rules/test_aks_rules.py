@@ -19,6 +19,7 @@ from rules.aks import (
     windows_gpu_pool,
     windows_pool_name,
 )
+from tests.conftest import TODAY
 
 T4 = GpuPool(name="t4", vm_size="Standard_NC4as_T4_v3", kubernetes_version="1.36", taints=("a=b:NoSchedule",))
 WIN = GpuPool(name="wgpu", vm_size="Standard_NC4as_T4_v3", os="Windows", kubernetes_version="1.36")
@@ -29,9 +30,9 @@ def with_(pool: GpuPool, **changes: Any) -> GpuPool:
 
 
 def test_windows_gpu_pool() -> None:
-    assert windows_gpu_pool(WIN) == []
-    assert windows_gpu_pool(with_(T4, driver_skipped=True)) == []  # Linux: not this rule
-    found = windows_gpu_pool(with_(WIN, name="wingpu1", kubernetes_version="1.28", driver_skipped=True))
+    assert windows_gpu_pool(WIN, today=TODAY) == []
+    assert windows_gpu_pool(with_(T4, driver_skipped=True), today=TODAY) == []  # Linux: not this rule
+    found = windows_gpu_pool(with_(WIN, name="wingpu1", kubernetes_version="1.28", driver_skipped=True), today=TODAY)
     assert [f.field for f in found] == ["driver", "orchestratorVersion", "name"]
     assert found[1].message == (
         "Windows GPU node pools need Kubernetes 1.29 or later (AKS), and this pool runs 1.28. Allowed: 1.29 or later."
@@ -40,8 +41,8 @@ def test_windows_gpu_pool() -> None:
         "'wingpu1' has 7 characters: AKS limits Windows node pool names to 6 (Windows computer names are derived from "
         "it). Use at most 6, e.g. 'wingpu'."
     )
-    assert windows_gpu_pool(with_(WIN, kubernetes_version="v1.29.2")) == []
-    assert windows_gpu_pool(with_(WIN, kubernetes_version="latest")) == [
+    assert windows_gpu_pool(with_(WIN, kubernetes_version="v1.29.2"), today=TODAY) == []
+    assert windows_gpu_pool(with_(WIN, kubernetes_version="latest"), today=TODAY) == [
         Finding("orchestratorVersion", "'latest' is not a Kubernetes version like 1.36.2.")
     ]
 

@@ -11,6 +11,7 @@ import pytest
 from rules import Finding, NotApplicable
 from rules import databricks as dbx
 from rules.databricks import MAX_TASKS_PER_GPU, DatabricksCluster
+from tests.conftest import TODAY
 
 A10 = "Standard_NV36ads_A10_v5"
 GPU = DatabricksCluster(
@@ -61,41 +62,44 @@ def test_what_makes_a_gpu_cluster() -> None:
 
 
 def test_node_types() -> None:
-    assert dbx.gpu_node_types(GPU) == []
-    assert dbx.gpu_node_types(CPU) == NOT_A_GPU_CLUSTER
-    assert dbx.gpu_node_types(with_(GPU, driver_node_type="Standard_D4s_v5")) == [
+    assert dbx.gpu_node_types(GPU, today=TODAY) == []
+    assert dbx.gpu_node_types(CPU, today=TODAY) == NOT_A_GPU_CLUSTER
+    assert dbx.gpu_node_types(with_(GPU, driver_node_type="Standard_D4s_v5"), today=TODAY) == [
         Finding(
             "driverNodeTypeId",
             "Standard_D4s_v5 is not a GPU node type: a GPU cluster needs GPU node types for its workers and its driver "
             f"(the GPU ML runtime's CUDA libraries do not run on a CPU node). {ALLOWED}",
         )
     ]
-    missing = dbx.gpu_node_types(with_(GPU, node_type=None, driver_node_type=A10))
+    missing = dbx.gpu_node_types(with_(GPU, node_type=None, driver_node_type=A10), today=TODAY)
     assert_starts(missing, ("nodeTypeId", "the worker node type is not set: a GPU cluster needs GPU node types"))
 
 
 def test_node_types_offered_by_databricks() -> None:
-    assert dbx.gpu_node_types(with_(GPU, node_type="Standard_NC4as_T4_v3")) == []  # unconfirmed: not refused
-    nc_v3 = dbx.gpu_node_types(with_(GPU, node_type="Standard_NC12s_v3"))
+    t4 = with_(GPU, node_type="Standard_NC4as_T4_v3")
+    assert dbx.gpu_node_types(t4, today=TODAY) == []  # unconfirmed: not refused
+    nc_v3 = dbx.gpu_node_types(with_(GPU, node_type="Standard_NC12s_v3"), today=TODAY)
     assert fields(nc_v3) == ["nodeTypeId", "driverNodeTypeId"]  # the driver defaults to the worker type
     assert isinstance(nc_v3, list) and nc_v3[0].message == (
         "Standard_NC12s_v3 (NVIDIA Tesla V100 16 GiB) is not offered by Azure Databricks as a GPU node type, so the "
         f"cluster cannot be created. {ALLOWED}"
     )
     assert (
-        dbx.gpu_node_types(with_(GPU, node_type="Standard_NX1_v1")) == []
+        dbx.gpu_node_types(with_(GPU, node_type="Standard_NX1_v1"), today=TODAY) == []
     )  # not in the catalog: gpu-size-known's call
 
 
 def test_node_types_with_the_catalog_size_rules() -> None:
     """What the stack config asks: the size rules too, before whether Databricks offers the size."""
-    retired = dbx.gpu_node_types(with_(GPU, node_type="Standard_NC6s_v3", declared_gpu=True), size_rules=True)
+    retired = dbx.gpu_node_types(
+        with_(GPU, node_type="Standard_NC6s_v3", declared_gpu=True), size_rules=True, today=TODAY
+    )
     assert isinstance(retired, list)
     assert retired[0].message.startswith("Standard_NC6s_v3 (NVIDIA Tesla V100 16 GiB) was retired by Microsoft on ")
-    floor = dbx.gpu_node_types(GPU, size_rules=True, floor="Standard_NC24ads_A100_v4")
+    floor = dbx.gpu_node_types(GPU, size_rules=True, floor="Standard_NC24ads_A100_v4", today=TODAY)
     assert fields(floor) == ["nodeTypeId", "driverNodeTypeId"]
     assert isinstance(floor, list) and "below the GPU floor Standard_NC24ads_A100_v4" in floor[0].message
-    assert dbx.gpu_node_types(GPU, size_rules=True) == []
+    assert dbx.gpu_node_types(GPU, size_rules=True, today=TODAY) == []
 
 
 # ------------------------------------------------------------------------------------------ databricks-gpu-no-photon
@@ -133,11 +137,11 @@ def test_no_photon() -> None:
     ],
 )
 def test_gpu_runtime_compliant(cluster: DatabricksCluster) -> None:
-    assert dbx.gpu_runtime(cluster) == []
+    assert dbx.gpu_runtime(cluster, today=TODAY) == []
 
 
 def test_gpu_runtime_not_a_gpu_runtime() -> None:
-    assert dbx.gpu_runtime(with_(GPU, spark_version="15.4.x-cpu-ml-scala2.12")) == [
+    assert dbx.gpu_runtime(with_(GPU, spark_version="15.4.x-cpu-ml-scala2.12"), today=TODAY) == [
         Finding(
             "sparkVersion",
             "15.4.x-cpu-ml-scala2.12 is not a GPU ML runtime: only '-gpu-ml-' runtimes ship the CUDA libraries, so the "
@@ -146,7 +150,7 @@ def test_gpu_runtime_not_a_gpu_runtime() -> None:
             "custom GPU image.",
         )
     ]
-    kind = dbx.gpu_runtime(with_(GROUP, spark_version="17.3.x-scala2.13"))
+    kind = dbx.gpu_runtime(with_(GROUP, spark_version="17.3.x-scala2.13"), today=TODAY)
     assert_starts(
         kind,
         (
@@ -157,7 +161,7 @@ def test_gpu_runtime_not_a_gpu_runtime() -> None:
 
 
 def test_gpu_runtime_custom_image_needs_a_standard_runtime() -> None:
-    found = dbx.gpu_runtime(with_(GPU, custom_image="contoso.azurecr.io/cuda:12.4"))
+    found = dbx.gpu_runtime(with_(GPU, custom_image="contoso.azurecr.io/cuda:12.4"), today=TODAY)
     assert isinstance(found, list) and [f.field for f in found] == ["sparkVersion"]
     assert found[0].message.startswith(
         "17.3.x-gpu-ml-scala2.13 is an ML runtime, but customImage contoso.azurecr.io/cuda:12.4 is set (dockerImage "
@@ -166,8 +170,8 @@ def test_gpu_runtime_custom_image_needs_a_standard_runtime() -> None:
 
 
 def test_gpu_runtime_on_cpu_nodes() -> None:
-    assert dbx.gpu_runtime(CPU) == NotApplicable("no GPU node type and no GPU ML runtime")
-    assert dbx.gpu_runtime(with_(CPU, spark_version="15.4.x-gpu-ml-scala2.12")) == [
+    assert dbx.gpu_runtime(CPU, today=TODAY) == NotApplicable("no GPU node type and no GPU ML runtime")
+    assert dbx.gpu_runtime(with_(CPU, spark_version="15.4.x-gpu-ml-scala2.12"), today=TODAY) == [
         Finding(
             "sparkVersion",
             "15.4.x-gpu-ml-scala2.12 is a GPU ML runtime but the node types are not GPU sizes: Databricks refuses GPU "
@@ -175,7 +179,7 @@ def test_gpu_runtime_on_cpu_nodes() -> None:
             "'gpu-ml').",
         )
     ]
-    assert dbx.gpu_runtime(with_(GPU, spark_version=None)) == NotApplicable("sparkVersion is not set")
+    assert dbx.gpu_runtime(with_(GPU, spark_version=None), today=TODAY) == NotApplicable("sparkVersion is not set")
 
 
 @pytest.mark.parametrize(
@@ -327,14 +331,14 @@ def test_cost_tags_of_a_cluster_under_the_policy() -> None:
 
 
 def test_policy_refusals_admit_both_request_shapes_and_custom_containers() -> None:
-    nodes = dbx.accepted_node_types()
+    nodes = dbx.accepted_node_types(today=TODAY)
     group = replace(GROUP, spark_version="17.3.x-scala2.13", use_ml_runtime=True, single_user_name="ml-platform")
     image = replace(GPU, spark_version="17.3.x-scala2.13", custom_image="databricksruntime/gpu-pytorch:cuda11.8")
     for admitted in (GPU, group, image, replace(GPU, spark_version="18.x-gpu-ml-scala2.13")):
-        assert dbx.policy_refusals(admitted, nodes) == []
+        assert dbx.policy_refusals(admitted, nodes, today=TODAY) == []
     refused = replace(GPU, data_security_mode="USER_ISOLATION", spark_version="17.3.x-cpu-ml-scala2.13")
-    assert [f.field for f in dbx.policy_refusals(refused, nodes)] == ["sparkVersion", "dataSecurityMode"]
-    below = dbx.policy_refusals(GPU, dbx.accepted_node_types("Standard_NC40ads_H100_v5"))
+    assert [f.field for f in dbx.policy_refusals(refused, nodes, today=TODAY)] == ["sparkVersion", "dataSecurityMode"]
+    below = dbx.policy_refusals(GPU, dbx.accepted_node_types("Standard_NC40ads_H100_v5", today=TODAY), today=TODAY)
     assert [f.field for f in below] == ["nodeTypeId"]
     assert below[0].message.startswith("Standard_NV36ads_A10_v5 is not on the cluster policy's node type allowlist: ")
     for mode in ("SINGLE_USER", "DATA_SECURITY_MODE_DEDICATED"):
@@ -354,9 +358,11 @@ def test_accepted_node_types_are_what_the_node_type_rule_accepts() -> None:
         rule = sorted(
             s.name
             for s in default_catalog().sizes()
-            if dbx.gpu_node_types(DatabricksCluster(node_type=s.name, declared_gpu=True), size_rules=True, floor=floor)
+            if dbx.gpu_node_types(
+                DatabricksCluster(node_type=s.name, declared_gpu=True), size_rules=True, floor=floor, today=TODAY
+            )
             == []
         )
-        assert dbx.accepted_node_types(floor) == rule
-    assert "Standard_NC24ads_A100_v4" in dbx.accepted_node_types()
-    assert "Standard_NC24ads_A100_v4" not in dbx.accepted_node_types("Standard_NC40ads_H100_v5")
+        assert dbx.accepted_node_types(floor, today=TODAY) == rule
+    assert "Standard_NC24ads_A100_v4" in dbx.accepted_node_types(today=TODAY)
+    assert "Standard_NC24ads_A100_v4" not in dbx.accepted_node_types("Standard_NC40ads_H100_v5", today=TODAY)

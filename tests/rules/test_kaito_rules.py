@@ -23,6 +23,7 @@ from rules.kaito import (
     preset_fit,
     property_path,
 )
+from tests.conftest import TODAY
 
 PHI4 = KaitoWorkspace(instance_type="Standard_NC24ads_A100_v4", preset="phi-4")
 LLAMA = KaitoWorkspace(
@@ -42,24 +43,24 @@ def only(result: list[Finding] | NotApplicable) -> Finding:
 
 
 def test_kaito_sizes_are_current_nvidia_aks_sizes_in_kaitos_table_cheapest_first() -> None:
-    sizes = kaito_sizes()
+    sizes = kaito_sizes(today=TODAY)
     assert [s.name for s in sizes[:3]] == ["Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3", "Standard_NC16as_T4_v3"]
     assert all(s.gpu_vendor == "NVIDIA" and s.kaito_supported and s.aks_supported for s in sizes)
-    assert kaito_instance_types() == sorted(s.name for s in sizes)
-    assert "Standard_NC6s_v3" not in kaito_instance_types()  # retired
+    assert kaito_instance_types(today=TODAY) == sorted(s.name for s in sizes)
+    assert "Standard_NC6s_v3" not in kaito_instance_types(today=TODAY)  # retired
 
 
 def test_instance_type_compliant_and_not_applicable() -> None:
-    assert instance_type(PHI4) == []
-    assert instance_type(PHI4, size_rules=True) == []
-    assert instance_type(KaitoWorkspace(preset="phi-4")) == NotApplicable(
+    assert instance_type(PHI4, today=TODAY) == []
+    assert instance_type(PHI4, size_rules=True, today=TODAY) == []
+    assert instance_type(KaitoWorkspace(preset="phi-4"), today=TODAY) == NotApplicable(
         "instanceType is not set (KAITO then uses existing nodes matched by its labelSelector or preferredNodes), so "
         "there is no instance type to check"
     )
 
 
 def test_instance_type_not_a_gpu_size() -> None:
-    finding = only(instance_type(replace(PHI4, instance_type="Standard_D8s_v5")))
+    finding = only(instance_type(replace(PHI4, instance_type="Standard_D8s_v5"), today=TODAY))
     assert finding.field == "instanceType"
     assert finding.message.startswith(
         "Standard_D8s_v5 is not a GPU size: KAITO provisions NVIDIA GPU nodes for the model (its inference presets "
@@ -68,7 +69,7 @@ def test_instance_type_not_a_gpu_size() -> None:
 
 
 def test_instance_type_not_in_the_catalog() -> None:
-    message = only(instance_type(replace(PHI4, instance_type="Standard_NC24ads_A100_v9"))).message
+    message = only(instance_type(replace(PHI4, instance_type="Standard_NC24ads_A100_v9"), today=TODAY)).message
     assert message.startswith(
         "Standard_NC24ads_A100_v9 is not a GPU size in the catalog, so KAITO's GPU needs cannot be checked (closest "
         "known sizes: Standard_NC24ads_A100_v4"
@@ -77,7 +78,7 @@ def test_instance_type_not_in_the_catalog() -> None:
 
 
 def test_instance_type_amd_is_refused() -> None:
-    message = only(instance_type(replace(PHI4, instance_type="Standard_NG32ads_V620_v1"))).message
+    message = only(instance_type(replace(PHI4, instance_type="Standard_NG32ads_V620_v1"), today=TODAY)).message
     assert message.startswith(
         "Standard_NG32ads_V620_v1 has an AMD GPU (AMD Radeon PRO V620 32 GiB): KAITO runs NVIDIA GPUs only (its "
         f"presets need CUDA). {CHEAPEST}"
@@ -86,7 +87,7 @@ def test_instance_type_amd_is_refused() -> None:
 
 
 def test_instance_type_outside_kaitos_sku_table_is_refused() -> None:
-    message = only(instance_type(replace(PHI4, instance_type="Standard_ND40rs_v2"))).message
+    message = only(instance_type(replace(PHI4, instance_type="Standard_ND40rs_v2"), today=TODAY)).message
     assert message.startswith(
         "Standard_ND40rs_v2 (NVIDIA Tesla V100 SXM2 32 GiB (NVLink)) is not in KAITO v0.6.0's Azure SKU table, so "
         f"KAITO cannot provision or size nodes for it. {CHEAPEST}"
@@ -95,13 +96,13 @@ def test_instance_type_outside_kaitos_sku_table_is_refused() -> None:
 
 def test_size_rules_add_the_catalogs_rules_and_the_floor() -> None:
     nvv4 = replace(PHI4, instance_type="Standard_NV32as_v4")
-    assert "is an NVv4 size" in only(instance_type(nvv4, size_rules=True)).message
-    assert "has an AMD GPU" in only(instance_type(nvv4)).message  # the policy: NVv4 is gpu-size-no-nvv4's
+    assert "is an NVv4 size" in only(instance_type(nvv4, size_rules=True, today=TODAY)).message
+    assert "has an AMD GPU" in only(instance_type(nvv4, today=TODAY)).message  # the policy: NVv4 is gpu-size-no-nvv4's
     t4 = replace(PHI4, instance_type="Standard_NC4as_T4_v3")
-    assert instance_type(t4, size_rules=True) == []
-    below = only(instance_type(t4, size_rules=True, floor="Standard_NC24ads_A100_v4"))
+    assert instance_type(t4, size_rules=True, today=TODAY) == []
+    below = only(instance_type(t4, size_rules=True, floor="Standard_NC24ads_A100_v4", today=TODAY))
     assert (below.field, "below the GPU floor Standard_NC24ads_A100_v4" in below.message) == ("instanceType", True)
-    assert instance_type(t4, floor="Standard_NC24ads_A100_v4") == []  # the floor is gpu-size-minimum's
+    assert instance_type(t4, floor="Standard_NC24ads_A100_v4", today=TODAY) == []  # the floor is gpu-size-minimum's
 
 
 # ------------------------------------------------------------------------------------------------------ presets
@@ -120,21 +121,21 @@ def test_known_preset() -> None:
 
 
 def test_preset_fit_compliant_and_not_applicable() -> None:
-    assert preset_fit(PHI4) == []
-    assert preset_fit(replace(PHI4, preset="Qwen/Qwen3.5-9B")) == NotApplicable(
+    assert preset_fit(PHI4, today=TODAY) == []
+    assert preset_fit(replace(PHI4, preset="Qwen/Qwen3.5-9B"), today=TODAY) == NotApplicable(
         "KAITO preset 'Qwen/Qwen3.5-9B' is not in the KAITO v0.6.0 preset table (gpu_catalog/kaito_presets.py), so "
         "its GPU memory needs were not checked"
     )
-    assert preset_fit(replace(PHI4, preset=None)) == NotApplicable(
+    assert preset_fit(replace(PHI4, preset=None), today=TODAY) == NotApplicable(
         "no KAITO preset is set (e.g. a template workspace), so its GPU memory needs were not checked"
     )
-    assert preset_fit(replace(PHI4, instance_type="Standard_NC24ads_A100_v9")) == NotApplicable(
+    assert preset_fit(replace(PHI4, instance_type="Standard_NC24ads_A100_v9"), today=TODAY) == NotApplicable(
         "instanceType is not set or not a catalog size, so its GPU memory needs were not checked"
     )
 
 
 def test_preset_fit_too_little_total_memory() -> None:
-    assert preset_fit(replace(PHI4, instance_type="Standard_NC4as_T4_v3")) == [
+    assert preset_fit(replace(PHI4, instance_type="Standard_NC4as_T4_v3"), today=TODAY) == [
         Finding(
             "instanceType",
             "1 x Standard_NC4as_T4_v3 (1 x NVIDIA Tesla T4 16 GiB each) is too small for KAITO preset phi-4: 16 GiB "
@@ -148,17 +149,18 @@ def test_preset_fit_too_little_total_memory() -> None:
 
 def test_preset_fit_counts_gpus_and_per_gpu_memory() -> None:
     llama70 = KaitoWorkspace(instance_type="Standard_NC48ads_A100_v4", count=1, preset="llama-3.3-70b-instruct")
-    message = only(preset_fit(llama70)).message
+    message = only(preset_fit(llama70, today=TODAY)).message
     assert "2 GPU(s) < 4 required; 160 GiB total GPU memory < 320 GiB required" in message
     assert message.endswith(
         "Sizes that fit with count 1, cheapest first (indicative prices): Standard_NC96ads_A100_v4, "
         "Standard_ND96amsr_A100_v4, Standard_ND96isr_H200_v5, Standard_ND96isr_H100_v5; or raise count (KAITO's "
         "example: 2 x Standard_NC48ads_A100_v4)."
     )
-    assert preset_fit(replace(llama70, count=2)) == []
+    assert preset_fit(replace(llama70, count=2), today=TODAY) == []
     a10 = replace(llama70, instance_type="Standard_NV72ads_A10_v5", count=4)
     assert (
-        "24 GiB per GPU < 80 GiB required; 192 GiB total GPU memory < 320 GiB required" in only(preset_fit(a10)).message
+        "24 GiB per GPU < 80 GiB required; 192 GiB total GPU memory < 320 GiB required"
+        in only(preset_fit(a10, today=TODAY)).message
     )
 
 
@@ -166,8 +168,8 @@ def test_preset_fit_counts_gpus_and_per_gpu_memory() -> None:
 def test_every_presets_example_fits(preset: str) -> None:
     p = KAITO_PRESETS[preset]
     ws = KaitoWorkspace(instance_type=p.example_instance_type, count=p.example_count, preset=preset)
-    assert instance_type(ws, size_rules=True) == []
-    assert preset_fit(ws) == []
+    assert instance_type(ws, size_rules=True, today=TODAY) == []
+    assert preset_fit(ws, today=TODAY) == []
 
 
 # ------------------------------------------------------------------------------------------------- model access

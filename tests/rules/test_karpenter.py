@@ -27,6 +27,7 @@ from rules.karpenter import (
     sku_series,
 )
 from stack_config.nap import CapacityType, ConsolidationPolicy, ImageFamily
+from tests.conftest import TODAY
 
 T4 = ("Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3", "Standard_NC16as_T4_v3", "Standard_NC64as_T4_v3")
 
@@ -82,7 +83,7 @@ def test_a_name_another_requirement_excludes_is_not_allowed() -> None:
 
 
 def test_resolve_sizes_refuses_nvv4_and_retired_sizes_naming_them() -> None:
-    sizes, found = resolve_sizes(["Standard_NC4as_T4_v3", "Standard_NV32as_v4", "Standard_NC6s_v3"])
+    sizes, found = resolve_sizes(["Standard_NC4as_T4_v3", "Standard_NV32as_v4", "Standard_NC6s_v3"], today=TODAY)
     assert sizes == ["Standard_NC4as_T4_v3", "Standard_NV32as_v4", "Standard_NC6s_v3"]
     assert [f.field for f in found] == ["sizes[1]", "sizes[1]", "sizes[2]"]
     assert found[0].message.startswith("Standard_NV32as_v4 is an NVv4 size")
@@ -90,7 +91,7 @@ def test_resolve_sizes_refuses_nvv4_and_retired_sizes_naming_them() -> None:
 
 
 def test_resolve_gpu_models_and_series_to_deployable_sizes_only() -> None:
-    sizes, found = resolve_sizes([], ["NCads_A100_v4"], ["T4"])
+    sizes, found = resolve_sizes([], ["NCads_A100_v4"], ["T4"], today=TODAY)
     assert found == []
     assert sizes == [  # cheapest first
         "Standard_NC4as_T4_v3",
@@ -101,7 +102,7 @@ def test_resolve_gpu_models_and_series_to_deployable_sizes_only() -> None:
         "Standard_NC48ads_A100_v4",
         "Standard_NC96ads_A100_v4",
     ]
-    _, found = resolve_sizes([], ["NCs_v3"], ["P100"])
+    _, found = resolve_sizes([], ["NCs_v3"], ["P100"], today=TODAY)
     assert [f.field for f in found] == ["series[0]", "gpuModels[0]"]
     assert "none is deployable today" in found[0].message
     assert found[1].message.startswith("'P100' names no catalog size. Known: A10, A100,")

@@ -9,17 +9,18 @@ from gpu_catalog import default_catalog
 from rules.node_stack import nvidia_mig_hint
 from rules.reference import kaito_rows, mig_rows, render
 from tests.components.test_deployable import config, problems
+from tests.conftest import TODAY
 
 REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "gpu-reference.md"
 A100 = "Standard_NC24ads_A100_v4"
 
 
 def test_the_committed_reference_is_generated_from_the_facts() -> None:
-    assert REFERENCE.read_text(encoding="utf-8") == render(), "run `make reference`"
+    assert REFERENCE.read_text(encoding="utf-8") == render(today=TODAY), "run `make reference`"
 
 
 def test_each_kaito_preset_row_names_the_smallest_size_it_fits() -> None:
-    rows = {r[0]: r for r in kaito_rows()}
+    rows = {r[0]: r for r in kaito_rows(today=TODAY)}
     assert len(rows) == 22
     assert rows["`phi-4-mini-instruct`"] == [
         "`phi-4-mini-instruct`",

@@ -7,10 +7,11 @@ from pathlib import Path
 
 from gpu_catalog.catalog import CATALOG_PATH, load_catalog
 from rules.sizes import check_mig_profile
+from tests.conftest import TODAY
 
 
 def test_mig_on_ncv6_is_refused_although_the_gpu_supports_mig() -> None:
-    found = check_mig_profile("Standard_NC144ds_xl_RTXPRO6000BSE_v6", "MIG1g")
+    found = check_mig_profile("Standard_NC144ds_xl_RTXPRO6000BSE_v6", "MIG1g", today=TODAY)
     assert found is not None
     assert found.message.startswith(
         "gpuInstanceProfile MIG1g needs a size AKS partitions with MIG: Standard_NC144ds_xl_RTXPRO6000BSE_v6 (NVIDIA "
@@ -20,7 +21,7 @@ def test_mig_on_ncv6_is_refused_although_the_gpu_supports_mig() -> None:
 
 
 def test_mig_on_an_h200_variant_is_accepted() -> None:
-    assert check_mig_profile("Standard_ND96is_H200_v5", "MIG7g") is None
+    assert check_mig_profile("Standard_ND96is_H200_v5", "MIG7g", today=TODAY) is None
 
 
 def test_a_mig_profile_wider_than_the_gpu_is_refused(tmp_path: Path) -> None:
@@ -31,8 +32,8 @@ def test_a_mig_profile_wider_than_the_gpu_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "catalog.json"
     path.write_text(json.dumps(doc))
     cat = load_catalog(path)
-    assert check_mig_profile("Standard_NC24ads_A100_v4", "MIG4g", cat) is None
-    found = check_mig_profile("Standard_NC24ads_A100_v4", "mig7g", cat)
+    assert check_mig_profile("Standard_NC24ads_A100_v4", "MIG4g", cat, today=TODAY) is None
+    found = check_mig_profile("Standard_NC24ads_A100_v4", "mig7g", cat, today=TODAY)
     assert found is not None and found.message == (
         "gpuInstanceProfile MIG7g does not fit Standard_NC24ads_A100_v4 (NVIDIA A100 PCIe 80 GiB): one MIG7g instance "
         "takes 7 compute slices and the GPU has 4, and AKS refuses a MIG profile wider than the VM's GPU capacity. "
