@@ -55,6 +55,33 @@ class DatabricksGpuClusterArgs(TypedDict):
     """The smallest GPU size allowed; default `Standard_NC6s_v3`."""
 
 
+def cluster_args_of(args: DatabricksGpuClusterArgs) -> databricks.DatabricksGpuClusterArgs:
+    """The package's Args as the component's :class:`~components.databricks.DatabricksGpuClusterArgs` (raises
+    :class:`~components.validation.InvalidArgsError` with the Databricks checklist's messages)."""
+    kwargs = present(
+        args,
+        "cluster_name",
+        "node_type_id",
+        "single_user_name",
+        "spark_version",
+        "driver_node_type_id",
+        "kind",
+        "use_ml_runtime",
+        "data_security_mode",
+        "single_node",
+        "num_workers",
+        "autotermination_minutes",
+        "spark_conf",
+        "custom_image",
+        "tags",
+        "gpu_floor",
+    )
+    autoscale = args.get("autoscale")
+    if autoscale is not None:
+        kwargs["autoscale"] = databricks.DatabricksAutoscale(**present(autoscale, "min_workers", "max_workers"))
+    return databricks.DatabricksGpuClusterArgs(**kwargs)
+
+
 class DatabricksGpuCluster(pulumi.ComponentResource):
     """A Databricks GPU cluster: GPU ML runtime, GPU node types from the project's catalog, dedicated access with its
     principal, Photon off, autotermination."""
@@ -65,28 +92,7 @@ class DatabricksGpuCluster(pulumi.ComponentResource):
     """The cluster's URL."""
 
     def __init__(self, name: str, args: DatabricksGpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        kwargs = present(
-            args,
-            "cluster_name",
-            "node_type_id",
-            "single_user_name",
-            "spark_version",
-            "driver_node_type_id",
-            "kind",
-            "use_ml_runtime",
-            "data_security_mode",
-            "single_node",
-            "num_workers",
-            "autotermination_minutes",
-            "spark_conf",
-            "custom_image",
-            "tags",
-            "gpu_floor",
-        )
-        autoscale = args.get("autoscale")
-        if autoscale is not None:
-            kwargs["autoscale"] = databricks.DatabricksAutoscale(**present(autoscale, "min_workers", "max_workers"))
-        cluster_args = checked(lambda: databricks.DatabricksGpuClusterArgs(**kwargs))
+        cluster_args = checked(lambda: cluster_args_of(args))
         super().__init__(f"{PACKAGE_NAME}:index:DatabricksGpuCluster", name, None, opts)
         import pulumi_databricks  # only a Databricks cluster pays for the package's import
 

@@ -44,6 +44,26 @@ class KaitoWorkspaceArgs(TypedDict):
     """The smallest GPU size allowed; default `Standard_NC6s_v3`."""
 
 
+def workspace_args(args: KaitoWorkspaceArgs) -> kaito.KaitoWorkspaceArgs:
+    """The package's Args as the component's :class:`~components.kaito.KaitoWorkspaceArgs` (raises
+    :class:`~components.validation.InvalidArgsError` with the KAITO checklist's messages)."""
+    kwargs = present(
+        args,
+        "workspace_name",
+        "preset",
+        "instance_type",
+        "match_labels",
+        "kubernetes_version",
+        "addon_enabled",
+        "count",
+        "namespace",
+        "model_access_secret",
+        "model_access_token_config",
+        "gpu_floor",
+    )
+    return kaito.KaitoWorkspaceArgs(**kwargs)
+
+
 def _check_token_config(args: kaito.KaitoWorkspaceArgs) -> None:
     """The secret config value the model-access Secret is made of is set (the component reads it; read it here
     first so that a missing value is refused before anything is registered)."""
@@ -73,21 +93,7 @@ class KaitoWorkspace(pulumi.ComponentResource):
     """OpenAI-compatible chat endpoint inside the cluster."""
 
     def __init__(self, name: str, args: KaitoWorkspaceArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        kwargs = present(
-            args,
-            "workspace_name",
-            "preset",
-            "instance_type",
-            "match_labels",
-            "kubernetes_version",
-            "addon_enabled",
-            "count",
-            "namespace",
-            "model_access_secret",
-            "model_access_token_config",
-            "gpu_floor",
-        )
-        ws_args = checked(lambda: kaito.KaitoWorkspaceArgs(**kwargs))
+        ws_args = checked(lambda: workspace_args(args))
         _check_token_config(ws_args)
         super().__init__(f"{PACKAGE_NAME}:index:KaitoWorkspace", name, None, opts)
         provider = kubernetes_provider(name, args["kubeconfig"], self)

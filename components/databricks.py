@@ -11,11 +11,12 @@ identity or ``ARM_*`` / ``DATABRICKS_*`` environment variables of whoever runs `
 
 :class:`DatabricksGpuClusterArgs` is the cluster request as the provider takes it (a stack file's cluster resolved by
 :mod:`composition.wiring`: runtime, access mode, principal and GPU scheduling settings); it checks itself when built
-with the rules the policy pack applies to such a request (:mod:`rules.databricks`: GPU node types Azure Databricks
-offers, within the catalog's size rules and the GPU floor; a GPU ML runtime; no Photon; dedicated access with its
-principal; the task GPU amount). A wrong value raises :class:`~components.validation.InvalidArgsError` before
-anything is registered. Rules only a stack file has (runtime key format, group-dedicated compute, ``tasksPerGpu``)
-stay in ``stack_config/databricks.py``.
+with the Databricks checklist the stack config calls (:func:`rules.checklists.databricks_cluster`, over the rules the
+policy pack applies, :mod:`rules.databricks`: GPU node types Azure Databricks offers, within the catalog's size rules
+and the GPU floor; a GPU ML runtime; no Photon; dedicated access with its principal; the task GPU amount; workers for
+single-node or multi-node compute). A wrong value raises :class:`~components.validation.InvalidArgsError` before
+anything is registered. What the request does not carry (the stack file's runtime key format, ``dedicatedGroup``,
+``tasksPerGpu``) only a stack file can get wrong.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ import pulumi
 
 from exports import databricks_policy
 from gpu_catalog import clock
-from rules import Finding, findings
+from rules import Finding
+from rules.checklists import DatabricksClusterFacts, databricks_cluster
 from rules.databricks import (
     DEFAULT_AUTOTERMINATION,
     EXAMPLE_GPU_ML_RUNTIME,
@@ -38,12 +40,7 @@ from rules.databricks import (
     TASK_GPU_AMOUNT,
     DatabricksCluster,
     cluster_slug,
-    gpu_dedicated_access,
-    gpu_no_photon,
-    gpu_node_types,
-    gpu_runtime,
     gpu_settings,
-    gpu_task_amount,
     missing_cost_tags,
     policy_refusals,
 )
@@ -191,6 +188,9 @@ _CLUSTER_FIELDS = {
     "dataSecurityMode": "data_security_mode",
     "singleUserName": "single_user_name",
     f"sparkConf.{TASK_GPU_AMOUNT}": "spark_conf",
+    "numWorkers": "num_workers",
+    "autoscale": "autoscale",
+    "workload": "num_workers",
 }
 """A rule's field (the resource's property) → the :class:`DatabricksGpuClusterArgs` field."""
 
@@ -246,20 +246,21 @@ class DatabricksGpuClusterArgs:
             single_node=self.single_node,
             gpu_settings=gpu_settings(self.spark_conf),
             gpu_amount=self.spark_conf.get(TASK_GPU_AMOUNT),
+            workload="singleNode" if self.single_node else None,
+            num_workers=self.num_workers,
+            autoscale=self.autoscale is not None,
         )
+
+    @property
+    def checklist(self) -> DatabricksClusterFacts:
+        """The request as the Databricks checklist sees it."""
+        return DatabricksClusterFacts(self.facts, gpu_floor=self.gpu_floor)
 
 
 def cluster_findings(args: DatabricksGpuClusterArgs) -> list[Finding]:
-    """Every guard rail the cluster request breaks, on :func:`gpu_catalog.clock.today` (read once)."""
-    facts = args.facts
-    today = clock.today()
-    return [
-        *findings(gpu_node_types(facts, size_rules=True, floor=args.gpu_floor, today=today)),
-        *findings(gpu_runtime(facts, today=today)),
-        *findings(gpu_no_photon(facts)),
-        *findings(gpu_dedicated_access(facts)),
-        *findings(gpu_task_amount(facts)),
-    ]
+    """Every guard rail the cluster request breaks: the Databricks checklist
+    (:func:`rules.checklists.databricks_cluster`, the one the stack config calls)."""
+    return databricks_cluster(args.checklist, today=clock.today())
 
 
 class DatabricksGpuCluster(pulumi.ComponentResource):

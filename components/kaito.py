@@ -24,11 +24,13 @@ that pool keeps running, and billing, after the Workspace is gone. Find and dele
         --query "[?nodeLabels.\\"kaito.sh/workspace\\"=='<name>'].name" -o tsv
     az aks nodepool delete -g <resource group> --cluster-name <cluster> -n <pool name>
 
-:class:`KaitoWorkspaceArgs` checks itself when built, with the rules the stack config and the policy pack apply
-(:mod:`rules.kaito`): the cluster's add-on is on and runs the preset table's KAITO version, the preset is known, the
-instance type is a GPU size KAITO provisions (the catalog's size rules and the GPU floor included) and holds the
-model, and a model-access secret is named exactly for the presets downloaded at run time. A wrong value raises
-:class:`~components.validation.InvalidArgsError` before anything is registered.
+:class:`KaitoWorkspaceArgs` checks itself when built, with the KAITO checklist the stack config calls
+(:func:`rules.checklists.kaito_workspace`, over the rules the policy pack applies, :mod:`rules.kaito`): the cluster's
+add-on is on and runs the preset table's KAITO version, the preset is known, the instance type is a GPU size KAITO
+provisions (the catalog's size rules and the GPU floor included) and holds the model, a model-access secret is named
+exactly for the presets downloaded at run time, and its token comes from one place (a secret config value or Key
+Vault). A wrong value raises :class:`~components.validation.InvalidArgsError` before anything is registered, with the
+stack config's message.
 """
 
 from __future__ import annotations
@@ -42,17 +44,9 @@ import pulumi
 
 from gpu_catalog import clock
 from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT, MODEL_ACCESS_SECRET_KEY
-from rules import Finding, findings
-from rules import kaito as rules_kaito
-from rules.kaito import (
-    KaitoCluster,
-    addon_enabled,
-    addon_version,
-    instance_type,
-    known_preset,
-    model_access_secret,
-    preset_fit,
-)
+from rules import Finding
+from rules.checklists import KaitoWorkspaceFacts, kaito_workspace
+from rules.kaito import KaitoCluster
 from rules.sizes import DEFAULT_FLOOR
 
 from .contract import KaitoWorkspaceContract
@@ -83,6 +77,8 @@ _FIELDS = {
     "kubernetesVersion": "kubernetes_version",
     "instanceType": "instance_type",
     "modelAccessSecret": "model_access_secret",
+    "modelAccessTokenConfig": "model_access_token_config",
+    "modelAccessFromKeyVault": "model_access_from_key_vault",
 }
 """A rule's field → the :class:`KaitoWorkspaceArgs` field; the others have the same name."""
 
@@ -120,6 +116,23 @@ class KaitoWorkspaceArgs:
         refuse_findings(COMPONENT, self.workspace_name, workspace_findings(self), _FIELDS)
 
     @property
+    def checklist(self) -> KaitoWorkspaceFacts:
+        """The workspace and its cluster as the KAITO checklist sees them."""
+        return KaitoWorkspaceFacts(
+            name=self.workspace_name,
+            preset=self.preset,
+            instance_type=self.instance_type,
+            count=self.count,
+            model_access_secret=self.model_access_secret,
+            model_access_token_config=self.model_access_token_config,
+            model_access_from_key_vault=self.model_access_from_key_vault,
+            gpu_floor=self.gpu_floor,
+            cluster=KaitoCluster(
+                addon_enabled=self.addon_enabled, workspaces=1, kubernetes_version=self.kubernetes_version
+            ),
+        )
+
+    @property
     def service_host(self) -> str:
         """The in-cluster DNS name of the Service KAITO creates for the Workspace."""
         return f"{self.workspace_name}.{self.namespace}.svc.cluster.local"
@@ -131,40 +144,9 @@ class KaitoWorkspaceArgs:
 
 
 def workspace_findings(args: KaitoWorkspaceArgs) -> list[Finding]:
-    """Every guard rail the workspace breaks, as rule findings, on :func:`gpu_catalog.clock.today` (read once)."""
-    today = clock.today()
-    cluster = KaitoCluster(addon_enabled=args.addon_enabled, workspaces=1, kubernetes_version=args.kubernetes_version)
-    ws = rules_kaito.KaitoWorkspace(
-        instance_type=args.instance_type,
-        count=args.count,
-        preset=args.preset,
-        model_access_secret=args.model_access_secret,
-    )
-    out = [
-        *findings(addon_enabled(cluster)),
-        *findings(addon_version(cluster)),
-        *findings(known_preset(ws)),
-        *findings(instance_type(ws, size_rules=True, floor=args.gpu_floor, today=today)),
-        *findings(preset_fit(ws, today=today)),
-        *findings(model_access_secret(ws)),
-    ]
-    if args.model_access_from_key_vault and args.model_access_token_config is not None:
-        out.append(
-            Finding(
-                "model_access_token_config",
-                "the token comes either from Key Vault (model_access_from_key_vault) or from a secret config value, "
-                "not both",
-            )
-        )
-    if args.model_access_secret and args.model_access_token_config is None and not args.model_access_from_key_vault:
-        out.append(
-            Finding(
-                "model_access_token_config",
-                f"model_access_secret {args.model_access_secret!r} needs the secret config key the component "
-                "creates that Secret from (e.g. kaito:hfToken)",
-            )
-        )
-    return out
+    """Every guard rail the workspace breaks: the KAITO checklist (:func:`rules.checklists.kaito_workspace`, the one
+    the stack config calls), with the cluster's add-on and its version."""
+    return kaito_workspace(args.checklist, today=clock.today())
 
 
 def workspace_manifest(args: KaitoWorkspaceArgs) -> dict[str, Any]:

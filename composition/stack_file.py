@@ -32,6 +32,16 @@ def _raw_config(keys: set[str]) -> dict[str, Any]:
     }
 
 
+def config_value_present(key: str) -> bool:
+    """Whether the Pulumi config the program runs with has ``key`` (``<namespace>:<key>``), secret or not: the
+    ``config_present`` the stack config checks a KAITO workspace's ``modelAccessTokenConfig`` with.
+
+    A ``secure:`` value reaches the program decrypted under the engine, and as an opaque placeholder marked secret
+    under the offline preflight (``preflight/mock_answers.py``): present either way.
+    """
+    return runtime_config.get_config(key) is not None
+
+
 def load_stack_config(stack_file: str | None = None) -> StackConfig:
     """Read ``pulumi.Config("azure-gpu-platform")`` and validate it. Call before registering any resource.
 
@@ -49,7 +59,7 @@ def load_stack_config(stack_file: str | None = None) -> StackConfig:
     for warning in warnings:
         pulumi.log.warn(f"{where}: {warning}")
     try:
-        cfg = validate_stack_config(raw, stack_file=where, extra=problems)
+        cfg = validate_stack_config(raw, stack_file=where, extra=problems, config_present=config_value_present)
     except StackConfigError as refused:
         raise StackFileRefused(refused.problems, refused.stack_file) from None
     for warning in inert_settings(cfg):

@@ -2,16 +2,25 @@
 
 A checklist is a function over the deployable's facts (defaults resolved by the caller) returning every
 :class:`~rules.Finding` of every rule that applies to it, with fields named as a stack file names them (``vmSize``,
-``sharing.mps.replicas``, ``labels.<key>``). Its callers only build the facts and map the fields to their own key
-paths:
+``sharing.mps.replicas``, ``labels.<key>``, ``modelAccessTokenConfig``, ``numWorkers``). Its callers only build the
+facts and map the fields to their own key paths:
 
-- the stack config (:mod:`stack_config.checks`, :mod:`stack_config.nap`) → ``gpuPools[1].vmSize``;
-- the component Args (``GpuPoolSpec``, ``NapGpuPoolArgs`` in ``components/``) → the Args field (``vm_size``);
+- the stack config (:mod:`stack_config.checks`, :mod:`stack_config.nap`, :mod:`stack_config.kaito`,
+  :mod:`stack_config.databricks`) → ``gpuPools[1].vmSize``, ``kaito.workspaces[0].instanceType``;
+- the component Args (``GpuPoolSpec``, ``NapGpuPoolArgs``, ``KaitoWorkspaceArgs``, ``DatabricksGpuClusterArgs`` in
+  ``components/``) → the Args field (``vm_size``, ``model_access_token_config``, ``num_workers``);
 - the component package (``component_package/``), through the component Args.
 
+The checklists: :func:`aks_gpu_pool` (an AKS GPU agent pool), :func:`nap_gpu_pool` (a NAP NodePool),
+:func:`aks_cluster` (the cluster's own settings), :func:`kaito_workspace` (a KAITO Workspace, with
+:func:`kaito_cluster` for the add-on; in :mod:`rules.checklists_kaito`) and :func:`databricks_cluster` (a Databricks
+GPU cluster; in :mod:`rules.checklists_databricks`).
+
 The policy pack runs the same rules one policy each (a policy's id names its rule: ``policies/RULES.md`` lists,
-per policy, the rule function it calls and the checklist entry that holds it). What only a stack file can get wrong
-(``count`` written together with ``minCount``, a pool version against the control plane) stays in the stack config.
+per policy, the rule function it calls and the checklist entry that holds it; ``docs/architecture.md`` has the
+policy → rule → checklist table). What only a stack file can get wrong (``count`` written together with
+``minCount``, a pool version against the control plane, duplicate names across a list, a token config value missing
+from the Pulumi config) stays in the stack config.
 """
 
 from __future__ import annotations
@@ -46,6 +55,8 @@ from .aks import (
     windows_gpu_pool,
     workload_identity_needs_oidc,
 )
+from .checklists_databricks import DatabricksClusterFacts, databricks_cluster
+from .checklists_kaito import KaitoWorkspaceFacts, kaito_cluster, kaito_workspace
 from .hardening import node_hardening
 from .karpenter import GPU_LIMIT, gpu_nodepool_limits, resolve_sizes
 from .kube_names import label_value_problem, node_label_key_problem
@@ -347,3 +358,21 @@ def aks_cluster(cluster: Cluster, *, today: date) -> list[Finding]:
         *kaito_requires_oidc(cluster),
         *workload_identity_needs_oidc(cluster),
     ]
+
+
+__all__ = [
+    "IMAGE_FAMILY_OS_SKU",
+    "NAP_RESTRICTED_LABEL_DOMAINS",
+    "AksGpuPoolFacts",
+    "DatabricksClusterFacts",
+    "KaitoWorkspaceFacts",
+    "NapGpuPoolFacts",
+    "aks_cluster",
+    "aks_gpu_pool",
+    "databricks_cluster",
+    "kaito_cluster",
+    "kaito_workspace",
+    "label_findings",
+    "nap_gpu_pool",
+    "nap_operator_platform_problem",
+]

@@ -140,6 +140,13 @@ class DatabricksCluster:
     """A stack file's ``workload``: ``training``, ``inference`` or ``singleNode``."""
     tasks_per_gpu: object = None
     """A stack file's ``tasksPerGpu`` as the file wrote it (a whole number ≥ 2 is allowed)."""
+    num_workers: int | None = None
+    """``numWorkers``; ``None``: not set."""
+    autoscale: bool = False
+    """``autoscale`` (``minWorkers``/``maxWorkers``) is set."""
+    written_user: str | None = None
+    """A stack file's ``singleUserName`` as written: with ``dedicatedGroup`` the principal (:attr:`single_user_name`)
+    is the group, and a user written beside it is a second principal."""
 
     @property
     def driver(self) -> str | None:
@@ -751,6 +758,64 @@ def tasks_per_gpu(cluster: DatabricksCluster) -> list[Finding]:
     return []
 
 
+# -- workers and principal (stack files and the component) -----------------------------------------------------------
+
+
+def workers(cluster: DatabricksCluster) -> list[Finding]:
+    """Stack files and the component: single-node compute has no workers (``numWorkers`` 0 or unset, no
+    ``autoscale``); any other cluster has workers, ``numWorkers`` ≥ 1 or ``autoscale``, not both. At most one finding
+    per field (``numWorkers``, ``autoscale``, ``workload``)."""
+    workload, count = cluster.workload, cluster.num_workers
+    shown = f"workload {workload!r}" if workload is not None else "a multi-node cluster"
+    found: list[Finding] = []
+    if count is not None and cluster.single_node and count != 0:
+        found.append(
+            Finding(
+                "numWorkers",
+                f"numWorkers must be 0 (or unset) for workload 'singleNode', got {count}: single-node compute runs "
+                "Spark on the driver only",
+            )
+        )
+    elif count is not None and not cluster.single_node and count < 1:
+        found.append(
+            Finding(
+                "numWorkers",
+                f"numWorkers must be ≥ 1 for {shown}, got {count}; for a driver-only cluster use workload 'singleNode'",
+            )
+        )
+    if cluster.single_node:
+        if cluster.autoscale:
+            found.append(
+                Finding("autoscale", "autoscale does not apply to workload 'singleNode' (driver only, no workers)")
+            )
+    elif cluster.autoscale and count is not None:
+        found.append(
+            Finding("autoscale", "set either numWorkers (fixed size) or autoscale (minWorkers/maxWorkers), not both")
+        )
+    elif not cluster.autoscale and count is None:
+        found.append(
+            Finding(
+                "workload",
+                f"{shown} needs workers: set numWorkers (fixed size) or autoscale {{minWorkers, maxWorkers}}",
+            )
+        )
+    return found
+
+
+def one_principal(cluster: DatabricksCluster) -> list[Finding]:
+    """Stack files only: dedicated compute has exactly one principal, a user (``singleUserName``) or a group
+    (``dedicatedGroup``), not both."""
+    if not cluster.group or cluster.written_user is None:
+        return []
+    return [
+        Finding(
+            "singleUserName",
+            f"set either singleUserName (a user: {cluster.written_user!r}) or dedicatedGroup (a group: "
+            f"{cluster.single_user_name!r}), not both: dedicated compute has exactly one principal",
+        )
+    ]
+
+
 __all__ = [
     "AUTOTERMINATION_MAX",
     "AUTOTERMINATION_MIN",
@@ -787,6 +852,7 @@ __all__ = [
     "gpu_task_amount",
     "is_gpu_node_type",
     "is_single_node_profile",
+    "one_principal",
     "plain_runtime",
     "policy_default_runtime",
     "policy_refusals",
@@ -796,6 +862,7 @@ __all__ = [
     "supported_releases",
     "task_gpu_amount",
     "tasks_per_gpu",
+    "workers",
 ]
 
 

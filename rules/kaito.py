@@ -46,7 +46,7 @@ from gpu_catalog.kaito_presets import (
 )
 from rules.sizes import DEFAULT_FLOOR, check_aks_supported, check_gpu_size
 
-from . import Finding, NotApplicable
+from . import Finding, NotApplicable, findings
 
 KAITO_GPU_VENDOR: Final = "NVIDIA"
 """The only GPU vendor KAITO runs (its presets need CUDA)."""
@@ -79,6 +79,14 @@ class KaitoWorkspace:
     """``inference.preset.name``; ``None``: no preset (a template workspace)."""
     model_access_secret: str | None = None
     """``inference.preset.presetOptions.modelAccessSecret``; ``""`` counts as not set, as KAITO compares with it."""
+    name: str | None = None
+    """The Workspace's name (the stack file's ``name``): advice names the Secret after it."""
+    model_access_token_config: str | None = None
+    """Stack files and the component only: the Pulumi secret config key (``kaito:hfToken``) the platform creates the
+    model-access Secret from (``modelAccessTokenConfig``); a resource does not say."""
+    model_access_from_key_vault: bool = False
+    """Stack files and the component only: the Secret is mirrored from Key Vault (``modelAccessFromKeyVault``), so
+    the platform creates none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +293,70 @@ def model_access_secret(ws: KaitoWorkspace) -> list[Finding] | NotApplicable:
     return []
 
 
+EXAMPLE_TOKEN_CONFIG: Final = "kaito:hfToken"
+"""The config key the docs and messages suggest for the Hugging Face token."""
+
+
+def model_access(ws: KaitoWorkspace) -> list[Finding]:
+    """Stack files and the component only: the model-access Secret matches the preset (:func:`model_access_secret`,
+    with what the platform needs to create it) and its token comes from exactly one place: a Pulumi secret config
+    value (``modelAccessTokenConfig``) or Key Vault (``modelAccessFromKeyVault``, which needs the Secret it mirrors
+    into); a token config only for a preset KAITO downloads at run time. At most one finding.
+
+    The policy pack has :func:`model_access_secret` alone: a Workspace resource does not say where its token comes
+    from.
+    """
+    secret = ws.model_access_secret or None
+    token_config = ws.model_access_token_config
+    wrong = " ".join(f.message for f in findings(model_access_secret(ws)))
+    if wrong and secret is None:
+        name = ws.name or "<workspace>"
+        return [
+            Finding(
+                "modelAccessSecret",
+                f"{wrong} The platform creates that Secret: set modelAccessSecret (e.g. {name}-hf-token) "
+                f"and modelAccessTokenConfig (the secret config key holding the token, e.g. {EXAMPLE_TOKEN_CONFIG})",
+            )
+        ]
+    if wrong:
+        return [Finding("modelAccessSecret", f"{wrong} Remove modelAccessTokenConfig with it, if set.")]
+    if ws.model_access_from_key_vault and secret is None:
+        return [
+            Finding(
+                "modelAccessFromKeyVault", "modelAccessFromKeyVault needs modelAccessSecret: the Secret it mirrors into"
+            )
+        ]
+    if ws.model_access_from_key_vault and token_config is not None:
+        return [
+            Finding(
+                "modelAccessTokenConfig",
+                "the token comes either from Key Vault (modelAccessFromKeyVault: true) or from "
+                "modelAccessTokenConfig, not both",
+            )
+        ]
+    if secret is not None and token_config is None and not ws.model_access_from_key_vault:
+        return [
+            Finding(
+                "modelAccessTokenConfig",
+                f"modelAccessTokenConfig is required with modelAccessSecret {secret!r}: the platform creates that "
+                f"Secret (type Opaque, key {MODEL_ACCESS_SECRET_KEY}) from a Pulumi secret config value. Name its "
+                f"key, e.g. modelAccessTokenConfig: {EXAMPLE_TOKEN_CONFIG}, and set it with "
+                f"`pulumi config set --secret {EXAMPLE_TOKEN_CONFIG} <Hugging Face token>`",
+            )
+        ]
+    preset = kaito_preset(ws.preset) if ws.preset else None
+    if secret is None and token_config is not None and preset is not None:
+        return [
+            Finding(
+                "modelAccessTokenConfig",
+                f"modelAccessTokenConfig is only for presets KAITO downloads at run time "
+                f"({', '.join(runtime_download_presets())}); {preset.name} ships its weights in its image. "
+                "Remove it.",
+            )
+        ]
+    return []
+
+
 # ------------------------------------------------------------------------------------------------------ cluster
 
 
@@ -341,6 +413,7 @@ def addon_version(cluster: KaitoCluster, *, workspaces: str = "the KAITO workspa
 
 
 __all__ = [
+    "EXAMPLE_TOKEN_CONFIG",
     "FITTING_SIZES_SHOWN",
     "KAITO_GPU_VENDOR",
     "WORKSPACE_PROPERTIES",
@@ -352,6 +425,7 @@ __all__ = [
     "kaito_instance_types",
     "kaito_sizes",
     "known_preset",
+    "model_access",
     "model_access_secret",
     "preset_fit",
     "property_path",

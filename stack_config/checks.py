@@ -271,8 +271,12 @@ def scale_problems(cfg: StackConfig) -> list[Problem]:
     return [Problem("gpuPools", f.message) for f in cluster_scale(scale_facts(cfg))]
 
 
-def semantic_problems(cfg: StackConfig) -> list[Problem]:
-    """Cross-field problems of a structurally valid config (catalog rules and the platform's rules)."""
+def semantic_problems(cfg: StackConfig, *, config_present: Callable[[str], bool]) -> list[Problem]:
+    """Cross-field problems of a structurally valid config (catalog rules and the platform's rules).
+
+    ``config_present`` tells whether a Pulumi config key (``<namespace>:<key>``, e.g. a KAITO workspace's
+    ``modelAccessTokenConfig``) is set in the stack: the only fact here that is not in the stack file's own section.
+    """
     problems = cluster_problems(cfg)
     problems += scale_problems(cfg)
     seen: dict[str, int] = {}
@@ -322,6 +326,7 @@ def semantic_problems(cfg: StackConfig) -> list[Problem]:
     )
     for check in EXTRA_CHECKS:
         problems.extend(check(cfg))
+    problems.extend(_kaito_problems(cfg, config_present))
     return problems
 
 
@@ -453,12 +458,13 @@ def _kaito_node_problems(cfg: StackConfig) -> list[Problem]:
     return problems
 
 
-def _kaito_problems(cfg: StackConfig) -> list[Problem]:
+def _kaito_problems(cfg: StackConfig, config_present: Callable[[str], bool]) -> list[Problem]:
     found = kaito_stack_problems(
         cfg.kaito,
         cluster_addon=cfg.cluster.kaitoAddon,
         floor=cfg.gpu_floor,
         kubernetes_version=cfg.cluster.kubernetesVersion,
+        config_present=config_present,
     )
     return [Problem(path, message) for path, message in found]
 
@@ -657,7 +663,6 @@ EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [
     _operator_os_problems,
     _node_os_problems,
     _kaito_node_problems,
-    _kaito_problems,
     _databricks_problems,
     _cluster_policy_problems,
     nap_problems,
@@ -665,4 +670,5 @@ EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [
     working_hours_problems,
     monitoring_problems,
 ]
-"""Further cross-field checks registered by other config sections (e.g. KAITO, Databricks)."""
+"""Further cross-field checks registered by other config sections (e.g. KAITO, Databricks); the KAITO workspaces'
+rules run after them (:func:`_kaito_problems`: they also need the stack's Pulumi config)."""

@@ -6,10 +6,11 @@ resource is registered, and every message names the key and what is allowed.
 
 The guard rails themselves (GPU node types, GPU ML runtime, no Photon, dedicated access and its principal, GPU
 scheduling) and the facts behind them live in ``rules/databricks.py``, shared with the policy pack: each validator
-here checks one key on its own; the rules that relate keys run on the whole validated cluster
-(:func:`cluster_problems`, called by :func:`databricks_stack_problems`), so no validator depends on field order, and
-each refusal is at the key the finding names. What is left here is the stack file's own shape (names, URLs, workers,
-autotermination).
+here checks one key on its own; the rules that relate keys are the Databricks checklist's
+(:func:`rules.checklists.databricks_cluster`, the one ``DatabricksGpuClusterArgs`` calls) and run on the whole
+validated cluster (:func:`cluster_problems`, called by :func:`databricks_stack_problems`), so no validator depends on
+field order, and each refusal is at the key the finding names. What is left here is the stack file's own shape (names,
+URLs, autotermination).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pydantic import Field, field_validator, model_validator
 from exports.databricks_policy import DEFAULT_COST_TAGS, cost_tags_problem, floor_problem
 from gpu_catalog import GpuSize, clock, default_catalog
 from rules import Finding, NotApplicable, findings
+from rules.checklists import DatabricksClusterFacts, databricks_cluster
 from rules.databricks import (
     AUTOTERMINATION_MAX,
     AUTOTERMINATION_MIN,
@@ -42,14 +44,9 @@ from rules.databricks import (
     DatabricksCluster,
     blank_cost_tags,
     cluster_slug,
-    dedicated_group,
-    gpu_dedicated_access,
-    gpu_no_photon,
     gpu_node_types,
-    gpu_runtime,
     missing_cost_tags,
     plain_runtime,
-    runtime_key,
     task_gpu_amount,
     tasks_per_gpu,
 )
@@ -106,6 +103,9 @@ def cluster_facts(data: Mapping[str, Any]) -> DatabricksCluster:
         single_node=data.get("workload") == "singleNode",
         workload=data.get("workload"),
         tasks_per_gpu=data.get("tasksPerGpu"),
+        num_workers=data.get("numWorkers"),
+        autoscale=data.get("autoscale") is not None,
+        written_user=data.get("singleUserName"),
     )
 
 
@@ -415,83 +415,64 @@ class DatabricksConfig(StrictModel):
         return v
 
 
-def cluster_problems(cluster: DatabricksClusterConfig) -> list[tuple[str, str]]:
-    """The rules that relate a cluster's keys, as ``(key, message)``: the first problem per key, in key order."""
-    facts = cluster.facts
-    found: list[tuple[str, str]] = []
+_CLUSTER_KEYS = (
+    "sparkVersion",
+    "tasksPerGpu",
+    "numWorkers",
+    "autoscale",
+    "workload",
+    "dedicatedGroup",
+    "singleUserName",
+    "photon",
+)
+"""The stack-file keys the rules relating a cluster's keys refuse, in the order they are reported. The checklist's
+findings on request properties a stack file derives (``useMlRuntime``, ``dataSecurityMode``, ``sparkConf``) follow
+from one of these keys, refused there."""
+_NODE_TYPE_KEYS = ("nodeTypeId", "driverNodeTypeId")
 
-    def refuse(key: str, *results: list[Finding] | NotApplicable) -> None:
-        messages = [m for r in results for m in _findings(r, key)]
-        if messages and all(k != key for k, _ in found):
-            found.append((key, messages[0]))
 
-    refuse("sparkVersion", gpu_runtime(facts, today=clock.today()), gpu_no_photon(facts), runtime_key(facts))
-    if cluster.tasksPerGpu is not None or cluster.workload == "inference":
-        refuse("tasksPerGpu", tasks_per_gpu(facts))
-    workload, workers = cluster.workload, cluster.numWorkers
-    if workers is not None and workload == "singleNode" and workers != 0:
-        found.append(
-            (
-                "numWorkers",
-                f"numWorkers must be 0 (or unset) for workload 'singleNode', got {workers}: single-node compute runs "
-                "Spark on the driver only",
-            )
-        )
-    elif workers is not None and workload != "singleNode" and workers < 1:
-        found.append(
-            (
-                "numWorkers",
-                f"numWorkers must be ≥ 1 for workload {workload!r}, got {workers}; for a driver-only cluster use "
-                "workload 'singleNode'",
-            )
-        )
-    if workload == "singleNode":
-        if cluster.autoscale is not None:
-            found.append(("autoscale", "autoscale does not apply to workload 'singleNode' (driver only, no workers)"))
-    elif cluster.autoscale is not None and workers is not None:
-        found.append(("autoscale", "set either numWorkers (fixed size) or autoscale (minWorkers/maxWorkers), not both"))
-    elif cluster.autoscale is None and workers is None:
-        found.append(
-            (
-                "workload" if "workload" in cluster.model_fields_set else "",  # a key the user wrote
-                f"workload {workload!r} needs workers: set numWorkers (fixed size) or autoscale {{minWorkers, "
-                "maxWorkers}",
-            )
-        )
-    if cluster.dedicatedGroup is not None:
-        refuse("dedicatedGroup", dedicated_group(facts))
-    refuse("singleUserName", gpu_dedicated_access(facts))
-    if (
-        cluster.singleUserName is not None
-        and cluster.dedicatedGroup is not None
-        and all(k != "singleUserName" for k, _ in found)
-    ):
-        found.append(
-            (
-                "singleUserName",
-                f"set either singleUserName (a user: {cluster.singleUserName!r}) or dedicatedGroup (a group: "
-                f"{cluster.dedicatedGroup!r}), not both: dedicated compute has exactly one principal",
-            )
-        )
-    refuse("photon", gpu_no_photon(facts))
-    return found
+def _checklist(cluster: DatabricksClusterConfig, floor: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The Databricks checklist (:func:`rules.checklists.databricks_cluster`) of one cluster as ``(key, message)``:
+    the first problem per key relating the cluster's keys, in :data:`_CLUSTER_KEYS` order, and every node-type
+    problem (only the GPU floor can add one: the validators checked the size rules)."""
+    facts = DatabricksClusterFacts(
+        cluster.facts, gpu_floor=floor if floor in default_catalog() else DEFAULT_FLOOR, stack_runtime_key=True
+    )
+    first: dict[str, str] = {}
+    node_types: list[tuple[str, str]] = []
+    for finding in databricks_cluster(facts, today=clock.today()):
+        key = _KEYS.get(finding.field, finding.field)
+        if key in _NODE_TYPE_KEYS:
+            if key == "nodeTypeId" or cluster.driverNodeTypeId is not None:  # the driver's, when written
+                node_types.append((key, finding.message))
+        elif key in _CLUSTER_KEYS:
+            first.setdefault(key, finding.message)
+    ordered = [
+        ("" if key == "workload" and "workload" not in cluster.model_fields_set else key, first[key])  # a key written
+        for key in _CLUSTER_KEYS
+        if key in first
+    ]
+    return ordered, node_types
+
+
+def cluster_problems(cluster: DatabricksClusterConfig, *, floor: str = DEFAULT_FLOOR) -> list[tuple[str, str]]:
+    """The rules that relate a cluster's keys, as ``(key, message)``: the first problem per key, in key order, then
+    the node types against ``floor`` (the stack's GPU floor)."""
+    ordered, node_types = _checklist(cluster, floor)
+    return [*ordered, *node_types]
 
 
 def databricks_stack_problems(databricks: DatabricksConfig | None, *, floor: str) -> list[tuple[str, str]]:
     """Problems of ``databricks`` as ``(key path, message)``: the rules relating each cluster's keys
-    (:func:`cluster_problems`), and node types against a raised GPU floor."""
+    (:func:`cluster_problems`), then the node types against a raised GPU floor."""
     problems: list[tuple[str, str]] = []
+    below_floor: list[tuple[str, str]] = []
     for i, cluster in enumerate(databricks.clusters if databricks is not None else []):
         at = f"databricks.clusters[{i}]"
-        problems += [(f"{at}.{key}" if key else at, message) for key, message in cluster_problems(cluster)]
-    if databricks is None or floor == DEFAULT_FLOOR or floor not in default_catalog():
-        return problems
-    today = clock.today()
-    for i, cluster in enumerate(databricks.clusters):
-        found = gpu_node_types(cluster.facts, size_rules=True, floor=floor, today=today)
-        keys = ["nodeTypeId"] if cluster.driverNodeTypeId is None else ["nodeTypeId", "driverNodeTypeId"]
-        problems += [(f"databricks.clusters[{i}].{key}", message) for key in keys for message in _findings(found, key)]
-    return problems
+        ordered, node_types = _checklist(cluster, floor)
+        problems += [(f"{at}.{key}" if key else at, message) for key, message in ordered]
+        below_floor += [(f"{at}.{key}", message) for key, message in node_types]
+    return [*problems, *below_floor]
 
 
 def cluster_policy_problems(

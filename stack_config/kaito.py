@@ -5,7 +5,8 @@ preset and the GPU instance type, and KAITO provisions ``count`` GPU nodes of th
 KAITO rejects a Workspace whose nodes cannot hold the model, or whose model-access secret does not match the preset;
 these models reject it earlier, when the stack file is loaded, with the same rules the policy pack applies: validators
 check one key on their own; the rules relating keys (a preset and the nodes that must hold it, the model-access secret
-and its token key, workspaces with the add-on off) run on the whole validated config in :func:`workspace_problems` and
+and its token key, workspaces with the add-on off) are the KAITO checklist's (:func:`rules.checklists.kaito_workspace`,
+the one ``KaitoWorkspaceArgs`` calls) and run on the whole validated config in :func:`workspace_problems` and
 :func:`kaito_stack_problems`, so no validator depends on field order. The preset table is data in
 :mod:`gpu_catalog.kaito_presets` (KAITO v0.6.0, the add-on's version on Kubernetes 1.34–1.36). What is left here is
 the stack file's own shape (names, labels) and the token config key the platform creates the model-access Secret from.
@@ -23,23 +24,10 @@ from collections.abc import Callable
 from pydantic import Field, field_validator
 
 from gpu_catalog import clock, default_catalog
-from gpu_catalog.kaito_presets import (
-    KAITO_DEFAULT_COUNT,
-    MODEL_ACCESS_SECRET_KEY,
-    kaito_preset,
-    runtime_download_presets,
-)
+from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT, MODEL_ACCESS_SECRET_KEY, kaito_preset
 from rules import Finding, NotApplicable, findings
-from rules.kaito import (
-    KaitoCluster,
-    KaitoWorkspace,
-    addon_enabled,
-    addon_version,
-    instance_type,
-    known_preset,
-    model_access_secret,
-    preset_fit,
-)
+from rules.checklists import KaitoWorkspaceFacts, kaito_cluster, kaito_workspace
+from rules.kaito import EXAMPLE_TOKEN_CONFIG, KaitoCluster, KaitoWorkspace, addon_enabled, instance_type, known_preset
 from rules.kube_names import LABEL_KEY_RE, LABEL_VALUE_RE
 from rules.sizes import DEFAULT_FLOOR
 
@@ -49,10 +37,6 @@ from .keys import CONFIG_KEY_RE
 PROJECT_NAMESPACE = "azure-gpu-platform"
 """The stack-config namespace: every key in it is part of the typed stack config (unknown keys are refused), so the
 token's config key lives in another namespace."""
-
-EXAMPLE_TOKEN_CONFIG = "kaito:hfToken"
-"""The config key the docs and messages suggest for the Hugging Face token."""
-
 
 _DNS_LABEL_RE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _DNS_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
@@ -194,76 +178,32 @@ class KaitoConfig(StrictModel):
         return v
 
 
-def workspace_problems(ws: KaitoWorkspaceConfig) -> list[tuple[str, str]]:
-    """The rules relating one workspace's keys, as ``(key, message)``: the nodes hold the preset; the model-access
-    Secret matches the preset, and its token config key comes with it."""
-    found: list[tuple[str, str]] = []
-    workspace = KaitoWorkspace(instance_type=ws.instanceType, count=ws.count, preset=ws.preset)
-    fit = _messages(preset_fit(workspace, today=clock.today()))
-    if fit is not None:
-        found.append(("instanceType", fit))
-    secret = ws.modelAccessSecret
-    wrong = _messages(model_access_secret(KaitoWorkspace(preset=ws.preset, model_access_secret=secret)))
-    if wrong is not None and secret is None:
-        found.append(
-            (
-                "modelAccessSecret",
-                f"{wrong} The platform creates that Secret: set modelAccessSecret (e.g. {ws.name}-hf-token) "
-                f"and modelAccessTokenConfig (the secret config key holding the token, e.g. {EXAMPLE_TOKEN_CONFIG})",
-            )
-        )
-    elif wrong is not None:
-        found.append(("modelAccessSecret", f"{wrong} Remove modelAccessTokenConfig with it, if set."))
-    elif ws.modelAccessFromKeyVault and secret is None:
-        found.append(
-            ("modelAccessFromKeyVault", "modelAccessFromKeyVault needs modelAccessSecret: the Secret it mirrors into")
-        )
-    elif ws.modelAccessFromKeyVault and ws.modelAccessTokenConfig is not None:
-        found.append(
-            (
-                "modelAccessTokenConfig",
-                "the token comes either from Key Vault (modelAccessFromKeyVault: true) or from "
-                "modelAccessTokenConfig, not both",
-            )
-        )
-    elif secret is not None and ws.modelAccessTokenConfig is None and not ws.modelAccessFromKeyVault:
-        found.append(
-            (
-                "modelAccessTokenConfig",
-                f"modelAccessTokenConfig is required with modelAccessSecret {secret!r}: the platform creates that "
-                f"Secret (type Opaque, key {MODEL_ACCESS_SECRET_KEY}) from a Pulumi secret config value. Name its "
-                f"key, e.g. modelAccessTokenConfig: {EXAMPLE_TOKEN_CONFIG}, and set it with "
-                f"`pulumi config set --secret {EXAMPLE_TOKEN_CONFIG} <Hugging Face token>`",
-            )
-        )
-    elif secret is None and ws.modelAccessTokenConfig is not None:
-        preset = kaito_preset(ws.preset)
-        if preset is not None:
-            found.append(
-                (
-                    "modelAccessTokenConfig",
-                    f"modelAccessTokenConfig is only for presets KAITO downloads at run time "
-                    f"({', '.join(runtime_download_presets())}); {preset.name} ships its weights in its image. "
-                    "Remove it.",
-                )
-            )
-    return found
+def workspace_facts(ws: KaitoWorkspaceConfig, *, floor: str = DEFAULT_FLOOR) -> KaitoWorkspaceFacts:
+    """A ``kaito.workspaces[i]`` entry as the KAITO checklist sees it (the cluster is checked once for the stack, in
+    :func:`kaito_stack_problems`); ``floor``: the stack's GPU floor."""
+    return KaitoWorkspaceFacts(
+        name=ws.name,
+        preset=ws.preset,
+        instance_type=ws.instanceType,
+        count=ws.count,
+        model_access_secret=ws.modelAccessSecret,
+        model_access_token_config=ws.modelAccessTokenConfig,
+        model_access_from_key_vault=ws.modelAccessFromKeyVault,
+        gpu_floor=floor if floor in default_catalog() else DEFAULT_FLOOR,
+    )
+
+
+def workspace_problems(ws: KaitoWorkspaceConfig, *, floor: str = DEFAULT_FLOOR) -> list[tuple[str, str]]:
+    """The KAITO checklist (:func:`rules.checklists.kaito_workspace`) of one workspace, as ``(key, message)``: the
+    nodes hold the preset and are not below ``floor``; the model-access Secret matches the preset, and its token comes
+    from one place. The keys' own shapes were checked by the validators."""
+    found = kaito_workspace(workspace_facts(ws, floor=floor), today=clock.today())
+    return [(f.field, f.message) for f in found]
 
 
 def kaito_addon_enabled(kaito: KaitoConfig, cluster_addon: bool) -> bool:
     """The cluster's KAITO add-on flag: ``cluster.kaitoAddon`` or ``kaito.enabled``."""
     return cluster_addon or kaito.enabled is True
-
-
-def config_value_present(key: str) -> bool:
-    """Whether the Pulumi config the program runs with has ``key`` (``<namespace>:<key>``), secret or not.
-
-    A ``secure:`` value reaches the program decrypted under the engine, and as an opaque placeholder marked secret
-    under the offline preflight (``preflight/mock_answers.py``): present either way.
-    """
-    from pulumi.runtime.config import get_config
-
-    return get_config(key) is not None
 
 
 def kaito_stack_problems(
@@ -272,51 +212,48 @@ def kaito_stack_problems(
     cluster_addon: bool,
     floor: str,
     kubernetes_version: str,
-    config_present: Callable[[str], bool] = config_value_present,
+    config_present: Callable[[str], bool],
 ) -> list[tuple[str, str]]:
-    """Cross-section problems of ``kaito`` as ``(key path, message)``: the add-on, its version on the cluster's
-    Kubernetes version (the preset table is the add-on 0.6.0's), a raised GPU floor and the token config values.
+    """Problems of ``kaito`` as ``(key path, message)``: each workspace's checklist (:func:`workspace_problems`, with
+    the GPU floor), the add-on and its version on the cluster's Kubernetes version (the preset table is the add-on
+    0.6.0's), and the token config values.
 
-    ``config_present`` tells whether a config key is set in the stack (default: the Pulumi config the program runs
-    with; tests pass their own).
+    ``config_present`` tells whether a config key (``<namespace>:<key>``) is set in the stack: the Pulumi program
+    passes the engine's config (``composition/stack_file.py``); a caller without one (the tests, a tool reading a
+    stack file) passes its own.
     """
     problems: list[tuple[str, str]] = []
+    off = (
+        _messages(addon_enabled(KaitoCluster(addon_enabled=False, workspaces=len(kaito.workspaces))))
+        if kaito.enabled is False
+        else None
+    )
+    workspace_floor = floor if off is None else DEFAULT_FLOOR  # the add-on is off: nothing more is checked
     for i, ws in enumerate(kaito.workspaces):
-        problems += [(f"kaito.workspaces[{i}].{key}", message) for key, message in workspace_problems(ws)]
-    if kaito.enabled is False:
-        off = _messages(addon_enabled(KaitoCluster(addon_enabled=False, workspaces=len(kaito.workspaces))))
-        if off is not None:
-            problems.append(
-                (
-                    "kaito.workspaces",
-                    f"{off} kaito.enabled is false: set kaito.enabled: true, or remove the workspaces.",
-                )
-            )
-            return problems
+        problems += [
+            (f"kaito.workspaces[{i}].{key}", message) for key, message in workspace_problems(ws, floor=workspace_floor)
+        ]
+    if off is not None:
+        problems.append(
+            ("kaito.workspaces", f"{off} kaito.enabled is false: set kaito.enabled: true, or remove the workspaces.")
+        )
+        return problems
     cluster = KaitoCluster(
         addon_enabled=kaito_addon_enabled(kaito, cluster_addon),
         workspaces=len(kaito.workspaces),
         kubernetes_version=kubernetes_version,
     )
-    off = _messages(addon_enabled(cluster))
-    if off is not None:
-        problems.append(
-            (
-                "kaito.workspaces",  # the key written: kaito.enabled is unset here (set to false is handled above)
-                f"{off} Set kaito.enabled: true (or cluster.kaitoAddon: true), or remove kaito.workspaces.",
+    for finding in kaito_cluster(cluster, workspaces="kaito.workspaces"):
+        if finding.field == "addon":
+            problems.append(
+                (
+                    "kaito.workspaces",  # the key written: kaito.enabled is unset here (set to false is handled above)
+                    f"{finding.message} Set kaito.enabled: true (or cluster.kaitoAddon: true), or remove "
+                    "kaito.workspaces.",
+                )
             )
-        )
-    version = _messages(addon_version(cluster, workspaces="kaito.workspaces"))
-    if version is not None:
-        problems.append(("cluster.kubernetesVersion", version))
-    if floor != DEFAULT_FLOOR and floor in default_catalog():
-        today = clock.today()
-        for i, ws in enumerate(kaito.workspaces):
-            below = _messages(
-                instance_type(KaitoWorkspace(instance_type=ws.instanceType), size_rules=True, floor=floor, today=today)
-            )
-            if below is not None:
-                problems.append((f"kaito.workspaces[{i}].instanceType", below))
+        else:
+            problems.append(("cluster.kubernetesVersion", finding.message))
     for i, ws in enumerate(kaito.workspaces):
         key = ws.modelAccessTokenConfig
         if key is not None and not config_present(key):

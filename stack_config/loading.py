@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -47,12 +47,27 @@ def _merge_same_path(problems: list[Problem]) -> list[Problem]:
     return out
 
 
-def validate_stack_config(data: Mapping[str, Any], *, stack_file: str, extra: Sequence[Problem] = ()) -> StackConfig:
+def no_config_values(key: str) -> bool:
+    """``config_present`` for a caller without a Pulumi config (the tests, tools reading a stack file): no config key
+    outside the typed stack config is set."""
+    del key
+    return False
+
+
+def validate_stack_config(
+    data: Mapping[str, Any],
+    *,
+    stack_file: str,
+    extra: Sequence[Problem] = (),
+    config_present: Callable[[str], bool] = no_config_values,
+) -> StackConfig:
     """Validate a plain dict (keys without the namespace) and return the model, or raise :class:`StackConfigError`.
 
     Every problem of the file is reported in one run: when some keys have the wrong shape (``budget.monthlyUsd: -1``),
     the cross-field rules still run on the rest (see :func:`_checked_without`), so a budget typo does not hide a pool
     that AKS would refuse. ``extra`` are problems found elsewhere in the same file (keys outside the namespace).
+    ``config_present`` tells whether a Pulumi config key outside the namespace is set (a KAITO workspace's token
+    config): the Pulumi program passes the engine's config (``composition/stack_file.py``); the default knows none.
     Pure: no Pulumi engine needed (the preflight and the tests call it).
     """
     try:
@@ -60,9 +75,9 @@ def validate_stack_config(data: Mapping[str, Any], *, stack_file: str, extra: Se
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         problems = _merge_same_path([_error_to_problem(e, StackConfig) for e in errors])
-        problems += _checked_without(data, errors, {p.path for p in problems})
+        problems += _checked_without(data, errors, {p.path for p in problems}, config_present)
         raise StackConfigError([*extra, *problems], stack_file) from None
-    problems = [*extra, *semantic_problems(cfg)]
+    problems = [*extra, *semantic_problems(cfg, config_present=config_present)]
     if problems:
         raise StackConfigError(problems, stack_file)
     return cfg
@@ -72,7 +87,12 @@ _PLACEHOLDERS: dict[str, Any] = {"environment": "dev", "location": "westeurope"}
 """Stand-ins for a required top-level key that is missing or malformed, only so the other rules can run."""
 
 
-def _checked_without(data: Mapping[str, Any], errors: Sequence[ErrorDetails], reported: set[str]) -> list[Problem]:
+def _checked_without(
+    data: Mapping[str, Any],
+    errors: Sequence[ErrorDetails],
+    reported: set[str],
+    config_present: Callable[[str], bool],
+) -> list[Problem]:
     """The cross-field problems of the config with every malformed key left out (optional keys fall back to their
     defaults; a required top-level key gets a stand-in), except those on a section that already has a problem:
     rules there would judge the stand-ins. Empty when the config cannot be made structurally valid that way."""
@@ -93,7 +113,7 @@ def _checked_without(data: Mapping[str, Any], errors: Sequence[ErrorDetails], re
             continue
         return [
             p
-            for p in semantic_problems(cfg)
+            for p in semantic_problems(cfg, config_present=config_present)
             if p.path not in reported and not any(_under(p.path, section) for section in broken)
         ]
     return []

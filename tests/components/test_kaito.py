@@ -193,7 +193,8 @@ def test_missing_token_config_value_is_refused_before_registration():
         ),
         (
             {"model_access_secret": "hf-token", "preset": "llama-3.1-8b-instruct"},
-            "model_access_token_config: model_access_secret 'hf-token' needs the secret config key",
+            "model_access_token_config: modelAccessTokenConfig is required with modelAccessSecret 'hf-token': the "
+            "platform creates that Secret",
         ),
         ({"preset": "phi-5"}, "preset: 'phi-5' is not a KAITO v0.6.0 inference preset"),
         ({"instance_type": "Standard_NV32as_v4"}, "instance_type: Standard_NV32as_v4 is an NVv4 size"),

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from gpu_catalog.kaito_presets import KAITO_FACTS_PATH, KAITO_PRESETS
 from rules.kaito import kaito_instance_types
 from stack_config.kaito import KaitoConfig, kaito_stack_problems, workspace_problems
+from stack_config.loading import no_config_values
 from tests.conftest import TODAY
 
 BASE: dict[str, Any] = {"name": "phi-4", "preset": "phi-4", "instanceType": "Standard_NC24ads_A100_v4"}
@@ -41,7 +42,11 @@ def rejection(data: dict[str, Any]) -> tuple[tuple[str | int, ...], str]:
         found += [
             (("workspaces",), msg.removeprefix("kaito.workspaces"))
             for path, msg in kaito_stack_problems(
-                cfg, cluster_addon=False, floor="Standard_NC6s_v3", kubernetes_version="1.36"
+                cfg,
+                cluster_addon=False,
+                floor="Standard_NC6s_v3",
+                kubernetes_version="1.36",
+                config_present=no_config_values,
             )
             if path == "kaito.workspaces"
         ]
@@ -268,8 +273,19 @@ def test_allowed_instance_types_are_current_nvidia_kaito_sizes():
 
 def test_stack_level_addon_and_raised_floor():
     cfg = KaitoConfig.model_validate({"workspaces": [{**BASE, "preset": "phi-3-mini-4k-instruct"}]})
-    assert kaito_stack_problems(cfg, cluster_addon=True, floor="Standard_NC6s_v3", kubernetes_version="1.36") == []
-    [(path, msg)] = kaito_stack_problems(cfg, cluster_addon=False, floor="Standard_NC6s_v3", kubernetes_version="1.36")
+    assert (
+        kaito_stack_problems(
+            cfg,
+            cluster_addon=True,
+            floor="Standard_NC6s_v3",
+            kubernetes_version="1.36",
+            config_present=no_config_values,
+        )
+        == []
+    )
+    [(path, msg)] = kaito_stack_problems(
+        cfg, cluster_addon=False, floor="Standard_NC6s_v3", kubernetes_version="1.36", config_present=no_config_values
+    )
     assert (path, msg) == (
         "kaito.workspaces",  # the key written (kaito.enabled is not)
         "KAITO workspaces need the AI toolchain operator add-on on the cluster, which is off: without it the cluster "
@@ -283,7 +299,11 @@ def test_stack_level_addon_and_raised_floor():
         }
     )
     [(path, msg)] = kaito_stack_problems(
-        t4, cluster_addon=False, floor="Standard_NC24ads_A100_v4", kubernetes_version="1.36"
+        t4,
+        cluster_addon=False,
+        floor="Standard_NC24ads_A100_v4",
+        kubernetes_version="1.36",
+        config_present=no_config_values,
     )
     assert path == "kaito.workspaces[0].instanceType"
     assert "below the GPU floor Standard_NC24ads_A100_v4" in msg
@@ -292,7 +312,16 @@ def test_stack_level_addon_and_raised_floor():
 @pytest.mark.parametrize("version", ["1.34", "1.35", "1.36", "1.36.2"])
 def test_kubernetes_versions_running_the_addon_0_6_0_are_accepted(version: str):
     cfg = KaitoConfig.model_validate(stack())
-    assert kaito_stack_problems(cfg, cluster_addon=False, floor="Standard_NC6s_v3", kubernetes_version=version) == []
+    assert (
+        kaito_stack_problems(
+            cfg,
+            cluster_addon=False,
+            floor="Standard_NC6s_v3",
+            kubernetes_version=version,
+            config_present=no_config_values,
+        )
+        == []
+    )
 
 
 @pytest.mark.parametrize(
@@ -305,7 +334,9 @@ def test_kubernetes_versions_running_the_addon_0_6_0_are_accepted(version: str):
 )
 def test_workspaces_on_a_kubernetes_version_with_another_or_no_addon_version_are_rejected(version: str, found: str):
     cfg = KaitoConfig.model_validate(stack())
-    problems = kaito_stack_problems(cfg, cluster_addon=False, floor="Standard_NC6s_v3", kubernetes_version=version)
+    problems = kaito_stack_problems(
+        cfg, cluster_addon=False, floor="Standard_NC6s_v3", kubernetes_version=version, config_present=no_config_values
+    )
     assert problems == [
         (
             "cluster.kubernetesVersion",
@@ -316,7 +347,16 @@ def test_workspaces_on_a_kubernetes_version_with_another_or_no_addon_version_are
     ]
     # The add-on alone, without workspaces, serves no preset: nothing to refuse.
     empty = KaitoConfig.model_validate({"enabled": True})
-    assert kaito_stack_problems(empty, cluster_addon=False, floor="Standard_NC6s_v3", kubernetes_version=version) == []
+    assert (
+        kaito_stack_problems(
+            empty,
+            cluster_addon=False,
+            floor="Standard_NC6s_v3",
+            kubernetes_version=version,
+            config_present=no_config_values,
+        )
+        == []
+    )
 
 
 def test_token_config_value_must_be_set_in_the_stack():

@@ -39,11 +39,20 @@ def test_every_policy_has_a_row() -> None:
     assert named == {p.name for p in ALL_POLICIES}
 
 
+CHECKLISTS = ("aks_gpu_pool", "nap_gpu_pool", "aks_cluster", "kaito_workspace", "kaito_cluster", "databricks_cluster")
+
+
 def test_every_checklist_named_exists() -> None:
     for row in _rows():
         for name in re.findall(r"`([a-z_]+)`", row[2]):
-            if name in ("aks_gpu_pool", "nap_gpu_pool", "aks_cluster"):
+            if name in CHECKLISTS:
                 assert callable(getattr(checklists, name))
-    assert {"aks_gpu_pool", "nap_gpu_pool", "aks_cluster"} <= {
-        n for row in _rows() for n in re.findall(r"`([a-z_]+)`", row[2])
-    }
+    assert set(CHECKLISTS) <= {n for row in _rows() for n in re.findall(r"`([a-z_]+)`", row[2])}
+
+
+def test_the_kaito_and_databricks_policies_lead_to_their_checklist() -> None:
+    rows = {name: row[2] for row in _rows() for name in _policies_named(row[0])}
+    for policy in ("kaito-workspace-instance-type", "kaito-workspace-model-access", "aks-kaito-addon-version"):
+        assert "`kaito_workspace`" in rows[policy]
+    for policy in (p.name for p in ALL_POLICIES if p.name.startswith("databricks-gpu-")):
+        assert "`databricks_cluster`" in rows[policy]
