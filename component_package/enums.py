@@ -17,10 +17,10 @@ from rules.access import DEPLOYER_PRINCIPAL_TYPES
 from rules.aks import LINUX_OS_SKUS, WINDOWS_OS_SKUS
 from rules.databricks import CLASSIC_PREVIEW, DEDICATED_MODES
 from rules.hardening import NETWORK_DATAPLANES, NETWORK_POLICIES, default_os_disk_type
+from rules.karpenter import BudgetReason as BudgetReasonValues
 from rules.node_stack import SharingMode as SharingModeValues
 from rules.upgrade import AUTO_UPGRADE_CHANNELS
-from stack_config.models import ClusterConfig, GpuPoolConfig
-from stack_config.nap import DisruptionBudgetConfig
+from rules.upgrade import NodeOsUpgradeChannel as NodeOsUpgradeChannelValues
 
 
 def _member_name(value: str) -> str:
@@ -33,10 +33,6 @@ def literal_values(annotation: Any) -> tuple[str, ...]:
     if typing.get_origin(annotation) is typing.Literal:
         return tuple(str(v) for v in typing.get_args(annotation))
     return tuple(v for arg in typing.get_args(annotation) if arg is not type(None) for v in literal_values(arg))
-
-
-def _model_field(model: Any, name: str) -> tuple[str, ...]:
-    return literal_values(model.model_fields[name].annotation)
 
 
 def _dataclass_field(cls: type, name: str) -> tuple[str, ...]:
@@ -100,7 +96,7 @@ else:
     )
     DriverMode = _enum(
         "DriverMode",
-        _model_field(GpuPoolConfig, "driver"),
+        literal_values(rules_aks.DriverMode),
         "Who installs the NVIDIA driver: `aks` (AKS, `gpuProfile.driver: Install`) or `operator` (the GPU "
         "operator; AKS skips its driver, `gpuProfile.driver: None`).",
     )
@@ -115,7 +111,7 @@ else:
         literal_values(gpu_node_pool.MigStrategy),
         "How MIG slices are advertised: `single` as `nvidia.com/gpu`, `mixed` as `nvidia.com/mig-<profile>`.",
     )
-    SkuTier = _enum("SkuTier", _model_field(ClusterConfig, "skuTier"), "The AKS pricing tier.")
+    SkuTier = _enum("SkuTier", literal_values(rules_aks.SkuTier), "The AKS pricing tier.")
     OsDiskType = _enum(
         "OsDiskType",
         literal_values(typing.get_type_hints(default_os_disk_type)["return"]),
@@ -123,10 +119,10 @@ else:
     )
     NetworkDataplane = _enum("NetworkDataplane", NETWORK_DATAPLANES, "The network dataplane (Azure CNI overlay).")
     NetworkPolicy = _enum("NetworkPolicy", NETWORK_POLICIES, "The network policy engine (it must suit the dataplane).")
-    SupportPlan = _enum("SupportPlan", _model_field(ClusterConfig, "supportPlan"), "The AKS Kubernetes support plan.")
+    SupportPlan = _enum("SupportPlan", literal_values(rules_aks.SupportPlan), "The AKS Kubernetes support plan.")
     AutoUpgradeChannel = _enum("AutoUpgradeChannel", AUTO_UPGRADE_CHANNELS, "The cluster's auto-upgrade channel.")
     NodeOsUpgradeChannel = _enum(
-        "NodeOsUpgradeChannel", _model_field(ClusterConfig, "nodeOsUpgradeChannel"), "The nodes' OS upgrade channel."
+        "NodeOsUpgradeChannel", literal_values(NodeOsUpgradeChannelValues), "The nodes' OS upgrade channel."
     )
     PrincipalType = _enum(
         "PrincipalType",
@@ -152,6 +148,6 @@ else:
     )
     BudgetReason = _enum(
         "BudgetReason",
-        literal_values(typing.get_args(DisruptionBudgetConfig.model_fields["reasons"].annotation)[0]),
+        literal_values(BudgetReasonValues),
         "The disruption reason a budget limits.",
     )

@@ -219,18 +219,58 @@ class GpuMonitoring(pulumi.ComponentResource):
         super().__init__(TYPE_TOKEN, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         tags = dict(args.tags)
-        if args.workspace_id is None:
-            workspace = monitor.AzureMonitorWorkspace(
-                f"{name}-workspace",
-                azure_monitor_workspace_name=f"amw-{args.cluster_name}",
-                resource_group_name=args.resource_group_name,
-                location=args.workspace_location,
-                tags=tags,
-                opts=child,
-            )
-            workspace_id: pulumi.Input[str] = workspace.id
-        else:
-            workspace_id = args.workspace_id
+        workspace_id = self._workspace(name, args, tags, child)
+        self._data_collection(name, args, cluster_id=cluster_id, workspace_id=workspace_id, tags=tags, child=child)
+        action_group_id = self._action_group(name, args, tags, child)
+        self._alerts(
+            name,
+            args,
+            cluster_id=cluster_id,
+            workspace_id=workspace_id,
+            action_group_id=action_group_id,
+            tags=tags,
+            child=child,
+        )
+        self.dcgm_exporter = (
+            DcgmExporter(f"{name}-dcgm-exporter", args.dcgm_chart, provider=provider, depends_on=depends_on, opts=child)
+            if args.dcgm_chart is not None
+            else None
+        )
+        self._scrape_configs(
+            name, args, pulumi.ResourceOptions(parent=self, provider=provider, depends_on=list(depends_on))
+        )
+        self.workspace_id = pulumi.Output.from_input(workspace_id)
+        self.action_group_id = pulumi.Output.from_input(action_group_id)
+        self.register_outputs({"workspaceId": self.workspace_id, "actionGroupId": self.action_group_id})
+
+    def _workspace(
+        self, name: str, args: GpuMonitoringArgs, tags: dict[str, str], child: pulumi.ResourceOptions
+    ) -> pulumi.Input[str]:
+        """The Azure Monitor workspace's id: the stack's, or a new ``amw-<cluster>``."""
+        if args.workspace_id is not None:
+            return args.workspace_id
+        workspace = monitor.AzureMonitorWorkspace(
+            f"{name}-workspace",
+            azure_monitor_workspace_name=f"amw-{args.cluster_name}",
+            resource_group_name=args.resource_group_name,
+            location=args.workspace_location,
+            tags=tags,
+            opts=child,
+        )
+        return workspace.id
+
+    def _data_collection(
+        self,
+        name: str,
+        args: GpuMonitoringArgs,
+        *,
+        cluster_id: pulumi.Input[str],
+        workspace_id: pulumi.Input[str],
+        tags: dict[str, str],
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        """The data collection endpoint and rule ``MSProm-<workspace region>-<cluster>`` (the Prometheus stream to the
+        workspace) and the rule's association with the cluster."""
         dcr_name = msprom_name(args.workspace_location, args.cluster_name)
         endpoint = monitor.DataCollectionEndpoint(
             f"{name}-dce",
@@ -274,27 +314,44 @@ class GpuMonitoring(pulumi.ComponentResource):
             description="Association of the GPU platform's Prometheus data collection rule with the AKS cluster.",
             opts=child,
         )
-        if args.action_group_id is None:
-            group = monitor.ActionGroup(
-                f"{name}-action-group",
-                action_group_name=f"ag-{args.cluster_name}-gpu",
-                resource_group_name=args.resource_group_name,
-                location="Global",
-                group_short_name=action_group_short_name(args.cluster_name),
-                enabled=True,
-                email_receivers=[
-                    monitor.MicrosoftCommonEmailReceiverArgs(
-                        name="gpu-alerts", email_address=args.email, use_common_alert_schema=True
-                    )
-                ]
-                if args.email
-                else None,
-                tags=tags,
-                opts=child,
-            )
-            action_group_id: pulumi.Input[str] = group.id
-        else:
-            action_group_id = args.action_group_id
+
+    def _action_group(
+        self, name: str, args: GpuMonitoringArgs, tags: dict[str, str], child: pulumi.ResourceOptions
+    ) -> pulumi.Input[str]:
+        """The alerts' action group id: the stack's, or a new ``ag-<cluster>-gpu`` with the e-mail receiver."""
+        if args.action_group_id is not None:
+            return args.action_group_id
+        group = monitor.ActionGroup(
+            f"{name}-action-group",
+            action_group_name=f"ag-{args.cluster_name}-gpu",
+            resource_group_name=args.resource_group_name,
+            location="Global",
+            group_short_name=action_group_short_name(args.cluster_name),
+            enabled=True,
+            email_receivers=[
+                monitor.MicrosoftCommonEmailReceiverArgs(
+                    name="gpu-alerts", email_address=args.email, use_common_alert_schema=True
+                )
+            ]
+            if args.email
+            else None,
+            tags=tags,
+            opts=child,
+        )
+        return group.id
+
+    def _alerts(
+        self,
+        name: str,
+        args: GpuMonitoringArgs,
+        *,
+        cluster_id: pulumi.Input[str],
+        workspace_id: pulumi.Input[str],
+        action_group_id: pulumi.Input[str],
+        tags: dict[str, str],
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        """The ``PrometheusRuleGroup`` of the GPU alerts (:func:`rule_args`) on the workspace and the cluster."""
         alertsmanagement.PrometheusRuleGroup(
             f"{name}-gpu-alerts",
             rule_group_name=f"gpu-alerts-{args.cluster_name}",
@@ -309,12 +366,9 @@ class GpuMonitoring(pulumi.ComponentResource):
             tags=tags,
             opts=child,
         )
-        k8s = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=list(depends_on))
-        self.dcgm_exporter = (
-            DcgmExporter(f"{name}-dcgm-exporter", args.dcgm_chart, provider=provider, depends_on=depends_on, opts=child)
-            if args.dcgm_chart is not None
-            else None
-        )
+
+    def _scrape_configs(self, name: str, args: GpuMonitoringArgs, k8s: pulumi.ResourceOptions) -> None:
+        """One ServiceMonitor per scrape target (after the exporter chart, when this component installs it)."""
         from pulumi_kubernetes.apiextensions import CustomResource
 
         for target in args.targets:
@@ -332,6 +386,3 @@ class GpuMonitoring(pulumi.ComponentResource):
                     else None,
                 ),
             )
-        self.workspace_id = pulumi.Output.from_input(workspace_id)
-        self.action_group_id = pulumi.Output.from_input(action_group_id)
-        self.register_outputs({"workspaceId": self.workspace_id, "actionGroupId": self.action_group_id})

@@ -53,7 +53,13 @@ from stack_config import StackConfig
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from components.aks_cluster import AksGpuClusterArgs
+    from components.azure_policy import AksGpuSizePolicyArgs
     from components.databricks import DatabricksClusterPolicyArgs, DatabricksDeployment, DatabricksGpuClusterArgs
+    from components.kaito import KaitoWorkspaceArgs
+    from components.monitoring import GpuMonitoringArgs
+    from components.nap_pool import NapGpuPoolArgs
+    from components.pool_scheduling import PoolGpuOperator
 
 CLUSTER_COMPONENT = "aks"
 OPERATOR_COMPONENT = "gpu-operator"
@@ -77,8 +83,23 @@ class Platform:
     monitoring: GpuMonitoring | None = None
 
 
-def build_platform(cfg: StackConfig) -> Platform:
-    """Create every resource of the environment described by a validated :class:`StackConfig`."""
+@dataclass(frozen=True)
+class _ComponentArgs:
+    """Every component's Args but the GPU operator's, built (and so checked) before the first resource."""
+
+    tags: dict[str, str]
+    operator: PoolGpuOperator | None
+    cluster: AksGpuClusterArgs
+    kaito: list[KaitoWorkspaceArgs]
+    nap: list[NapGpuPoolArgs]
+    policy: AksGpuSizePolicyArgs | None
+    monitoring: GpuMonitoringArgs | None
+    databricks_policy: DatabricksClusterPolicyArgs | None
+    databricks_clusters: list[DatabricksGpuClusterArgs]
+
+
+def _component_args(cfg: StackConfig) -> _ComponentArgs:
+    """The Args of every component the stack config asks for, from :mod:`composition.wiring`, in this order."""
     tags = wiring.platform_tags(cfg)
     operator = wiring.pool_gpu_operator(cfg)
     cluster_args = wiring.aks_cluster_args(cfg, operator, tags)
@@ -90,14 +111,62 @@ def build_platform(cfg: StackConfig) -> Platform:
     databricks_clusters = (
         [wiring.databricks_cluster_args(cfg, c, tags) for c in cfg.databricks.clusters] if cfg.databricks else []
     )
+    return _ComponentArgs(
+        tags=tags,
+        operator=operator,
+        cluster=cluster_args,
+        kaito=kaito_args,
+        nap=nap_args,
+        policy=policy_args,
+        monitoring=monitoring_args,
+        databricks_policy=databricks_policy,
+        databricks_clusters=databricks_clusters,
+    )
 
-    cluster = AksGpuCluster(CLUSTER_COMPONENT, cluster_args)
+
+def build_platform(cfg: StackConfig) -> Platform:
+    """Create every resource of the environment described by a validated :class:`StackConfig`."""
+    args = _component_args(cfg)
+    cluster = AksGpuCluster(CLUSTER_COMPONENT, args.cluster)
     nap_pools = [
-        NapGpuPool(
-            f"nap-{args.name}", args, provider=cluster.kubernetes_provider(), depends_on=cluster.kubernetes_access
-        )
-        for args in nap_args
+        NapGpuPool(f"nap-{nap.name}", nap, provider=cluster.kubernetes_provider(), depends_on=cluster.kubernetes_access)
+        for nap in args.nap
     ]
+    gpu_operator, device_plugin = _node_stack(cfg, args.operator, cluster, nap_pools)
+    kaito = [
+        KaitoWorkspace(
+            f"kaito-{ws.workspace_name}",
+            ws,
+            provider=cluster.kubernetes_provider(),
+            depends_on=cluster.kubernetes_access,
+        )
+        for ws in args.kaito
+    ]
+    databricks = (
+        _build_databricks(cfg, cluster, args.tags, args.databricks_clusters, args.databricks_policy)
+        if cfg.databricks is not None
+        else None
+    )
+    azure_policy = _azure_policy(cfg, cluster, args.policy)
+    monitoring = _monitoring(cluster, args.monitoring, gpu_operator)
+    return Platform(
+        cfg=cfg,
+        cluster=cluster,
+        gpu_operator=gpu_operator,
+        device_plugin=device_plugin,
+        kaito_workspaces=kaito,
+        databricks=databricks,
+        nap_pools=nap_pools,
+        azure_policy=azure_policy,
+        monitoring=monitoring,
+    )
+
+
+def _node_stack(
+    cfg: StackConfig, operator: PoolGpuOperator | None, cluster: AksGpuCluster, nap_pools: list[NapGpuPool]
+) -> tuple[GpuOperator | None, NvidiaDevicePlugin | None]:
+    """The GPU operator (when the pools run one) and the standalone device plugin (when the stack needs the chart),
+    each after the GPU pools (or the cluster) and the data-plane role assignments."""
     gpu_operator = None
     if operator is not None:
         gpu_operator = GpuOperator(
@@ -117,53 +186,42 @@ def build_platform(cfg: StackConfig) -> Platform:
             provider=cluster.kubernetes_provider(),
             depends_on=[*([p.agent_pool for p in cluster.pools] or [cluster.cluster]), *cluster.kubernetes_access],
         )
-    kaito = [
-        KaitoWorkspace(
-            f"kaito-{args.workspace_name}",
-            args,
-            provider=cluster.kubernetes_provider(),
-            depends_on=cluster.kubernetes_access,
-        )
-        for args in kaito_args
-    ]
-    databricks = (
-        _build_databricks(cfg, cluster, tags, databricks_clusters, databricks_policy)
-        if cfg.databricks is not None
-        else None
+    return gpu_operator, device_plugin
+
+
+def _azure_policy(
+    cfg: StackConfig, cluster: AksGpuCluster, policy_args: AksGpuSizePolicyArgs | None
+) -> AksGpuSizePolicy | None:
+    """The Azure Policy definition and assignment (``azurePolicy.enabled``), on the cluster's resource group when
+    scoped to it."""
+    if policy_args is None:
+        return None
+    rg_id = _resource_group_id(cfg, cluster)[0] if policy_args.scope == "resourceGroup" else None
+    return AksGpuSizePolicy(
+        AZURE_POLICY_COMPONENT,
+        policy_args,
+        resource_group_id=rg_id,
+        exemptions=wiring.azure_policy_exemptions(cfg, cluster.pools),
     )
-    azure_policy = None
-    if policy_args is not None:
-        rg_id = _resource_group_id(cfg, cluster)[0] if policy_args.scope == "resourceGroup" else None
-        azure_policy = AksGpuSizePolicy(
-            AZURE_POLICY_COMPONENT,
-            policy_args,
-            resource_group_id=rg_id,
-            exemptions=wiring.azure_policy_exemptions(cfg, cluster.pools),
-        )
-    monitoring = None
-    if monitoring_args is not None:
-        monitoring = GpuMonitoring(
-            MONITORING_COMPONENT,
-            monitoring_args,
-            cluster_id=cluster.cluster_id,
-            provider=cluster.kubernetes_provider(),
-            # After the GPU pools and the operator (the exporter's Service exists) and the role propagation.
-            depends_on=[
-                *([p.agent_pool for p in cluster.pools] or [cluster.cluster]),
-                *([gpu_operator.release] if gpu_operator is not None else []),
-                *cluster.kubernetes_access,
-            ],
-        )
-    return Platform(
-        cfg=cfg,
-        cluster=cluster,
-        gpu_operator=gpu_operator,
-        device_plugin=device_plugin,
-        kaito_workspaces=kaito,
-        databricks=databricks,
-        nap_pools=nap_pools,
-        azure_policy=azure_policy,
-        monitoring=monitoring,
+
+
+def _monitoring(
+    cluster: AksGpuCluster, monitoring_args: GpuMonitoringArgs | None, gpu_operator: GpuOperator | None
+) -> GpuMonitoring | None:
+    """GPU monitoring (``monitoring.enabled``), after the GPU pools, the operator and the role propagation."""
+    if monitoring_args is None:
+        return None
+    return GpuMonitoring(
+        MONITORING_COMPONENT,
+        monitoring_args,
+        cluster_id=cluster.cluster_id,
+        provider=cluster.kubernetes_provider(),
+        # After the GPU pools and the operator (the exporter's Service exists) and the role propagation.
+        depends_on=[
+            *([p.agent_pool for p in cluster.pools] or [cluster.cluster]),
+            *([gpu_operator.release] if gpu_operator is not None else []),
+            *cluster.kubernetes_access,
+        ],
     )
 
 

@@ -8,11 +8,11 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from conformance.schema_walk import Context, allowed, join, show
-from policies._resources import agent_pools
-from preflight.wire import UNKNOWN
+from preflight.wire import UNKNOWN, is_unknown
 from rules import aks as rules_aks
 from rules import databricks as rules_databricks
 from rules.hardening import network_policy
+from rules.wire_pools import aks_pools
 
 
 class RuleCtx:
@@ -71,10 +71,10 @@ def _known(*values: Any) -> bool:
 
 
 def _pools(r: RuleCtx) -> Iterator[tuple[str, Mapping[str, Any], Any]]:
-    """(path prefix, pool properties, pool name) of every agent pool in the resource, read by the policy pack's one
-    reader of AKS pools (an AgentPool itself, each entry of a ManagedCluster's ``agentPoolProfiles``)."""
-    pools, _unknown = agent_pools(r.ctx.type, r.inputs)
-    for pool in pools:
+    """(path prefix, pool properties, pool name) of every agent pool in the resource, read by the one reader of AKS
+    pools (:func:`rules.wire_pools.aks_pools`: an AgentPool itself, each entry of a ManagedCluster's
+    ``agentPoolProfiles``)."""
+    for pool in aks_pools(r.ctx.type, r.inputs, is_unknown=is_unknown).pools:
         yield pool.prefix, pool.data, pool.name
 
 
@@ -141,10 +141,10 @@ def _aks_authorized_private(r: RuleCtx) -> None:
 
 @_rule("aks.needs-system-pool")
 def _aks_system_pool(r: RuleCtx) -> None:
-    profiles = r.inputs.get("agentPoolProfiles")
-    if not isinstance(profiles, list) or not profiles:
-        return
-    modes = [p.get("mode") if isinstance(p, Mapping) else None for p in profiles]
+    found = aks_pools(r.ctx.type, r.inputs, is_unknown=is_unknown)
+    if not found.pools or found.unknown_entries or found.skipped:
+        return  # no profiles, or an entry that is not a pool: its mode is not known
+    modes = [pool.data.get("mode") for pool in found.pools]
     if all(m is not None and _known(m) for m in modes) and "System" not in modes:
         r.fail("agentPoolProfiles", "a cluster needs at least one agent pool with mode System")
 

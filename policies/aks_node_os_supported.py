@@ -23,9 +23,10 @@ from pulumi_policy import ReportViolation, Severity, StackValidationArgs
 from gpu_catalog import clock
 from rules.node_os import DEFAULT_OS_SKU, image_family_problem, pool_node_os_problem
 from rules.resource_types import is_agent_pool, is_aks_node_class, is_managed_cluster
+from rules.wire_pools import PROFILES, AksPools, aks_pools
 
 from ._meta import MANDATORY, GpuStackPolicy
-from ._resources import UNKNOWN, Review, get, join_path, props_of
+from ._resources import UNKNOWN, Review, get, is_unknown, join_path, props_of
 
 NAME = "aks-node-os-supported"
 _OWNER = ("resourceGroupName", "resourceName")
@@ -53,6 +54,15 @@ def _judge(review: Review, where: str, pool: Any, version: Any, urn: str) -> Non
     problem = pool_node_os_problem(os_name, sku, version, clock.today())
     if problem is not None:
         review.violation(f"{where}: {problem}", urn)
+
+
+def _profiles_in_order(found: AksPools) -> list[tuple[int, Any]]:
+    """Every ``agentPoolProfiles`` entry by its index, as judged: a pool's data, :data:`UNKNOWN` for an unknown entry
+    (its OS fields are reported unknown), ``None`` for an entry that is not an object (judged as AKS's defaults)."""
+    entries: list[tuple[int, Any]] = [(pool.index, pool.data) for pool in found.pools]
+    entries += [(i, UNKNOWN) for i in found.unknown_entries]
+    entries += [(i, None) for i in found.skipped]
+    return sorted(entries, key=lambda entry: entry[0])
 
 
 def _judge_node_class(review: Review, resource: Any, props: Any, versions: list[Any]) -> None:
@@ -99,12 +109,12 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             owner = _key([get(props, k) for k in _OWNER])
             if owner is not None:
                 by_owner.setdefault(owner, version)
-            profiles = get(props, "agentPoolProfiles")
-            if profiles is UNKNOWN:
-                review.unknown_field(f"{resource.name}: agentPoolProfiles")
+            found = aks_pools(resource.resource_type, props, is_unknown=is_unknown)
+            if found.unknown_list:
+                review.unknown_field(f"{resource.name}: {PROFILES}")
                 continue
-            for i, profile in enumerate(profiles or []):
-                _judge(review, f"{resource.name}: {join_path('agentPoolProfiles', i)}", profile, version, resource.urn)
+            for i, profile in _profiles_in_order(found):
+                _judge(review, f"{resource.name}: {join_path(PROFILES, i)}", profile, version, resource.urn)
         else:
             pools.append((resource, props))
     for resource, props in pools:

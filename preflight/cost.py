@@ -34,7 +34,6 @@ from typing import Any, Final
 from gpu_catalog import Catalog, default_catalog, is_gpu_size
 from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT
 from gpu_catalog.problems import Problem, key_path
-from policies._resources import agent_pools
 from preflight.cost_line import CostLine
 from preflight.model import RecordedResource
 from preflight.nap_cost import nodepool_cost_lines
@@ -48,6 +47,7 @@ from rules.resource_types import (
     is_karpenter_node_pool,
 )
 from rules.size_fields import SizeResource, condition_holds, find_values, size_table
+from rules.wire_pools import aks_pools
 
 CURRENCY = "USD"
 BUDGET_POLICY = "gpu-budget"
@@ -411,11 +411,10 @@ def _table_lines(
 
 
 def _pools(resource_type: str, props: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """(label, pool) of every AKS pool of an AgentPool or ManagedCluster, read by the policy pack's one reader of AKS
-    pools: the AgentPool itself is labelled ``""``, each ``agentPoolProfiles[]`` entry ``agentPoolProfiles[<name>]``
-    (or by its index when it has no name)."""
-    pools, _unknown = agent_pools(resource_type, props)
-    for pool in pools:
+    """(label, pool) of every AKS pool of an AgentPool or ManagedCluster, read by the one reader of AKS pools
+    (:func:`rules.wire_pools.aks_pools`): the AgentPool itself is labelled ``""``, each ``agentPoolProfiles[]`` entry
+    ``agentPoolProfiles[<name>]`` (or by its index when it has no name)."""
+    for pool in aks_pools(resource_type, props, is_unknown=is_unknown).pools:
         name = pool.name
         if pool.standalone or not isinstance(name, str):
             yield pool.prefix, pool.data

@@ -39,6 +39,7 @@ from rules.resource_types import (
     is_karpenter_node_pool,
     is_managed_cluster,
 )
+from rules.wire_pools import aks_pools
 
 SCALES_FROM_ZERO = "scales from 0: no idle GPU cost"
 
@@ -71,16 +72,16 @@ def _operator_in(resources: Iterable[RecordedResource]) -> bool:
 
 
 def _pool_props(resource: RecordedResource, role: str) -> Mapping[str, Any] | None:
-    """The AKS pool a line prices: the AgentPool itself (role ``pool``) or its ``agentPoolProfiles[<name>]``."""
+    """The AKS pool a line prices: the AgentPool itself (role ``pool``) or its ``agentPoolProfiles[<name>]`` (by name
+    or index), read by :func:`rules.wire_pools.aks_pools`."""
     props = unwrap_secrets(resource.inputs)
     if is_agent_pool(resource.type) and role == "pool":
         return props
     if is_managed_cluster(resource.type) and role.startswith("agentPoolProfiles["):
         name = role[len("agentPoolProfiles[") : -1]
-        profiles = props.get("agentPoolProfiles")
-        for i, profile in enumerate(profiles if isinstance(profiles, list) else []):
-            if isinstance(profile, Mapping) and (profile.get("name") == name or name == str(i)):
-                return profile
+        for pool in aks_pools(resource.type, props, is_unknown=is_unknown).pools:
+            if pool.name == name or name == str(pool.index):
+                return pool.data
     return None
 
 

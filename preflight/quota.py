@@ -36,6 +36,7 @@ from rules.karpenter import (
     read_requirements,
 )
 from rules.resource_types import is_databricks_cluster, is_karpenter_node_pool
+from rules.wire_pools import aks_pools
 
 REGIONAL: Final = "cores"
 """The Usage API's name of the regional vCPU quota (*Total Regional vCPUs*)."""
@@ -274,13 +275,14 @@ def _use_region(r: RecordedResource, props: Mapping[str, Any], ctx: _Context) ->
     return ctx.default_region or UNKNOWN_REGION
 
 
-def _profile(props: Mapping[str, Any], role: str) -> Mapping[str, Any]:
-    """The pool a cost line's role names: the resource itself, or ``agentPoolProfiles[<name>]``."""
+def _profile(resource_type: str, props: Mapping[str, Any], role: str) -> Mapping[str, Any]:
+    """The pool a cost line's role names: the resource itself, or ``agentPoolProfiles[<name>]`` (a ManagedCluster's
+    profile by its name or index, read by :func:`rules.wire_pools.aks_pools`)."""
     if role.startswith("agentPoolProfiles["):
         name = role[len("agentPoolProfiles[") :].split("]", 1)[0]
-        for i, p in enumerate(props.get("agentPoolProfiles") or []):
-            if isinstance(p, Mapping) and (p.get("name") == name or name == str(i)):
-                return p
+        for pool in aks_pools(resource_type, props, is_unknown=is_unknown).pools:
+            if not pool.standalone and (pool.name == name or name == str(pool.index)):
+                return pool.data
         return {}
     return props
 
@@ -291,7 +293,7 @@ def _priority_and_zones(r: RecordedResource, props: Mapping[str, Any], role: str
         availability = attrs.get("availability") if isinstance(attrs, Mapping) else None
         spot = role == "workers" and availability == "SPOT_AZURE"
         return ("spot" if spot else "regular"), ()
-    pool = _profile(props, role)
+    pool = _profile(r.type, props, role)
     if "scaleSetPriority" in pool or "availabilityZones" in pool:
         return ("spot" if _is_spot(pool.get("scaleSetPriority")) else "regular"), _zones(pool.get("availabilityZones"))
     vm_profile = props.get("virtualMachineProfile")
@@ -387,13 +389,14 @@ def _nodepool_use(r: RecordedResource, props: Mapping[str, Any], region: str, ca
 
 
 def _cpu_pools(r: RecordedResource, props: Mapping[str, Any], cat: Catalog) -> list[CpuUse]:
+    """The CPU (non-GPU) pools of an AgentPool or ManagedCluster of the unversioned type tokens, as before, read by
+    :func:`rules.wire_pools.aks_pools`: role ``pool`` for the AgentPool, ``agentPoolProfiles[<name>]`` (or the index
+    when the profile has no ``name`` key) for each profile."""
     pools: list[tuple[str, Mapping[str, Any]]] = []
-    if r.type == _AGENT_POOL:
-        pools.append(("pool", props))
-    elif r.type == _MANAGED_CLUSTER:
-        for i, p in enumerate(props.get("agentPoolProfiles") or []):
-            if isinstance(p, Mapping):
-                pools.append((f"agentPoolProfiles[{p.get('name', i)}]", p))
+    if r.type in (_AGENT_POOL, _MANAGED_CLUSTER):
+        for pool in aks_pools(r.type, props, is_unknown=is_unknown).pools:
+            role = "pool" if pool.standalone else f"agentPoolProfiles[{pool.data.get('name', pool.index)}]"
+            pools.append((role, pool.data))
     out: list[CpuUse] = []
     for role, pool in pools:
         size = pool.get("vmSize")

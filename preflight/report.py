@@ -419,6 +419,7 @@ def request_rows(report: Report) -> list[list[str]]:
 
 
 def render_text(report: Report) -> str:
+    """The terminal report: header, resources, pod requests, violations and exemptions, cost and quota, result."""
     by_urn = report.by_urn()
     out: list[str] = []
     out.append(
@@ -428,11 +429,27 @@ def render_text(report: Report) -> str:
     )
     out.append(f"Policy pack: {report.pack_name} {report.pack_version} ({len(report.policies)} policies)")
     out.append("")
-    out.append(f"Resources ({len(report.resources)})")
+    out += _text_resources(report)
+    out += _text_requests(report)
+    out += _text_violations(report, by_urn)
+    out += _text_cost(report, by_urn)
+    out += _text_result(report)
+    return "\n".join(out) + "\n"
+
+
+def _text_resources(report: Report) -> list[str]:
+    """The resource tree, each resource with its GPU note and pool summary."""
+    out = [f"Resources ({len(report.resources)})"]
     lines_by_urn = _lines_by_urn(report.cost)
     for prefix, r in _tree(report.resources):
         out.append(f"  {prefix}{r.type}  {r.name}{_gpu_note(r, lines_by_urn)}{pool_summary(r, report, lines_by_urn)}")
     out.append("")
+    return out
+
+
+def _text_requests(report: Report) -> list[str]:
+    """What a pod requests on each GPU pool (the output contract), with the pool's GPU metrics; none without rows."""
+    out: list[str] = []
     rows = request_rows(report)
     if rows:
         out.append("What a pod requests (output contract, from each node's software stack)")
@@ -444,6 +461,12 @@ def render_text(report: Report) -> str:
             if name in exporters:
                 out.append(f"      GPU metrics: {exporter_text(exporters[name])}")
         out.append("")
+    return out
+
+
+def _text_violations(report: Report, by_urn: dict[str, RecordedResource]) -> list[str]:
+    """The violations by enforcement level, then the exemptions and the not-applicable results."""
+    out: list[str] = []
     groups: dict[str, list[Violation]] = {}
     for v in report.sorted_violations():
         groups.setdefault(v.enforcement_level, []).append(v)
@@ -472,7 +495,12 @@ def render_text(report: Report) -> str:
         for n in report.not_applicable:
             out.append(f"  · [{n.policy_name}] {_short(n.urn, by_urn)}: {n.reason}")
         out.append("")
-    out.append(f"GPU cost — indicative {report.cost.currency} prices, VM only, {report.cost.hours_per_month} h/month")
+    return out
+
+
+def _text_cost(report: Report, by_urn: dict[str, RecordedResource]) -> list[str]:
+    """The GPU cost table with its unpriced lines, notes and idle cost, working hours, budget and quota."""
+    out = [f"GPU cost — indicative {report.cost.currency} prices, VM only, {report.cost.hours_per_month} h/month"]
     if report.cost.lines:
         rows = _cost_rows(report)
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -496,6 +524,12 @@ def render_text(report: Report) -> str:
         verdict = "OVER BUDGET" if report.budget.over else "within budget"
         out.append(f"  budget: {verdict} — {report.budget.message}")
     out.extend(quota_text(report.quota, report.live))
+    return out
+
+
+def _text_result(report: Report) -> list[str]:
+    """The warnings, then the result line (FAIL with the exit code when a mandatory violation is found)."""
+    out: list[str] = []
     if report.warnings:
         out.append("")
         out.append("Warnings")
@@ -507,7 +541,7 @@ def render_text(report: Report) -> str:
         out.append(f"Result: FAIL — {n_mand} mandatory, {n_other} other violation(s) (exit 1)")
     else:
         out.append(f"Result: PASS — no mandatory violation, {n_other} advisory violation(s) (exit 0)")
-    return "\n".join(out) + "\n"
+    return out
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -683,13 +717,9 @@ def _location(report: Report, v: Violation, root: Path, files: list[Path]) -> di
     return loc
 
 
-def render_sarif(report: Report, *, root: Path | None = None) -> str:
-    """SARIF 2.1.0: one rule per policy (the pack's policies and ``gpu-budget``), one result per violation.
-
-    Locations point at the line of the stack file (else the program's source) that mentions the offending value
-    (e.g. the VM size), so code scanning annotates the pull request where the fix goes.
-    """
-    src_root = root or Path.cwd()
+def _sarif_rules(report: Report) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """One SARIF rule per policy of the pack (plus ``gpu-budget`` when the pack does not list it), at the stack's
+    enforcement level, and each rule's index by policy name."""
     policies = list(report.policies)
     if not any(p.name == BUDGET_POLICY for p in policies):
         level = report.budget.budget.enforcement_level if report.budget else "advisory"
@@ -715,6 +745,14 @@ def render_sarif(report: Report, *, root: Path | None = None) -> str:
         if p.url:
             rule["helpUri"] = p.url
         rules.append(rule)
+    return rules, index
+
+
+def _sarif_results(
+    report: Report, rules: list[dict[str, Any]], index: dict[str, int], src_root: Path
+) -> list[dict[str, Any]]:
+    """One SARIF result per violation, then per exempted violation (suppressed); a violation of a policy the pack
+    did not list adds its rule to ``rules`` and ``index``."""
     files = _program_files(report.program_dir)
     results: list[dict[str, Any]] = []
     # Exempted violations are results too, suppressed (kind external, justification = the exemption's reason): code
@@ -749,6 +787,18 @@ def render_sarif(report: Report, *, root: Path | None = None) -> str:
         )
         if exemption is not None:
             results[-1]["suppressions"] = [exemption_report.sarif_suppression(exemption, report.today)]
+    return results
+
+
+def render_sarif(report: Report, *, root: Path | None = None) -> str:
+    """SARIF 2.1.0: one rule per policy (the pack's policies and ``gpu-budget``), one result per violation.
+
+    Locations point at the line of the stack file (else the program's source) that mentions the offending value
+    (e.g. the VM size), so code scanning annotates the pull request where the fix goes.
+    """
+    src_root = root or Path.cwd()
+    rules, index = _sarif_rules(report)
+    results = _sarif_results(report, rules, index, src_root)
     run: dict[str, Any] = {
         "tool": {
             "driver": {

@@ -50,8 +50,19 @@ _TAINT_RE = re.compile(
 
 AUTOSCALER_SCALE_FROM_ZERO_ISSUE = "Azure/AKS #2832"
 
+SkuTier = Literal["Free", "Standard", "Premium"]
+"""The AKS pricing tiers (``sku.tier``): the stack config's ``skuTier`` and the package's ``SkuTier``."""
+
 PAID_TIERS: tuple[str, ...] = ("Standard", "Premium")
 """AKS tiers the cost analysis add-on runs on."""
+
+SupportPlan = Literal["KubernetesOfficial", "AKSLongTermSupport"]
+"""The AKS Kubernetes support plans (``supportPlan``; the first is the default, the second LTS on the Premium tier):
+the stack config's ``supportPlan`` and the package's ``SupportPlan``."""
+
+DriverMode = Literal["operator", "aks"]
+"""Who installs a GPU pool's NVIDIA driver: the GPU operator (AKS skips its own, ``driver_skipped``) or AKS: the
+stack config's ``driver`` and the package's ``DriverMode``."""
 
 POOL_PROPERTIES: dict[str, tuple[str, ...]] = {
     "driver": ("gpuProfile", "driver"),

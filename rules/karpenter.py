@@ -29,7 +29,7 @@ from enum import StrEnum
 from fractions import Fraction
 from functools import cache, lru_cache
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from gpu_catalog import Catalog, GpuSize, default_catalog, is_gpu_size
 from gpu_catalog.karpenter import load_karpenter_facts
@@ -68,6 +68,10 @@ on-demand nodes only; consolidation ``WhenEmpty`` after ``5m`` (idle GPU nodes g
 The stack config and :class:`components.nap_pool.NapGpuPoolArgs` both default to these."""
 DEFAULT_CONSOLIDATION_POLICY: Final = "WhenEmpty"
 DEFAULT_CONSOLIDATE_AFTER: Final = "5m"
+
+BudgetReason = Literal["Underutilized", "Empty", "Drifted"]
+"""The disruption reasons a NodePool's ``spec.disruption.budgets[].reasons`` limit: the stack config's
+``gpuNodePools[].disruption.budgets[].reasons`` and the package's ``BudgetReason``."""
 
 _NAME_KEYS = (SKU_NAME, INSTANCE_TYPE)
 _NUMERIC_OPS = {"Gt", "Lt", "Gte", "Lte"}

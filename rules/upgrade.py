@@ -40,6 +40,10 @@ AutoUpgradeChannel = Literal["rapid", "stable", "patch", "node-image", "none"]
 
 AUTO_UPGRADE_CHANNELS: tuple[str, ...] = typing.get_args(AutoUpgradeChannel)
 
+NodeOsUpgradeChannel = Literal["NodeImage", "SecurityPatch", "Unmanaged", "None"]
+"""``autoUpgradeProfile.nodeOSUpgradeChannel``: the stack config's ``nodeOsUpgradeChannel`` and the package's
+``NodeOsUpgradeChannel``."""
+
 
 def latest_supported_minor(today: date, facts: KubernetesFacts | None = None) -> str | None:
     """N: the newest minor that is GA on AKS ``today`` and not past its end of life (auto-upgrade moves only to GA

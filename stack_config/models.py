@@ -16,7 +16,10 @@ from gpu_catalog.regions import check_region
 from rules.access import DeployerPrincipalType
 from rules.aks import (
     DEFAULT_GPU_TAINT,
+    DriverMode,
     GpuOperator,
+    SkuTier,
+    SupportPlan,
 )
 from rules.hardening import (
     DEFAULT_MAX_PODS,
@@ -30,7 +33,7 @@ from rules.hardening import (
 from rules.limits import MAX_NODES_PER_NODE_POOL, MAX_PODS_PER_NODE
 from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, KAITO_SAFE_TAINT, nvidia_mig_hint
 from rules.sizes import DEFAULT_FLOOR
-from rules.upgrade import AutoUpgradeChannel
+from rules.upgrade import AutoUpgradeChannel, NodeOsUpgradeChannel
 
 from .azure_policy import AzurePolicyConfig
 from .base import StrictModel, worded
@@ -200,8 +203,8 @@ class ClusterConfig(StrictModel):
     """Defaults to ``aks-gpu-<environment>``."""
     kubernetesVersion: KubernetesVersion = DEFAULT_KUBERNETES_VERSION
     """A Kubernetes minor AKS creates today (checked against the release calendar and today's date)."""
-    skuTier: Literal["Free", "Standard", "Premium"] = "Standard"
-    supportPlan: Literal["KubernetesOfficial", "AKSLongTermSupport"] = DEFAULT_SUPPORT_PLAN
+    skuTier: SkuTier = "Standard"
+    supportPlan: SupportPlan = DEFAULT_SUPPORT_PLAN
     """``AKSLongTermSupport`` (needs ``skuTier: Premium``) keeps a minor creatable for a year after its end of life."""
     access: ClusterAccessConfig = ClusterAccessConfig()
     systemPool: SystemPoolConfig = SystemPoolConfig()
@@ -209,7 +212,7 @@ class ClusterConfig(StrictModel):
     """Checked against the pins (:mod:`rules.upgrade`): ``stable``/``rapid`` own the Kubernetes version (drift on it is
     ignored) and may not move the cluster past the pinned GPU software's validated range; a patch pin needs ``none``
     or ``node-image``."""
-    nodeOsUpgradeChannel: Literal["NodeImage", "SecurityPatch", "Unmanaged", "None"] = "NodeImage"
+    nodeOsUpgradeChannel: NodeOsUpgradeChannel = "NodeImage"
     oidcIssuer: bool = True
     workloadIdentity: bool = True
     adminGroupObjectIds: list[
@@ -248,7 +251,7 @@ class GpuPoolConfig(StrictModel):
     """Autoscaling lower bound (needs ``maxCount``). Defaults to 1."""
     maxCount: Annotated[int, Field(ge=1, le=MAX_NODES_PER_NODE_POOL)] | None = None
     """Setting ``maxCount`` turns the cluster autoscaler on for this pool."""
-    driver: Literal["operator", "aks"] | None = None
+    driver: DriverMode | None = None
     """Who installs the NVIDIA driver: ``operator`` (AKS skips it: ``gpuProfile.driver=None``) or ``aks``.
     Defaults to ``operator`` for Linux pools when ``gpuOperator.enabled``, otherwise ``aks``."""
     migProfile: str | None = None

@@ -19,10 +19,12 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from gpu_catalog.karpenter import load_karpenter_facts
+from rules.aks import DriverMode
 from rules.karpenter import (
     DEFAULT_CAPACITY_TYPES,
     DEFAULT_CONSOLIDATE_AFTER,
     DEFAULT_CONSOLIDATION_POLICY,
+    BudgetReason,
 )
 
 from .base import StrictModel, worded
@@ -56,7 +58,7 @@ class DisruptionBudgetConfig(StrictModel):
         Annotated[str, worded(r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$", "must be a duration like '8h' or '1h30m'")]
         | None
     ) = None
-    reasons: list[Literal["Underutilized", "Empty", "Drifted"]] = Field(default_factory=list)
+    reasons: list[BudgetReason] = Field(default_factory=list)
 
 
 class DisruptionConfig(StrictModel):
@@ -92,7 +94,7 @@ class GpuNodePoolConfig(StrictModel):
     """``karpenter.sh/capacity-type``; NAP prefers spot when both are allowed."""
     zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
     limits: NapLimitsConfig
-    driver: Literal["operator", "aks"] | None = None
+    driver: DriverMode | None = None
     """``operator``: AKSNodeClass ``gpu.mode: None`` (the GPU operator installs the driver); ``aks``: ``Driver``.
     Defaults to ``operator`` when ``gpuOperator.enabled``, otherwise ``aks``."""
     sharing: SharingConfig | None = None
