@@ -56,7 +56,12 @@ def _month_end_or_day(text: str) -> date:
 
 def minor_of(version: str) -> str | None:
     """``"1.36"``, ``"1.36.2"`` or ``"v1.36"`` → ``"1.36"``; ``None`` when it is not a Kubernetes version."""
-    match = _VERSION_RE.match(version.strip()) if isinstance(version, str) else None
+    return _minor_of(version) if isinstance(version, str) else None
+
+
+@lru_cache(maxsize=1024)
+def _minor_of(version: str) -> str | None:
+    match = _VERSION_RE.match(version.strip())
     if match is None:
         return None
     return f"{int(match.group(1))}.{int(match.group(2))}"

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any, Final, Protocol, TypeVar
 
 from pulumi_policy import ReportViolation
@@ -100,14 +100,15 @@ _ANALYZE_STACK: Final = _PolicyAnalyzerServicer.AnalyzeStack.__code__
 class _Views(threading.local):
     """What has been derived from the request being analysed on this thread (gRPC serves calls on a thread pool)."""
 
-    request: Any = None
-    """The request seen last (kept alive until the next, so its identity is never reused)."""
+    response: Any = None
+    """The response of the request seen last (kept alive until the next, so its identity is never reused)."""
     views: dict[str, dict[Any, Any]] | None = None
     active: dict[str, dict[Any, Any]] | None = None
     """The views of the request whose policy is running now (set by :func:`shared_view`, else ``None``);
     :data:`_PENDING` until the policy first asks for one."""
-    frame: FrameType | None = None
-    """The frame serving the running policy's request, held only while the policy runs."""
+    report: Any = None
+    """The running policy's ``report_violation`` (the SDK's, which holds the request's response), held only while
+    the policy runs."""
 
 
 _PENDING: Final[dict[str, dict[Any, Any]]] = {}
@@ -117,14 +118,29 @@ _PENDING: Final[dict[str, dict[Any, Any]]] = {}
 _views = _Views()
 
 
-def _request_frame() -> FrameType | None:
-    """pulumi_policy's ``Analyze`` / ``AnalyzeStack`` frame serving this thread's request, or ``None``.
+def _report_code() -> tuple[CodeType, int]:
+    """The code of the SDK's ``report_violation`` closure and the index of its ``response`` cell."""
+    for const in _PolicyAnalyzerServicer._create_report_violation.__code__.co_consts:
+        if isinstance(const, CodeType) and "response" in const.co_freevars:
+            return const, const.co_freevars.index("response")
+    raise RuntimeError("pulumi_policy's report_violation no longer closes over the response")
 
-    pulumi_policy converts and proxies a request's properties once *per policy* and gives a policy no handle on the
-    request; its ``Analyze`` / ``AnalyzeStack`` frame (a few frames up) holds it as ``request``. That frame is the
-    same for every policy of one call. Outside those calls (a test calling ``validate`` directly) there is
-    none and nothing is shared.
-    """
+
+_REPORT, _RESPONSE_CELL = _report_code()
+
+
+def _served_response(report: Any) -> Any:
+    """The response of the request a policy is serving: the SDK's ``report_violation`` closes over it, one response
+    per ``Analyze`` / ``AnalyzeStack`` call, shared by every policy of that call. ``None`` for any other callback (a
+    test calling ``validate`` directly): nothing is shared."""
+    if getattr(report, "__code__", None) is not _REPORT:
+        return None
+    return report.__closure__[_RESPONSE_CELL].cell_contents
+
+
+def _request_frame() -> FrameType | None:
+    """pulumi_policy's ``Analyze`` / ``AnalyzeStack`` frame serving this thread's request, or ``None``: it holds the
+    request as ``request`` (read once per request, for its URNs)."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
@@ -134,16 +150,24 @@ def _request_frame() -> FrameType | None:
     return None
 
 
-def _enter(frame: FrameType | None) -> dict[str, dict[Any, Any]] | None:
-    """The views of the request ``frame`` serves (new ones when it is not the request seen last on this thread);
-    ``None`` when there is no request or its URNs repeat (its views would be ambiguous)."""
-    request = None if frame is None else frame.f_locals.get("request")
-    if request is None:
+def _enter(report: Any) -> dict[str, dict[Any, Any]] | None:
+    """The views of the request ``report`` serves (new ones when its response is not the one seen last on this
+    thread); ``None`` when there is no request or its URNs repeat (its views would be ambiguous).
+
+    pulumi_policy converts and proxies a request's properties once *per policy* and gives a policy no handle on the
+    request. Its ``report_violation`` closes over the call's response, the same object for every policy of one call
+    and kept alive here until the next, so a later call's response is never the same object. The request itself
+    (an ``AnalyzeStack`` request's URNs must be unique) is read from the SDK's frame once per request."""
+    response = _served_response(report)
+    if response is None:
         return None
-    if _views.request is not request:
-        _views.request = request
+    if _views.response is not response:
+        frame = _request_frame()
+        request = None if frame is None else frame.f_locals.get("request")
+        del frame
+        _views.response = response
         stack = getattr(request, "resources", None)
-        unique = stack is None or len({r.urn for r in stack}) == len(stack)
+        unique = request is not None and (stack is None or len({r.urn for r in stack}) == len(stack))
         _views.views = {} if unique else None
     return _views.views
 
@@ -151,19 +175,36 @@ def _enter(frame: FrameType | None) -> dict[str, dict[Any, Any]] | None:
 Validate = Callable[[Any, Any], Any]
 
 
-def shared_view(validate: Validate) -> Validate:
+def shared_view(validate: Validate, applies_to: Callable[[str], bool] | None = None) -> Validate:
     """``validate`` run with the views of the request being served: the request is found once per policy run (not
-    once per value read), and what the policy derives is shared with the other policies of that request."""
+    once per value read), and what the policy derives is shared with the other policies of that request.
+
+    ``applies_to`` (a resource policy's types): a resource of another type is passed over before anything else runs
+    (no lookup, no conversion); the answer is kept per type token."""
+    gate: dict[str, bool] = {}
 
     def with_views(args: Any, report: Any) -> Any:
-        previous = _views.active, _views.frame
-        _views.active, _views.frame = _PENDING, _request_frame()  # the request is read when a view is first asked
+        if applies_to is not None:
+            resource_type = args.resource_type
+            applies = gate.get(resource_type)
+            if applies is None:
+                if len(gate) >= _GATE_MAX:
+                    gate.clear()
+                applies = gate[resource_type] = applies_to(resource_type)
+            if not applies:
+                return None
+        previous = _views.active, _views.report
+        _views.active, _views.report = _PENDING, report  # the request is looked up when a view is first asked
         try:
             return validate(args, report)
         finally:
-            _views.active, _views.frame = previous
+            _views.active, _views.report = previous
 
     return with_views
+
+
+_GATE_MAX: Final = 1024
+"""Distinct type tokens a policy's gate remembers (tokens come from the program: bounded)."""
 
 
 def _memo(resource: _Viewed) -> dict[Any, Any] | None:
@@ -171,7 +212,7 @@ def _memo(resource: _Viewed) -> dict[Any, Any] | None:
     pools — each computed once per request. ``None`` outside a request, or when the request's URNs repeat."""
     views = _views.active
     if views is _PENDING:
-        views = _views.active = _enter(_views.frame)
+        views = _views.active = _enter(_views.report)
     if views is None:
         return None
     urn = resource.urn

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
 from rules.databricks import gpu_node_types
+from rules.resource_types import is_databricks_cluster
 
 from ._databricks import gpu_cluster, report_findings
 from ._meta import MANDATORY, GpuResourcePolicy
@@ -38,4 +39,5 @@ POLICY = GpuResourcePolicy(
     severity=Severity.HIGH,
     topics=["gpu", "databricks", "vm-size"],
     fix="Set nodeTypeId and driverNodeTypeId to Databricks-supported GPU sizes from the catalog.",
+    applies_to=is_databricks_cluster,
 )
