@@ -8,6 +8,7 @@ equals the module name with hyphens for underscores.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from pulumi_policy import (
@@ -21,7 +22,7 @@ from pulumi_policy import (
 )
 
 from ._exemptions import config_schema as exemption_schema
-from ._exemptions import exempting
+from ._exemptions import exempting_report
 from ._resources import shared_view
 
 MANDATORY = EnforcementLevel.MANDATORY
@@ -73,7 +74,7 @@ class _Documented:
         sdk_base.__init__(
             name=name,
             description=f"{what} — {why}",
-            validate=shared_view(exempting(name, validate), applies_to),
+            validate=shared_view(validate, applies_to, partial(exempting_report, name)),
             enforcement_level=level,
             config_schema=_with_exemptions(name, config_schema),
             severity=severity,

@@ -175,12 +175,18 @@ def _enter(report: Any) -> dict[str, dict[Any, Any]] | None:
 Validate = Callable[[Any, Any], Any]
 
 
-def shared_view(validate: Validate, applies_to: Callable[[str], bool] | None = None) -> Validate:
+def shared_view(
+    validate: Validate,
+    applies_to: Callable[[str], bool] | None = None,
+    report_for: Callable[[Any, Any], Any] | None = None,
+) -> Validate:
     """``validate`` run with the views of the request being served: the request is found once per policy run (not
     once per value read), and what the policy derives is shared with the other policies of that request.
 
     ``applies_to`` (a resource policy's types): a resource of another type is passed over before anything else runs
-    (no lookup, no conversion); the answer is kept per type token."""
+    (no lookup, no conversion); the answer is kept per type token. ``report_for(args, report)``: the callback the
+    policy reports through instead of the SDK's (the policy's exemptions, ``policies/_exemptions.py``); the views
+    are still found through the SDK's."""
     gate: dict[str, bool] = {}
 
     def with_views(args: Any, report: Any) -> Any:
@@ -196,7 +202,7 @@ def shared_view(validate: Validate, applies_to: Callable[[str], bool] | None = N
         previous = _views.active, _views.report
         _views.active, _views.report = _PENDING, report  # the request is looked up when a view is first asked
         try:
-            return validate(args, report)
+            return validate(args, report if report_for is None else report_for(args, report))
         finally:
             _views.active, _views.report = previous
 
@@ -275,6 +281,8 @@ class Pool:
         return join_path(self.prefix, *keys)
 
     def get(self, *keys: str | int) -> Any:
+        if len(keys) == 1 and type(keys[0]) is str:  # one field of the pool's own (plain) dict: the common read
+            return self.data.get(keys[0])
         return get(self.data, *keys)
 
     @property
