@@ -58,7 +58,9 @@ __all__ = [
     "pools_of",
     "props_of",
     "read_pools",
+    "resource_ref",
     "review_sizes",
+    "shared_reading",
     "shared_view",
     "size_fields",
 ]
@@ -90,6 +92,11 @@ class _Viewed(Protocol):
 class _Typed(_Viewed, Protocol):
     @property
     def resource_type(self) -> str: ...
+
+
+class _Named(_Typed, Protocol):
+    @property
+    def name(self) -> str: ...
 
 
 _ANALYZE: Final = _PolicyAnalyzerServicer.Analyze.__code__
@@ -213,12 +220,19 @@ _GATE_MAX: Final = 1024
 """Distinct type tokens a policy's gate remembers (tokens come from the program: bounded)."""
 
 
-def _memo(resource: _Viewed) -> dict[Any, Any] | None:
-    """What has been derived from ``resource`` during the request being served: its plain view, its size fields, its
-    pools — each computed once per request. ``None`` outside a request, or when the request's URNs repeat."""
+def _request_views() -> dict[Any, Any] | None:
+    """The views of the request being served (looked up on the first ask of each policy run); ``None`` outside a
+    request, or when the request's URNs repeat."""
     views = _views.active
     if views is _PENDING:
         views = _views.active = _enter(_views.report)
+    return views
+
+
+def _memo(resource: _Viewed) -> dict[Any, Any] | None:
+    """What has been derived from ``resource`` during the request being served: its plain view, its size fields, its
+    pools — each computed once per request. ``None`` outside a request, or when the request's URNs repeat."""
+    views = _request_views()
     if views is None:
         return None
     urn = resource.urn
@@ -260,6 +274,62 @@ def derived(resource: _Viewed, key: str, compute: Callable[[Any], _T]) -> _T:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class ResourceRef:
+    """A resource as a shared reading keeps it: type, name, URN and its plain view. Never the SDK's resource object,
+    which holds the request's protobuf containers (``opts.ignoreChanges``): kept past the request, they crash the
+    interpreter when it exits."""
+
+    resource_type: str
+    name: str
+    urn: str
+    props: Any
+
+
+def resource_ref(resource: _Named) -> ResourceRef:
+    """``resource`` as a shared reading keeps it (its :func:`props_of` view, converted once per request)."""
+    return ResourceRef(resource.resource_type, resource.name, resource.urn, props_of(resource))
+
+
+class _Recorder(Review):
+    """The review a shared reading runs with: it keeps the unknown fields (replayed on every policy's own review)
+    and refuses anything else (a reading reports no violation)."""
+
+    def __init__(self) -> None:
+        super().__init__(_no_report)
+
+    def violation(self, message: str, urn: str | None = None) -> None:
+        raise AssertionError(f"a shared reading reported a violation: {message}")
+
+    def not_checked(self, reason: str) -> None:
+        raise AssertionError(f"a shared reading reported an unchecked value: {reason}")
+
+
+def _no_report(message: str, urn: str | None = None) -> None:
+    raise AssertionError(f"a shared reading reported {message!r}")
+
+
+def shared_reading(key: str, read: Callable[[Review], _T], review: Review) -> _T:
+    """``read(review)`` once per request under ``key`` and shared by the policies of that request (stack policies
+    reading the same pools or versions): the first run records the unknown fields it finds, and every policy's
+    ``review`` gets them, in the same order, as if it had read them itself. Outside a request, ``read(review)``.
+    The result is read-only by convention and holds no SDK object (:class:`ResourceRef` instead)."""
+    views = _request_views()
+    if views is None:
+        return read(review)
+    slot = (_READING, key)
+    found = views.get(slot)
+    if found is None:
+        recorder = _Recorder()
+        found = views[slot] = (read(recorder), tuple(recorder.unknown))
+    value, unknown = found
+    for path in unknown:
+        review.unknown_field(path)
+    return value
+
+
+_READING: Final = "reading"
+"""First item of a shared reading's key in the request's views (URN keys are strings: no clash)."""
 _T = TypeVar("_T")
 _PROPS: Final = "props"
 _MISSING: Final = object()
