@@ -15,12 +15,11 @@ Karpenter NodePool's requirements allow (``policies/_karpenter.py``; family ``ak
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from types import CodeType, FrameType
+from types import CodeType
 from typing import Any, Final, Protocol, TypeVar
 
 from pulumi_policy import ReportViolation
@@ -99,27 +98,15 @@ class _Named(_Typed, Protocol):
     def name(self) -> str: ...
 
 
-_ANALYZE: Final = _PolicyAnalyzerServicer.Analyze.__code__
-_ANALYZE_STACK: Final = _PolicyAnalyzerServicer.AnalyzeStack.__code__
-"""The SDK's request handlers, compared by identity (hashing a code object hashes its whole bytecode, every time)."""
-
-
 class _Views(threading.local):
     """What has been derived from the request being analysed on this thread (gRPC serves calls on a thread pool)."""
 
     response: Any = None
     """The response of the request seen last (kept alive until the next, so its identity is never reused)."""
-    views: dict[str, dict[Any, Any]] | None = None
-    active: dict[str, dict[Any, Any]] | None = None
-    """The views of the request whose policy is running now (set by :func:`shared_view`, else ``None``);
-    :data:`_PENDING` until the policy first asks for one."""
-    report: Any = None
-    """The running policy's ``report_violation`` (the SDK's, which holds the request's response), held only while
-    the policy runs."""
-
-
-_PENDING: Final[dict[str, dict[Any, Any]]] = {}
-"""Marks views not looked up yet (compared by identity; never written)."""
+    views: dict[Any, Any] | None = None
+    """That request's views: a memo per resource URN, and the shared readings."""
+    active: dict[Any, Any] | None = None
+    """The views of the request whose policy is running now (set by :func:`shared_view`, else ``None``)."""
 
 
 _views = _Views()
@@ -145,38 +132,25 @@ def _served_response(report: Any) -> Any:
     return report.__closure__[_RESPONSE_CELL].cell_contents
 
 
-def _request_frame() -> FrameType | None:
-    """pulumi_policy's ``Analyze`` / ``AnalyzeStack`` frame serving this thread's request, or ``None``: it holds the
-    request as ``request`` (read once per request, for its URNs)."""
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None:
-        code = frame.f_code
-        if code is _ANALYZE or code is _ANALYZE_STACK:
-            return frame
-        frame = frame.f_back
-    return None
-
-
-def _enter(report: Any) -> dict[str, dict[Any, Any]] | None:
+def _request_views(args: Any, report: Any) -> dict[Any, Any] | None:
     """The views of the request ``report`` serves (new ones when its response is not the one seen last on this
-    thread); ``None`` when there is no request or its URNs repeat (its views would be ambiguous).
+    thread); ``None`` outside a request, or when an ``AnalyzeStack`` request's URNs repeat (its views would be
+    ambiguous).
 
     pulumi_policy converts and proxies a request's properties once *per policy* and gives a policy no handle on the
     request. Its ``report_violation`` closes over the call's response, the same object for every policy of one call
-    and kept alive here until the next, so a later call's response is never the same object. The request itself
-    (an ``AnalyzeStack`` request's URNs must be unique) is read from the SDK's frame once per request."""
+    and kept alive here until the next, so a later call's response is never the same object. A stack policy's
+    ``args.resources`` are the request's resources, so their URNs are checked once per request."""
     response = _served_response(report)
     if response is None:
         return None
-    if _views.response is not response:
-        frame = _request_frame()
-        request = None if frame is None else frame.f_locals.get("request")
-        del frame
-        _views.response = response
-        stack = getattr(request, "resources", None)
-        unique = request is not None and (stack is None or len({r.urn for r in stack}) == len(stack))
-        _views.views = {} if unique else None
-    return _views.views
+    if response is _views.response:
+        return _views.views
+    _views.response = response
+    stack = getattr(args, "resources", None)
+    unique = stack is None or len({r.urn for r in stack}) == len(stack)
+    views = _views.views = {} if unique else None
+    return views
 
 
 Validate = Callable[[Any, Any], Any]
@@ -206,12 +180,12 @@ def shared_view(
                 applies = gate[resource_type] = applies_to(resource_type)
             if not applies:
                 return None
-        previous = _views.active, _views.report
-        _views.active, _views.report = _PENDING, report  # the request is looked up when a view is first asked
+        previous = _views.active
+        _views.active = _request_views(args, report)
         try:
             return validate(args, report if report_for is None else report_for(args, report))
         finally:
-            _views.active, _views.report = previous
+            _views.active = previous
 
     return with_views
 
@@ -220,19 +194,10 @@ _GATE_MAX: Final = 1024
 """Distinct type tokens a policy's gate remembers (tokens come from the program: bounded)."""
 
 
-def _request_views() -> dict[Any, Any] | None:
-    """The views of the request being served (looked up on the first ask of each policy run); ``None`` outside a
-    request, or when the request's URNs repeat."""
-    views = _views.active
-    if views is _PENDING:
-        views = _views.active = _enter(_views.report)
-    return views
-
-
 def _memo(resource: _Viewed) -> dict[Any, Any] | None:
     """What has been derived from ``resource`` during the request being served: its plain view, its size fields, its
     pools — each computed once per request. ``None`` outside a request, or when the request's URNs repeat."""
-    views = _request_views()
+    views = _views.active
     if views is None:
         return None
     urn = resource.urn
@@ -314,7 +279,7 @@ def shared_reading(key: str, read: Callable[[Review], _T], review: Review) -> _T
     reading the same pools or versions): the first run records the unknown fields it finds, and every policy's
     ``review`` gets them, in the same order, as if it had read them itself. Outside a request, ``read(review)``.
     The result is read-only by convention and holds no SDK object (:class:`ResourceRef` instead)."""
-    views = _request_views()
+    views = _views.active
     if views is None:
         return read(review)
     slot = (_READING, key)
