@@ -11,7 +11,7 @@ without LTS when that gives the same answer, and otherwise reported as not check
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from typing import Any, Final
 
@@ -90,7 +90,10 @@ def version_fields(args: StackValidationArgs, review: Review) -> Iterator[Versio
     request and shared by the version policies (:func:`policies._resources.shared_reading`)."""
 
     def read(recorder: Review) -> list[VersionField]:
-        return [replace(f, resource=resource_ref(f.resource)) for f in _version_fields(args, recorder)]
+        return [
+            VersionField(resource_ref(f.resource), f.path, f.version, f.tier, f.support_plan, f.cluster_known)
+            for f in _version_fields(args, recorder)
+        ]
 
     return iter(shared_reading(_VERSION_FIELDS, read, review))
 
