@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from datetime import date
+from functools import lru_cache
 
 TODAY_ENV = "AGP_TODAY"
 
@@ -29,4 +30,10 @@ def parse_day(text: str, source: str = TODAY_ENV) -> date:
 def today() -> date:
     """``$AGP_TODAY`` when set (``YYYY-MM-DD``), else the real date."""
     pinned = os.environ.get(TODAY_ENV)
-    return parse_day(pinned) if pinned else date.today()
+    return _pinned(pinned) if pinned else date.today()
+
+
+@lru_cache(maxsize=16)
+def _pinned(text: str) -> date:
+    """:func:`parse_day` of ``$AGP_TODAY``, once per text (the policy pack asks for today per resource)."""
+    return parse_day(text)

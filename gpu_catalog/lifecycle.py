@@ -56,7 +56,12 @@ def _month_end_or_day(text: str) -> date:
 
 def minor_of(version: str) -> str | None:
     """``"1.36"``, ``"1.36.2"`` or ``"v1.36"`` → ``"1.36"``; ``None`` when it is not a Kubernetes version."""
-    match = _VERSION_RE.match(version.strip()) if isinstance(version, str) else None
+    return _minor_of(version) if isinstance(version, str) else None
+
+
+@lru_cache(maxsize=1024)
+def _minor_of(version: str) -> str | None:
+    match = _VERSION_RE.match(version.strip())
     if match is None:
         return None
     return f"{int(match.group(1))}.{int(match.group(2))}"
@@ -104,7 +109,19 @@ class KubernetesFacts:
         return next((v for v in self.versions if v.minor == minor), None)
 
     def creatable(self, today: date, *, lts: bool = False) -> list[KubernetesMinor]:
-        return [v for v in self.versions if v.creatable(today, lts=lts)]
+        """The minors that can be created ``today`` (computed once per facts, day and ``lts``: the policy pack asks
+        for every version field). The entry keeps its facts, so an id Python reuses is never answered from it."""
+        key = (id(self), today, lts)
+        cached = _CREATABLE.get(key)
+        if cached is None or cached[0] is not self:
+            if len(_CREATABLE) >= _CREATABLE_MAX:
+                _CREATABLE.clear()
+            cached = _CREATABLE[key] = (self, tuple(v for v in self.versions if v.creatable(today, lts=lts)))
+        return list(cached[1])
+
+
+_CREATABLE: dict[tuple[int, date, bool], tuple[KubernetesFacts, tuple[KubernetesMinor, ...]]] = {}
+_CREATABLE_MAX = 256
 
 
 def _require(row: dict[str, Any], key: str, where: str) -> Any:

@@ -8,13 +8,13 @@ policy)::
     {"gpu-size-minimum": {"exemptions": [{"resource": "aks-legacy", "reason": "...", "owner": "ml-platform",
                                           "expires": "2027-01-15"}]}}
 
-:func:`exempting` wraps a policy's ``validate``: a violation an active exemption covers (this policy, the reported
-resource by name or URN pattern, not expired on ``gpu_catalog.clock.today()``) is not reported — pulumi_policy sends
-every violation at the policy's level and has no "suppressed" result — and is written to the engine's log instead
-(a warning on that resource: the policy, the reason, the owner, the days left, the message), so ``pulumi preview``
-still shows it. An exemption within 14 days of its end is logged once as a warning too. An entry the rule refuses
-(expiry too far ahead, no reason, a wildcard resource) waives nothing and is logged. What the engine cannot show,
-the preflight does (``preflight/exemptions.py``: structured results, SARIF suppressions).
+:func:`exempting_report` is what a policy reports through: a violation an active exemption covers (this policy, the
+reported resource by name or URN pattern, not expired on ``gpu_catalog.clock.today()``) is not reported —
+pulumi_policy sends every violation at the policy's level and has no "suppressed" result — and is written to the
+engine's log instead (a warning on that resource: the policy, the reason, the owner, the days left, the message), so
+``pulumi preview`` still shows it. An exemption within 14 days of its end is logged once as a warning too. An entry
+the rule refuses (expiry too far ahead, no reason, a wildcard resource) waives nothing and is logged. What the engine
+cannot show, the preflight does (``preflight/exemptions.py``: structured results, SARIF suppressions).
 """
 
 from __future__ import annotations
@@ -119,24 +119,32 @@ def policy_exemptions(policy: str, config: Mapping[str, Any] | None) -> list[Exe
 Validate = Callable[[Any, Callable[..., None]], Any]
 
 
+def exempting_report(policy: str, args: Any, report_violation: Callable[..., None]) -> Callable[..., None]:
+    """``report_violation`` with this policy's exemptions applied (resource and stack policies alike: the reported
+    URN, else the analysed resource's); ``report_violation`` itself when the policy's config lists none."""
+    config = args.get_config()
+    if not config or not config.get(EXEMPTIONS_KEY):
+        return report_violation
+    exemptions = policy_exemptions(policy, config)
+    if not exemptions:
+        return report_violation
+    today = clock.today()
+
+    def report(message: str, urn: str | None = None) -> None:
+        target = urn or getattr(args, "urn", "") or ""
+        e = exemption_for(exemptions, policy, target, today)
+        if e is None:
+            report_violation(message, urn)
+            return
+        engine_log(f"{policy}: {exempted_message(e, today)}: {message}", target)
+
+    return report
+
+
 def exempting(policy: str, validate: Validate) -> Validate:
-    """``validate`` with this policy's exemptions applied to what it reports (resource and stack policies alike:
-    the reported URN, else the analysed resource's)."""
+    """``validate`` with this policy's exemptions applied to what it reports (:func:`exempting_report`)."""
 
     def wrapped(args: Any, report_violation: Callable[..., None]) -> Any:
-        exemptions = policy_exemptions(policy, args.get_config())
-        if not exemptions:
-            return validate(args, report_violation)
-        today = clock.today()
-
-        def report(message: str, urn: str | None = None) -> None:
-            target = urn or getattr(args, "urn", "") or ""
-            e = exemption_for(exemptions, policy, target, today)
-            if e is None:
-                report_violation(message, urn)
-                return
-            engine_log(f"{policy}: {exempted_message(e, today)}: {message}", target)
-
-        return validate(args, report)
+        return validate(args, exempting_report(policy, args, report_violation))
 
     return wrapped

@@ -20,14 +20,25 @@ from pulumi_policy import PolicyResource, StackValidationArgs
 from rules.lifecycle import VersionFinding
 from rules.resource_types import is_agent_pool, is_managed_cluster
 
-from ._resources import UNKNOWN, Pool, Review, get, join_path, props_of, read_pools
+from ._resources import (
+    UNKNOWN,
+    Pool,
+    ResourceRef,
+    Review,
+    get,
+    join_path,
+    props_of,
+    read_pools,
+    resource_ref,
+    shared_reading,
+)
 
 
 @dataclass(frozen=True, slots=True)
 class VersionField:
     """One requested Kubernetes version: where it is and the cluster settings that decide LTS."""
 
-    resource: PolicyResource
+    resource: PolicyResource | ResourceRef
     path: str
     version: str
     tier: Any
@@ -75,7 +86,22 @@ def _owner_key(pool: dict[str, Any]) -> tuple[str, ...] | None:
 
 
 def version_fields(args: StackValidationArgs, review: Review) -> Iterator[VersionField]:
-    """Known version fields; unknown ones (and unknown tier / plan) are recorded on ``review``."""
+    """Known version fields; unknown ones (and unknown tier / plan) are recorded on ``review``. Read once per
+    request and shared by the version policies (:func:`policies._resources.shared_reading`)."""
+
+    def read(recorder: Review) -> list[VersionField]:
+        return [
+            VersionField(resource_ref(f.resource), f.path, f.version, f.tier, f.support_plan, f.cluster_known)
+            for f in _version_fields(args, recorder)
+        ]
+
+    return iter(shared_reading(_VERSION_FIELDS, read, review))
+
+
+_VERSION_FIELDS = "version-fields"
+
+
+def _version_fields(args: StackValidationArgs, review: Review) -> Iterator[VersionField]:
     clusters: list[_Cluster] = []
     pools: list[tuple[PolicyResource, dict[str, Any]]] = []
     for resource in args.resources:

@@ -7,6 +7,8 @@ equals the module name with hyphens for underscores.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from pulumi_policy import (
@@ -20,7 +22,7 @@ from pulumi_policy import (
 )
 
 from ._exemptions import config_schema as exemption_schema
-from ._exemptions import exempting
+from ._exemptions import exempting_report
 from ._resources import shared_view
 
 MANDATORY = EnforcementLevel.MANDATORY
@@ -47,6 +49,9 @@ class _Documented:
     """A size rule: the resource families (``gpu_catalog/facts/vm_size_fields.json``) whose size fields it reads."""
     pool_fields: tuple[str, ...] = ()
     """An AKS pool rule: the fields of each pool it reads (``AgentPool.<f>``, ``agentPoolProfiles[].<f>``)."""
+    applies_to: Callable[[str], bool] | None = None
+    """A resource policy's types (a predicate on the type token): other resources are passed over before the policy
+    runs, as the policy itself would pass them (``None``: every type, and every stack policy)."""
 
     def __init__(
         self,
@@ -63,12 +68,13 @@ class _Documented:
         config_doc: str = "",
         size_families: tuple[str, ...] = (),
         pool_fields: tuple[str, ...] = (),
+        applies_to: Callable[[str], bool] | None = None,
     ) -> None:
         sdk_base: Any = super()  # ResourceValidationPolicy or StackValidationPolicy, next in the subclass's MRO
         sdk_base.__init__(
             name=name,
             description=f"{what} — {why}",
-            validate=shared_view(exempting(name, validate)),
+            validate=shared_view(validate, applies_to, partial(exempting_report, name)),
             enforcement_level=level,
             config_schema=_with_exemptions(name, config_schema),
             severity=severity,
@@ -80,6 +86,7 @@ class _Documented:
         self.config_doc = config_doc
         self.size_families = size_families
         self.pool_fields = pool_fields
+        self.applies_to = applies_to
 
 
 class GpuResourcePolicy(_Documented, ResourceValidationPolicy):

@@ -15,12 +15,11 @@ Karpenter NodePool's requirements allow (``policies/_karpenter.py``; family ``ak
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from types import FrameType
+from types import CodeType
 from typing import Any, Final, Protocol, TypeVar
 
 from pulumi_policy import ReportViolation
@@ -58,7 +57,9 @@ __all__ = [
     "pools_of",
     "props_of",
     "read_pools",
+    "resource_ref",
     "review_sizes",
+    "shared_reading",
     "shared_view",
     "size_fields",
 ]
@@ -92,86 +93,111 @@ class _Typed(_Viewed, Protocol):
     def resource_type(self) -> str: ...
 
 
-_ANALYZE: Final = _PolicyAnalyzerServicer.Analyze.__code__
-_ANALYZE_STACK: Final = _PolicyAnalyzerServicer.AnalyzeStack.__code__
-"""The SDK's request handlers, compared by identity (hashing a code object hashes its whole bytecode, every time)."""
+class _Named(_Typed, Protocol):
+    @property
+    def name(self) -> str: ...
 
 
 class _Views(threading.local):
     """What has been derived from the request being analysed on this thread (gRPC serves calls on a thread pool)."""
 
-    request: Any = None
-    """The request seen last (kept alive until the next, so its identity is never reused)."""
-    views: dict[str, dict[Any, Any]] | None = None
-    active: dict[str, dict[Any, Any]] | None = None
-    """The views of the request whose policy is running now (set by :func:`shared_view`, else ``None``);
-    :data:`_PENDING` until the policy first asks for one."""
-    frame: FrameType | None = None
-    """The frame serving the running policy's request, held only while the policy runs."""
-
-
-_PENDING: Final[dict[str, dict[Any, Any]]] = {}
-"""Marks views not looked up yet (compared by identity; never written)."""
+    response: Any = None
+    """The response of the request seen last (kept alive until the next, so its identity is never reused)."""
+    views: dict[Any, Any] | None = None
+    """That request's views: a memo per resource URN, and the shared readings."""
+    active: dict[Any, Any] | None = None
+    """The views of the request whose policy is running now (set by :func:`shared_view`, else ``None``)."""
 
 
 _views = _Views()
 
 
-def _request_frame() -> FrameType | None:
-    """pulumi_policy's ``Analyze`` / ``AnalyzeStack`` frame serving this thread's request, or ``None``.
+def _report_code() -> tuple[CodeType, int]:
+    """The code of the SDK's ``report_violation`` closure and the index of its ``response`` cell."""
+    for const in _PolicyAnalyzerServicer._create_report_violation.__code__.co_consts:
+        if isinstance(const, CodeType) and "response" in const.co_freevars:
+            return const, const.co_freevars.index("response")
+    raise RuntimeError("pulumi_policy's report_violation no longer closes over the response")
+
+
+_REPORT, _RESPONSE_CELL = _report_code()
+
+
+def _served_response(report: Any) -> Any:
+    """The response of the request a policy is serving: the SDK's ``report_violation`` closes over it, one response
+    per ``Analyze`` / ``AnalyzeStack`` call, shared by every policy of that call. ``None`` for any other callback (a
+    test calling ``validate`` directly): nothing is shared."""
+    if getattr(report, "__code__", None) is not _REPORT:
+        return None
+    return report.__closure__[_RESPONSE_CELL].cell_contents
+
+
+def _request_views(args: Any, report: Any) -> dict[Any, Any] | None:
+    """The views of the request ``report`` serves (new ones when its response is not the one seen last on this
+    thread); ``None`` outside a request, or when an ``AnalyzeStack`` request's URNs repeat (its views would be
+    ambiguous).
 
     pulumi_policy converts and proxies a request's properties once *per policy* and gives a policy no handle on the
-    request; its ``Analyze`` / ``AnalyzeStack`` frame (a few frames up) holds it as ``request``. That frame is the
-    same for every policy of one call. Outside those calls (a test calling ``validate`` directly) there is
-    none and nothing is shared.
-    """
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None:
-        code = frame.f_code
-        if code is _ANALYZE or code is _ANALYZE_STACK:
-            return frame
-        frame = frame.f_back
-    return None
-
-
-def _enter(frame: FrameType | None) -> dict[str, dict[Any, Any]] | None:
-    """The views of the request ``frame`` serves (new ones when it is not the request seen last on this thread);
-    ``None`` when there is no request or its URNs repeat (its views would be ambiguous)."""
-    request = None if frame is None else frame.f_locals.get("request")
-    if request is None:
+    request. Its ``report_violation`` closes over the call's response, the same object for every policy of one call
+    and kept alive here until the next, so a later call's response is never the same object. A stack policy's
+    ``args.resources`` are the request's resources, so their URNs are checked once per request."""
+    response = _served_response(report)
+    if response is None:
         return None
-    if _views.request is not request:
-        _views.request = request
-        stack = getattr(request, "resources", None)
-        unique = stack is None or len({r.urn for r in stack}) == len(stack)
-        _views.views = {} if unique else None
-    return _views.views
+    if response is _views.response:
+        return _views.views
+    _views.response = response
+    stack = getattr(args, "resources", None)
+    unique = stack is None or len({r.urn for r in stack}) == len(stack)
+    views = _views.views = {} if unique else None
+    return views
 
 
 Validate = Callable[[Any, Any], Any]
 
 
-def shared_view(validate: Validate) -> Validate:
+def shared_view(
+    validate: Validate,
+    applies_to: Callable[[str], bool] | None = None,
+    report_for: Callable[[Any, Any], Any] | None = None,
+) -> Validate:
     """``validate`` run with the views of the request being served: the request is found once per policy run (not
-    once per value read), and what the policy derives is shared with the other policies of that request."""
+    once per value read), and what the policy derives is shared with the other policies of that request.
+
+    ``applies_to`` (a resource policy's types): a resource of another type is passed over before anything else runs
+    (no lookup, no conversion); the answer is kept per type token. ``report_for(args, report)``: the callback the
+    policy reports through instead of the SDK's (the policy's exemptions, ``policies/_exemptions.py``); the views
+    are still found through the SDK's."""
+    gate: dict[str, bool] = {}
 
     def with_views(args: Any, report: Any) -> Any:
-        previous = _views.active, _views.frame
-        _views.active, _views.frame = _PENDING, _request_frame()  # the request is read when a view is first asked
+        if applies_to is not None:
+            resource_type = args.resource_type
+            applies = gate.get(resource_type)
+            if applies is None:
+                if len(gate) >= _GATE_MAX:
+                    gate.clear()
+                applies = gate[resource_type] = applies_to(resource_type)
+            if not applies:
+                return None
+        previous = _views.active
+        _views.active = _request_views(args, report)
         try:
-            return validate(args, report)
+            return validate(args, report if report_for is None else report_for(args, report))
         finally:
-            _views.active, _views.frame = previous
+            _views.active = previous
 
     return with_views
+
+
+_GATE_MAX: Final = 1024
+"""Distinct type tokens a policy's gate remembers (tokens come from the program: bounded)."""
 
 
 def _memo(resource: _Viewed) -> dict[Any, Any] | None:
     """What has been derived from ``resource`` during the request being served: its plain view, its size fields, its
     pools — each computed once per request. ``None`` outside a request, or when the request's URNs repeat."""
     views = _views.active
-    if views is _PENDING:
-        views = _views.active = _enter(_views.frame)
     if views is None:
         return None
     urn = resource.urn
@@ -213,6 +239,62 @@ def derived(resource: _Viewed, key: str, compute: Callable[[Any], _T]) -> _T:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class ResourceRef:
+    """A resource as a shared reading keeps it: type, name, URN and its plain view. Never the SDK's resource object,
+    which holds the request's protobuf containers (``opts.ignoreChanges``): kept past the request, they crash the
+    interpreter when it exits."""
+
+    resource_type: str
+    name: str
+    urn: str
+    props: Any
+
+
+def resource_ref(resource: _Named) -> ResourceRef:
+    """``resource`` as a shared reading keeps it (its :func:`props_of` view, converted once per request)."""
+    return ResourceRef(resource.resource_type, resource.name, resource.urn, props_of(resource))
+
+
+class _Recorder(Review):
+    """The review a shared reading runs with: it keeps the unknown fields (replayed on every policy's own review)
+    and refuses anything else (a reading reports no violation)."""
+
+    def __init__(self) -> None:
+        super().__init__(_no_report)
+
+    def violation(self, message: str, urn: str | None = None) -> None:
+        raise AssertionError(f"a shared reading reported a violation: {message}")
+
+    def not_checked(self, reason: str) -> None:
+        raise AssertionError(f"a shared reading reported an unchecked value: {reason}")
+
+
+def _no_report(message: str, urn: str | None = None) -> None:
+    raise AssertionError(f"a shared reading reported {message!r}")
+
+
+def shared_reading(key: str, read: Callable[[Review], _T], review: Review) -> _T:
+    """``read(review)`` once per request under ``key`` and shared by the policies of that request (stack policies
+    reading the same pools or versions): the first run records the unknown fields it finds, and every policy's
+    ``review`` gets them, in the same order, as if it had read them itself. Outside a request, ``read(review)``.
+    The result is read-only by convention and holds no SDK object (:class:`ResourceRef` instead)."""
+    views = _views.active
+    if views is None:
+        return read(review)
+    slot = (_READING, key)
+    found = views.get(slot)
+    if found is None:
+        recorder = _Recorder()
+        found = views[slot] = (read(recorder), tuple(recorder.unknown))
+    value, unknown = found
+    for path in unknown:
+        review.unknown_field(path)
+    return value
+
+
+_READING: Final = "reading"
+"""First item of a shared reading's key in the request's views (URN keys are strings: no clash)."""
 _T = TypeVar("_T")
 _PROPS: Final = "props"
 _MISSING: Final = object()
@@ -234,6 +316,8 @@ class Pool:
         return join_path(self.prefix, *keys)
 
     def get(self, *keys: str | int) -> Any:
+        if len(keys) == 1 and type(keys[0]) is str:  # one field of the pool's own (plain) dict: the common read
+            return self.data.get(keys[0])
         return get(self.data, *keys)
 
     @property

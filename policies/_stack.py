@@ -16,7 +16,19 @@ from pulumi_policy import PolicyResource, StackValidationArgs
 from rules.idle import is_gpu_operator_chart
 from rules.resource_types import is_helm_release
 
-from ._resources import UNKNOWN, Pool, Review, as_bool, get, is_gpu_pool, pools_of, props_of
+from ._resources import (
+    UNKNOWN,
+    Pool,
+    ResourceRef,
+    Review,
+    as_bool,
+    get,
+    is_gpu_pool,
+    pools_of,
+    props_of,
+    resource_ref,
+    shared_reading,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +51,7 @@ class Operator:
 
 @dataclass(frozen=True, slots=True)
 class StackPool:
-    resource: PolicyResource
+    resource: PolicyResource | ResourceRef
     pool: Pool
 
     def where(self, *keys: str) -> str:
@@ -71,7 +83,19 @@ def gpu_operators(args: StackValidationArgs, review: Review) -> list[Operator]:
 
 
 def linux_gpu_pools(args: StackValidationArgs, review: Review) -> list[StackPool]:
-    """Every Linux node pool with a GPU size (AgentPools and ManagedCluster profiles); unknowns recorded."""
+    """Every Linux node pool with a GPU size (AgentPools and ManagedCluster profiles); unknowns recorded. Read once
+    per request and shared by the stack policies that ask (:func:`policies._resources.shared_reading`)."""
+
+    def read(recorder: Review) -> list[StackPool]:
+        return [StackPool(resource_ref(sp.resource), sp.pool) for sp in _linux_gpu_pools(args, recorder)]
+
+    return list(shared_reading(_LINUX_GPU_POOLS, read, review))
+
+
+_LINUX_GPU_POOLS = "linux-gpu-pools"
+
+
+def _linux_gpu_pools(args: StackValidationArgs, review: Review) -> list[StackPool]:
     found: list[StackPool] = []
     for resource in args.resources:
         scoped = _ScopedReview(review, resource.name)

@@ -95,14 +95,14 @@ def get(obj: Any, *path: str | int) -> Any:
     for key in path:
         if obj is UNKNOWN:
             return UNKNOWN
-        if isinstance(key, int):
-            if not isinstance(obj, list) or key >= len(obj):
-                return None
-            obj = obj[key]
-        else:
-            if not isinstance(obj, dict):
+        if type(key) is str:  # exact classes first: the pack reads thousands of paths
+            if type(obj) is not dict:
                 return None
             obj = obj.get(key)
+        elif type(obj) is not list or not isinstance(key, int) or key >= len(obj):
+            return None
+        else:
+            obj = obj[key]
         if obj is None:
             return None
     return obj

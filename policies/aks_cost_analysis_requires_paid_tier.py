@@ -41,4 +41,5 @@ POLICY = GpuResourcePolicy(
     severity=Severity.LOW,
     topics=["aks", "cost"],
     fix="Set sku.tier: Standard, or disable metricsProfile.costAnalysis.",
+    applies_to=is_managed_cluster,
 )

@@ -41,4 +41,5 @@ POLICY = GpuResourcePolicy(
     severity=Severity.MEDIUM,
     topics=["aks", "kaito", "identity"],
     fix="Set oidcIssuerProfile.enabled: true (and enable workload identity).",
+    applies_to=is_managed_cluster,
 )

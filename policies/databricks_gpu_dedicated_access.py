@@ -12,6 +12,7 @@ from __future__ import annotations
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
 from rules.databricks import CLASSIC_PREVIEW, DEDICATED, DEDICATED_MODES, SINGLE_USER, gpu_dedicated_access
+from rules.resource_types import is_databricks_cluster
 
 from ._databricks import gpu_cluster, report_findings, text
 from ._meta import MANDATORY, GpuResourcePolicy
@@ -57,4 +58,5 @@ POLICY = GpuResourcePolicy(
     topics=["gpu", "databricks", "security"],
     fix=f"Set dataSecurityMode: {SINGLE_USER} and singleUserName (a user's e-mail), or kind: {CLASSIC_PREVIEW}, "
     f"dataSecurityMode: {DEDICATED} and singleUserName (a user or a group).",
+    applies_to=is_databricks_cluster,
 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
 from rules.databricks import GPU_ML_MARKER, STANDARD_ENGINE, gpu_no_photon
+from rules.resource_types import is_databricks_cluster
 
 from ._databricks import gpu_cluster, report_findings, text
 from ._meta import MANDATORY, GpuResourcePolicy
@@ -38,4 +39,5 @@ POLICY = GpuResourcePolicy(
     severity=Severity.MEDIUM,
     topics=["gpu", "databricks", "runtime"],
     fix=f"Set runtimeEngine: {STANDARD_ENGINE} and a '{GPU_ML_MARKER}' runtime.",
+    applies_to=is_databricks_cluster,
 )

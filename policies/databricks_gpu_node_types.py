@@ -9,6 +9,7 @@ from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
 from gpu_catalog import clock
 from rules.databricks import gpu_node_types
+from rules.resource_types import is_databricks_cluster
 
 from ._databricks import gpu_cluster, report_findings
 from ._meta import MANDATORY, GpuResourcePolicy
@@ -39,4 +40,5 @@ POLICY = GpuResourcePolicy(
     severity=Severity.HIGH,
     topics=["gpu", "databricks", "vm-size"],
     fix="Set nodeTypeId and driverNodeTypeId to Databricks-supported GPU sizes from the catalog.",
+    applies_to=is_databricks_cluster,
 )

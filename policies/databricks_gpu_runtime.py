@@ -72,4 +72,5 @@ POLICY = GpuResourcePolicy(
     topics=["gpu", "databricks", "runtime"],
     fix=f"Use sparkVersion {EXAMPLE_GPU_ML_RUNTIME} on GPU node types (with kind {CLASSIC_PREVIEW}: "
     f"{EXAMPLE_STANDARD_RUNTIME} and useMlRuntime: true), or a standard runtime plus dockerImage.",
+    applies_to=is_databricks_cluster,
 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
 from rules.databricks import MAX_GPU_FRACTION, TASK_GPU_AMOUNT, gpu_settings, gpu_task_amount
+from rules.resource_types import is_databricks_cluster
 
 from ._databricks import gpu_cluster, report_findings
 from ._meta import MANDATORY, GpuResourcePolicy
@@ -48,4 +49,5 @@ POLICY = GpuResourcePolicy(
     topics=["gpu", "databricks", "scheduling"],
     fix=f"Set {TASK_GPU_AMOUNT} to the worker's GPU count (training) or 1/N ≤ {MAX_GPU_FRACTION} (inference); "
     "remove it on single-node clusters.",
+    applies_to=is_databricks_cluster,
 )

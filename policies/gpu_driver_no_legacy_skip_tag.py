@@ -6,6 +6,7 @@ from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
 from gpu_catalog import is_gpu_size
 from rules.aks import legacy_skip_driver_tag
+from rules.resource_types import is_aks_pool_resource
 
 from ._meta import ADVISORY, GpuResourcePolicy
 from ._resources import POOL_SIZES, UNKNOWN, Review, pools_of
@@ -42,4 +43,5 @@ POLICY = GpuResourcePolicy(
     topics=["gpu", "aks", "driver"],
     fix='Remove the tag; set gpuProfile.driver: "None" (create-time only: the pool is replaced).',
     pool_fields=("tags", *POOL_SIZES),
+    applies_to=is_aks_pool_resource,
 )

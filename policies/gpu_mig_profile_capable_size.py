@@ -5,6 +5,7 @@ from __future__ import annotations
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
 from gpu_catalog import clock
+from rules.resource_types import is_aks_pool_resource
 from rules.sizes import check_mig_profile
 
 from ._meta import MANDATORY, GpuResourcePolicy
@@ -47,4 +48,5 @@ POLICY = GpuResourcePolicy(
     topics=["gpu", "aks", "mig"],
     fix="Remove gpuInstanceProfile, or use an A100/H100/H200 size (the violation lists them).",
     pool_fields=("gpuInstanceProfile", *POOL_SIZES),
+    applies_to=is_aks_pool_resource,
 )

@@ -59,4 +59,5 @@ POLICY = GpuResourcePolicy(
     fix=f"Add the requirement {EXCLUDE_GPUS.key} {EXCLUDE_GPUS.operator} [{', '.join(EXCLUDE_GPUS.values)}] to keep "
     "GPUs out, or pin the GPU sizes (karpenter.azure.com/sku-name In [...], or a gpuNodePools entry) and set "
     f"spec.limits[{GPU_LIMIT!r}].",
+    applies_to=is_karpenter_node_pool,
 )

@@ -56,4 +56,5 @@ POLICY = GpuResourcePolicy(
     severity=Severity.HIGH,
     topics=["gpu", "aks", "karpenter", "cost"],
     fix=f"Set spec.limits[{GPU_LIMIT!r}] to the most GPUs the pool may run (gpuNodePools[i].limits.gpus).",
+    applies_to=is_karpenter_node_pool,
 )

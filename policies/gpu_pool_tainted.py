@@ -5,6 +5,7 @@ from __future__ import annotations
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
 from rules.aks import DEFAULT_GPU_TAINT, GpuPool, gpu_pool_tainted
+from rules.resource_types import is_aks_pool_resource
 
 from ._meta import ADVISORY, GpuResourcePolicy
 from ._resources import POOL_SIZES, UNKNOWN, Review, is_gpu_pool, pools_of
@@ -41,4 +42,5 @@ POLICY = GpuResourcePolicy(
     topics=["gpu", "aks", "scheduling", "cost"],
     fix=f"Add nodeTaints: [{DEFAULT_GPU_TAINT}] (a custom key needs matching tolerations in the operator values).",
     pool_fields=("nodeTaints", *POOL_SIZES),
+    applies_to=is_aks_pool_resource,
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pulumi_policy import PolicyConfigSchema, ReportViolation, ResourceValidationArgs, Severity
 
+from rules.size_fields import names_vm_sizes
 from rules.sizes import check_aks_supported
 
 from ._meta import MANDATORY, GpuResourcePolicy
@@ -38,4 +39,5 @@ POLICY = GpuResourcePolicy(
     config_schema=PolicyConfigSchema(properties={FAMILIES_KEY: FAMILIES_SCHEMA}),
     config_doc=FAMILIES_DOC,
     size_families=SIZE_FAMILIES,
+    applies_to=names_vm_sizes,
 )

@@ -7,7 +7,7 @@ from functools import cache
 from pulumi_policy import PolicyConfigSchema, ReportViolation, ResourceValidationArgs, Severity
 
 from gpu_catalog import default_catalog
-from rules.size_fields import FAMILIES, size_family
+from rules.size_fields import FAMILIES, names_vm_sizes, size_family
 from rules.sizes import DEFAULT_FLOOR, check_minimum, floor_size
 
 from ._meta import MANDATORY, GpuResourcePolicy
@@ -95,4 +95,5 @@ POLICY = GpuResourcePolicy(
     f"require A100-class GPUs. `{BY_FAMILY_KEY}`: a floor per resource family ({', '.join(FAMILIES)}), e.g. "
     '`{"vm": "Standard_NV12ads_A10_v5"}` for visualisation VMs; other families keep the floor above. ' + FAMILIES_DOC,
     size_families=FAMILIES,
+    applies_to=names_vm_sizes,
 )

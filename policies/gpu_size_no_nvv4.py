@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pulumi_policy import PolicyConfigSchema, ReportViolation, ResourceValidationArgs, Severity
 
-from rules.size_fields import FAMILIES
+from rules.size_fields import FAMILIES, names_vm_sizes
 from rules.sizes import check_nvv4
 
 from ._meta import MANDATORY, GpuResourcePolicy
@@ -33,4 +33,5 @@ POLICY = GpuResourcePolicy(
     config_schema=PolicyConfigSchema(properties={FAMILIES_KEY: FAMILIES_SCHEMA}),
     config_doc=FAMILIES_DOC,
     size_families=FAMILIES,
+    applies_to=names_vm_sizes,
 )

@@ -7,6 +7,7 @@ from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
 from gpu_catalog import clock
 from rules.aks import MIN_WINDOWS_GPU_KUBERNETES, WINDOWS_POOL_NAME_MAX, GpuPool, windows_gpu_pool
+from rules.resource_types import is_aks_pool_resource
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import POOL_SIZES, UNKNOWN, Review, get, is_gpu_pool, pools_of, props_of
@@ -77,4 +78,5 @@ POLICY = GpuResourcePolicy(
     fix=f"Keep gpuProfile.driver Install (or unset), set orchestratorVersion ≥ {_LOWEST}, use a pool name of ≤ "
     f"{WINDOWS_POOL_NAME_MAX} characters.",
     pool_fields=("osType", "gpuProfile.driver", "orchestratorVersion", "agentPoolName / name", *POOL_SIZES),
+    applies_to=is_aks_pool_resource,
 )

@@ -72,4 +72,5 @@ POLICY = GpuResourcePolicy(
     severity=Severity.HIGH,
     topics=["gpu", "kaito", "vm-size"],
     fix="Use the preset's example instance type (named in the violation) or raise resource.count.",
+    applies_to=is_kaito_workspace,
 )

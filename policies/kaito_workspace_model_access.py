@@ -62,4 +62,5 @@ POLICY = GpuResourcePolicy(
     topics=["gpu", "kaito", "secrets"],
     fix=f"Add {SECRET_PATH} (a Secret with an {MODEL_ACCESS_SECRET_KEY} key) for a runtime-download preset; remove it "
     "for any other preset.",
+    applies_to=lambda resource_type: resource_type == WORKSPACE_V1BETA1,
 )

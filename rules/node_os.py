@@ -10,12 +10,16 @@ Applied wherever a pool names an OS: the system pool and every ``gpuPools`` entr
 from __future__ import annotations
 
 from datetime import date
+from functools import lru_cache
 from typing import Final
 
 from gpu_catalog.lifecycle import minor_of, minor_tuple
 from gpu_catalog.node_os import NodeOsFacts, load_node_os_facts
 
 from .node_stack import ubuntu_release
+
+_ANSWERS_MAX: Final = 4096
+"""Distinct (OS, SKU, version, day) answers :func:`pool_node_os_problem` keeps (values from user input: bounded)."""
 
 DEFAULT_OS_SKU: Final = {"Linux": "Ubuntu", "Windows": "Windows2022"}
 """The OS SKU AKS gives a pool that names none (``osSKU`` unset), by ``osType``."""
@@ -49,10 +53,11 @@ def node_os_problem(
     return None
 
 
+@lru_cache(maxsize=_ANSWERS_MAX)
 def pool_node_os_problem(os_type: str, os_sku: str | None, kubernetes_version: str, today: date) -> str | None:
     """:func:`node_os_problem` for one node pool as a request states it: ``osType``, ``osSKU`` (``None``: AKS's
     default, :data:`DEFAULT_OS_SKU`) and the pool's Kubernetes version (``1.36`` or ``1.36.2``; not a version: no
-    finding, the version rules report it)."""
+    finding, the version rules report it). Answered once per pool shape and day (the policy asks for every pool)."""
     minor = minor_of(kubernetes_version)
     if minor is None:
         return None

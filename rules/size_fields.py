@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -128,6 +128,7 @@ KARPENTER_FAMILY: Final = "aks"
 """The family of Karpenter NodePools: node auto-provisioning creates AKS nodes."""
 
 
+@lru_cache(maxsize=1024)
 def size_family(resource_type: str) -> str | None:
     """The family of a resource type that names VM sizes (``None``: it names none): the table entry's, and
     :data:`KARPENTER_FAMILY` for a Karpenter NodePool (whose sizes :mod:`rules.karpenter` reads from requirements)."""
@@ -135,6 +136,11 @@ def size_family(resource_type: str) -> str | None:
         return KARPENTER_FAMILY
     entry = size_table().for_type(resource_type)
     return entry.family if entry is not None else None
+
+
+def names_vm_sizes(resource_type: str) -> bool:
+    """Whether resources of this type name VM sizes (:func:`size_family` is not ``None``): what the size rules read."""
+    return size_family(resource_type) is not None
 
 
 def join_path(*parts: str | int) -> str:
@@ -160,30 +166,33 @@ def find_values(obj: Any, path: str, is_unknown: Callable[[Any], bool]) -> Itera
     A value that is unknown (during a preview) on the way down is yielded at the path where it is unknown, so the
     caller can name it (``agentPoolProfiles`` when the whole list is computed).
     """
-    steps = parse_path(path)
+    return _walk(obj, parse_path(path), 0, "", is_unknown)
 
-    def walk(value: Any, i: int, prefix: str) -> Iterator[tuple[str, Any]]:
-        if is_unknown(value) or i == len(steps):
-            if value is not None:
-                yield prefix, value
-            return
-        if not isinstance(value, Mapping):
-            return
-        key, many = steps[i]
-        here = join_path(prefix, key)
-        child = value.get(key)
-        if child is None:
-            return
-        if is_unknown(child):
-            yield here, child
-            return
-        if not many:
-            yield from walk(child, i + 1, here)
-        elif isinstance(child, list):
-            for j, entry in enumerate(child):
-                yield from walk(entry, i + 1, join_path(here, j))
 
-    yield from walk(obj, 0, "")
+def _walk(
+    value: Any, steps: tuple[tuple[str, bool], ...], i: int, prefix: str, is_unknown: Callable[[Any], bool]
+) -> Iterator[tuple[str, Any]]:
+    """:func:`find_values` from step ``i`` (a module function, not a closure: a recursive closure is a reference
+    cycle that only the garbage collector frees, once per call)."""
+    if is_unknown(value) or i == len(steps):
+        if value is not None:
+            yield prefix, value
+        return
+    if not isinstance(value, Mapping):
+        return
+    key, many = steps[i]
+    here = f"{prefix}.{key}" if prefix else key  # join_path, inlined: a path is built for every value found
+    child = value.get(key)
+    if child is None:
+        return
+    if is_unknown(child):
+        yield here, child
+        return
+    if not many:
+        yield from _walk(child, steps, i + 1, here, is_unknown)
+    elif isinstance(child, list):
+        for j, entry in enumerate(child):
+            yield from _walk(entry, steps, i + 1, f"{here}[{j}]", is_unknown)
 
 
 def condition_holds(value: Any, allowed: tuple[str, ...]) -> bool:

@@ -89,7 +89,7 @@ def test_shared_view_answers_byte_for_byte_as_per_policy_conversion(
 ) -> None:
     shared = list(_answers(servicer))
     with monkeypatch.context() as m:
-        m.setattr(resources, "_request_frame", lambda: None)  # every policy converts the resource itself
+        m.setattr(resources, "_served_response", lambda _report: None)  # every policy converts the resource itself
         alone = list(_answers(servicer))
     assert len(shared) == N + 1
     assert shared == alone
