@@ -33,6 +33,7 @@ from rules.resource_types import (
 )
 from rules.size_fields import condition_holds, find_values, join_path, size_family, size_table
 from rules.sizes import SizeFinding as Finding
+from rules.wire_pools import aks_pools
 
 from ._karpenter import nodepool_size_fields, review_nodepool_sizes
 from ._values import UNKNOWN, Review, SizeField, as_bool, get, is_unknown, plain
@@ -375,22 +376,11 @@ class Pool:
 
 
 def agent_pools(resource_type: str, props: Any) -> tuple[list[Pool], list[str]]:
-    """The AKS node pools a resource defines, and the paths that are unknown (e.g. the whole profiles list)."""
-    if is_agent_pool(resource_type):
-        return [Pool("", props if isinstance(props, dict) else {}, standalone=True)], []
-    if is_managed_cluster(resource_type):
-        profiles = get(props, "agentPoolProfiles")
-        if profiles is UNKNOWN:
-            return [], ["agentPoolProfiles"]
-        pools: list[Pool] = []
-        unknown: list[str] = []
-        for i, entry in enumerate(profiles or []):
-            if entry is UNKNOWN:
-                unknown.append(join_path("agentPoolProfiles", i))
-            elif isinstance(entry, dict):
-                pools.append(Pool(join_path("agentPoolProfiles", i), entry, standalone=False))
-        return pools, unknown
-    return [], []
+    """The AKS node pools a resource defines, and the paths that are unknown (e.g. the whole profiles list): the one
+    reader of pools from wire props (:func:`rules.wire_pools.aks_pools`), as the pack's :class:`Pool`."""
+    found = aks_pools(resource_type, props, is_unknown=is_unknown)
+    pools = [Pool(p.prefix, p.data if type(p.data) is dict else dict(p.data), p.standalone) for p in found.pools]
+    return pools, list(found.unknown)
 
 
 def size_fields(
