@@ -116,9 +116,6 @@ def policy_exemptions(policy: str, config: Mapping[str, Any] | None) -> list[Exe
     return good
 
 
-Validate = Callable[[Any, Callable[..., None]], Any]
-
-
 def exempting_report(policy: str, args: Any, report_violation: Callable[..., None]) -> Callable[..., None]:
     """``report_violation`` with this policy's exemptions applied (resource and stack policies alike: the reported
     URN, else the analysed resource's); ``report_violation`` itself when the policy's config lists none."""
@@ -139,12 +136,3 @@ def exempting_report(policy: str, args: Any, report_violation: Callable[..., Non
         engine_log(f"{policy}: {exempted_message(e, today)}: {message}", target)
 
     return report
-
-
-def exempting(policy: str, validate: Validate) -> Validate:
-    """``validate`` with this policy's exemptions applied to what it reports (:func:`exempting_report`)."""
-
-    def wrapped(args: Any, report_violation: Callable[..., None]) -> Any:
-        return validate(args, exempting_report(policy, args, report_violation))
-
-    return wrapped
