@@ -31,10 +31,11 @@ test: lint typecheck unit
 rules: setup
 	$(PY) -m policies.rules_md > policies/RULES.md
 
-# docs/gpu-reference.md (KAITO presets with the smallest size each fits, MIG slices per size), generated from the facts.
+# docs/gpu-reference.md (KAITO presets with the smallest size each fits, MIG slices per size), generated from the facts
+# on today, or on $AGP_TODAY when set (the day every other entry point honours: gpu_catalog/clock.py).
 .PHONY: reference
 reference: setup
-	$(PY) -m rules.reference > docs/gpu-reference.md
+	$(PY) -m rules.reference $(AGP_TODAY) > docs/gpu-reference.md
 
 # Benchmarks (bench/RESULTS.md): component overhead, policy throughput, program scaling, imports. < 10 min on 2 cores.
 bench: setup
