@@ -35,7 +35,7 @@ from rules.karpenter import (
     parse_quantity,
     read_requirements,
 )
-from rules.resource_types import is_databricks_cluster, is_karpenter_node_pool
+from rules.resource_types import is_agent_pool, is_databricks_cluster, is_karpenter_node_pool, is_managed_cluster
 from rules.wire_pools import aks_pools
 
 REGIONAL: Final = "cores"
@@ -46,8 +46,6 @@ UNKNOWN_FAMILY: Final = "(unknown family)"
 UNKNOWN_REGION: Final = "(unknown region)"
 QUOTA_LABELS: Final = {REGIONAL: "Total Regional vCPUs", LOW_PRIORITY: "Total Regional Low-priority vCPUs"}
 
-_MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
-_AGENT_POOL = "azure-native:containerservice:AgentPool"
 _DATABRICKS_WORKSPACE = "azure-native:databricks:Workspace"
 _SPOT_VALUES = ("spot", "low")
 
@@ -244,7 +242,7 @@ def _context(resources: list[RecordedResource], default_region: str | None) -> _
     for r in resources:
         props = unwrap_secrets(r.inputs)
         region = _region(props.get("location"))
-        if r.type == _MANAGED_CLUSTER and region:
+        if is_managed_cluster(r.type) and region:
             for key in (props.get("resourceName"), r.name):
                 if isinstance(key, str):
                     clusters[key] = region
@@ -263,7 +261,7 @@ def _use_region(r: RecordedResource, props: Mapping[str, Any], ctx: _Context) ->
     own = _region(props.get("location"))
     if own:
         return own
-    if r.type == _AGENT_POOL:
+    if is_agent_pool(r.type):
         cluster = props.get("resourceName")
         if isinstance(cluster, str) and cluster in ctx.cluster_regions:
             return ctx.cluster_regions[cluster]
@@ -389,14 +387,13 @@ def _nodepool_use(r: RecordedResource, props: Mapping[str, Any], region: str, ca
 
 
 def _cpu_pools(r: RecordedResource, props: Mapping[str, Any], cat: Catalog) -> list[CpuUse]:
-    """The CPU (non-GPU) pools of an AgentPool or ManagedCluster of the unversioned type tokens, as before, read by
+    """The CPU (non-GPU) pools of an AgentPool or ManagedCluster (explicit API-version type tokens included), read by
     :func:`rules.wire_pools.aks_pools`: role ``pool`` for the AgentPool, ``agentPoolProfiles[<name>]`` (or the index
     when the profile has no ``name`` key) for each profile."""
     pools: list[tuple[str, Mapping[str, Any]]] = []
-    if r.type in (_AGENT_POOL, _MANAGED_CLUSTER):
-        for pool in aks_pools(r.type, props, is_unknown=is_unknown).pools:
-            role = "pool" if pool.standalone else f"agentPoolProfiles[{pool.data.get('name', pool.index)}]"
-            pools.append((role, pool.data))
+    for pool in aks_pools(r.type, props, is_unknown=is_unknown).pools:
+        role = "pool" if pool.standalone else f"agentPoolProfiles[{pool.data.get('name', pool.index)}]"
+        pools.append((role, pool.data))
     out: list[CpuUse] = []
     for role, pool in pools:
         size = pool.get("vmSize")

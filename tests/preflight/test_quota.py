@@ -210,3 +210,29 @@ def test_cpu_pools_are_listed_not_counted() -> None:
     assert [(c.role, c.vm_size, c.nodes_max) for c in demand.cpu] == [
         ("agentPoolProfiles[system]", "Standard_D4ds_v5", 2)
     ]
+
+
+def test_explicit_api_version_type_tokens_count_as_the_plain_ones() -> None:
+    """``azure-native:containerservice/v20250901:AgentPool`` is an AgentPool: its region comes from its cluster and its
+    CPU pools are listed, as for the unversioned tokens (``rules.resource_types``)."""
+    versioned_cluster = CLUSTER.replace("containerservice:", "containerservice/v20250901:")
+    versioned_pool = POOL.replace("containerservice:", "containerservice/v20250901:")
+    resources = [
+        res(
+            versioned_cluster,
+            "aks",
+            resourceName="aks-east",
+            location="East US",
+            agentPoolProfiles=[{"name": "system", "vmSize": "Standard_D4ds_v5", "count": 2.0}],
+        ),
+        res(versioned_pool, "east", vmSize="Standard_NC4as_T4_v3", count=1.0, resourceName="aks-east"),
+        res(versioned_pool, "cpu", vmSize="Standard_D8ds_v5", count=3.0, resourceName="aks-east"),
+    ]
+    demand = quota_demand(resources, default_region="northeurope")
+    assert {(r.region, r.quota): (r.vcpus_min, r.vcpus_max) for r in demand.rows()}[
+        ("eastus", "StandardNCASv3_T4Family")
+    ] == (4, 4)
+    assert sorted((c.role, c.vm_size, c.nodes_max) for c in demand.cpu) == [
+        ("agentPoolProfiles[system]", "Standard_D4ds_v5", 2),
+        ("pool", "Standard_D8ds_v5", 3),
+    ]
