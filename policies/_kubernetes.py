@@ -38,7 +38,7 @@ from ._resources import (
 class VersionField:
     """One requested Kubernetes version: where it is and the cluster settings that decide LTS."""
 
-    resource: PolicyResource | ResourceRef
+    resource: ResourceRef
     path: str
     version: str
     tier: Any
@@ -52,7 +52,7 @@ class VersionField:
 
 @dataclass(frozen=True, slots=True)
 class _Cluster:
-    resource: PolicyResource
+    resource: ResourceRef
     props: dict[str, Any]
 
     @property
@@ -89,13 +89,7 @@ def version_fields(args: StackValidationArgs, review: Review) -> Iterator[Versio
     """Known version fields; unknown ones (and unknown tier / plan) are recorded on ``review``. Read once per
     request and shared by the version policies (:func:`policies._resources.shared_reading`)."""
 
-    def read(recorder: Review) -> list[VersionField]:
-        return [
-            VersionField(resource_ref(f.resource), f.path, f.version, f.tier, f.support_plan, f.cluster_known)
-            for f in _version_fields(args, recorder)
-        ]
-
-    return iter(shared_reading(_VERSION_FIELDS, read, review))
+    return iter(shared_reading(_VERSION_FIELDS, lambda recorder: list(_version_fields(args, recorder)), review))
 
 
 _VERSION_FIELDS = "version-fields"
@@ -106,8 +100,8 @@ def _version_fields(args: StackValidationArgs, review: Review) -> Iterator[Versi
     pools: list[tuple[PolicyResource, dict[str, Any]]] = []
     for resource in args.resources:
         if is_managed_cluster(resource.resource_type):
-            props = props_of(resource)
-            clusters.append(_Cluster(resource, props if isinstance(props, dict) else {}))
+            ref = resource_ref(resource)
+            clusters.append(_Cluster(ref, ref.props if isinstance(ref.props, dict) else {}))
         elif is_agent_pool(resource.resource_type):
             props = props_of(resource)
             pools.append((resource, props if isinstance(props, dict) else {}))
@@ -156,11 +150,11 @@ def _version_fields(args: StackValidationArgs, review: Review) -> Iterator[Versi
         if owner is None and len(clusters) == 1:
             owner = clusters[0]
         if owner is None:
-            yield VersionField(resource, "orchestratorVersion", value, None, None, False)
+            yield VersionField(resource_ref(resource), "orchestratorVersion", value, None, None, False)
             continue
         if owner.tier is UNKNOWN or owner.support_plan is UNKNOWN:
             continue  # recorded above
-        yield VersionField(resource, "orchestratorVersion", value, owner.tier, owner.support_plan, True)
+        yield VersionField(resource_ref(resource), "orchestratorVersion", value, owner.tier, owner.support_plan, True)
 
 
 def judge(field: VersionField, check: Any, review: Review, today: date, **kwargs: Any) -> VersionFinding | None:

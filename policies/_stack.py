@@ -51,7 +51,7 @@ class Operator:
 
 @dataclass(frozen=True, slots=True)
 class StackPool:
-    resource: PolicyResource | ResourceRef
+    resource: ResourceRef
     pool: Pool
 
     def where(self, *keys: str) -> str:
@@ -86,10 +86,7 @@ def linux_gpu_pools(args: StackValidationArgs, review: Review) -> list[StackPool
     """Every Linux node pool with a GPU size (AgentPools and ManagedCluster profiles); unknowns recorded. Read once
     per request and shared by the stack policies that ask (:func:`policies._resources.shared_reading`)."""
 
-    def read(recorder: Review) -> list[StackPool]:
-        return [StackPool(resource_ref(sp.resource), sp.pool) for sp in _linux_gpu_pools(args, recorder)]
-
-    return list(shared_reading(_LINUX_GPU_POOLS, read, review))
+    return list(shared_reading(_LINUX_GPU_POOLS, lambda recorder: _linux_gpu_pools(args, recorder), review))
 
 
 _LINUX_GPU_POOLS = "linux-gpu-pools"
@@ -99,6 +96,7 @@ def _linux_gpu_pools(args: StackValidationArgs, review: Review) -> list[StackPoo
     found: list[StackPool] = []
     for resource in args.resources:
         scoped = _ScopedReview(review, resource.name)
+        ref: ResourceRef | None = None  # made for a resource with a GPU pool only (its view is converted once)
         for pool in pools_of(resource, scoped):
             os_type = pool.get("osType")
             if os_type is UNKNOWN:
@@ -107,7 +105,8 @@ def _linux_gpu_pools(args: StackValidationArgs, review: Review) -> list[StackPoo
             if isinstance(os_type, str) and os_type.lower() == "windows":
                 continue
             if is_gpu_pool(pool, scoped):
-                found.append(StackPool(resource, pool))
+                ref = ref or resource_ref(resource)
+                found.append(StackPool(ref, pool))
     return found
 
 
