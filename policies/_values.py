@@ -130,6 +130,17 @@ def is_unknown(value: Any) -> bool:
     return value is UNKNOWN
 
 
+def unknown_fields_error(unknown: list[str]) -> UnknownValueError:
+    """pulumi_policy's ``UnknownValueError`` naming every field of a review that was unknown during preview."""
+    error = UnknownValueError(UNKNOWN_STRING_VALUE, [unknown[0]])
+    error.message = (
+        f"{', '.join(unknown)} can't be known during preview and "
+        f"{'were' if len(unknown) > 1 else 'was'} not checked (every known value was); the check runs "
+        "again when `pulumi up` knows the value"
+    )
+    return error
+
+
 class Review:
     """One policy run over one resource (or the stack): reports violations, then states what could not be checked.
 
@@ -165,12 +176,8 @@ class Review:
 
     def finish(self) -> None:
         if self.unknown:
-            error = UnknownValueError(UNKNOWN_STRING_VALUE, [self.unknown[0]])
-            error.message = (
-                f"{', '.join(self.unknown)} can't be known during preview and "
-                f"{'were' if len(self.unknown) > 1 else 'was'} not checked (every known value was); the check runs "
-                "again when `pulumi up` knows the value"
-            )
-            raise error
+            # Built in another function: a local holding the error would tie this frame and everything it reaches to
+            # the error's traceback in a reference cycle (the pack runs without the cyclic collector: _collector.py).
+            raise unknown_fields_error(self.unknown)
         if self.unchecked and not self.violations and self._args is not None:
             self._args.not_applicable("; ".join(self.unchecked))
