@@ -87,6 +87,7 @@ def inprocess(n: int, reps: int) -> dict[str, Any]:
     from pulumi_policy.policy import _PolicyAnalyzerServicer
 
     from bench.floor import floor_policies, policy_counts
+    from policies._collector import pause_cyclic_collector, resume_cyclic_collector
     from policies.pack import ALL_POLICIES, PACK_NAME
     from preflight.analyzer.protocol import engine_urn, to_struct
 
@@ -122,7 +123,11 @@ def inprocess(n: int, reps: int) -> dict[str, Any]:
         return run
 
     load = [load_average()]
-    total = _interleave(reps, {k: side(k) for k in servicers})
+    pause_cyclic_collector()  # as both pack processes run (policies/_collector.py)
+    try:
+        total = _interleave(reps, {k: side(k) for k in servicers})
+    finally:
+        resume_cyclic_collector()
     load.append(load_average())
     resource_policies, stack_policies = policy_counts()
     return {

@@ -46,6 +46,7 @@ def child(mode: str, n: int) -> None:
 
     from bench.bench_policy import synth_resources
     from bench.floor import floor_policies
+    from policies._collector import pause_cyclic_collector
     from policies.pack import ALL_POLICIES, PACK_NAME
     from preflight.analyzer.protocol import engine_urn, to_struct
 
@@ -61,6 +62,7 @@ def child(mode: str, n: int) -> None:
     for servicer in servicers.values():  # warm-up: catalog load, caches; one request of each resource kind
         for request in requests[:5]:
             servicer.Analyze(request, None)
+    pause_cyclic_collector()  # as the pack process runs (policies/_collector.py), in every mode
     if mode != "setup":
         servicer = servicers[mode.removesuffix("-stack")]
         if mode.endswith("-stack"):

@@ -11,7 +11,9 @@ import the GPU catalog (``gpu_catalog``) and the rules layer (``rules``) as top-
   is the pack's top-level ``__main__.py`` and the packages were copied next to it: that folder is the pack itself, and
   nothing outside it is used.
 
-``PolicyPack(...)`` serves gRPC, prints its port on the first stdout line and blocks.
+``PolicyPack(...)`` serves gRPC, prints its port on the first stdout line and blocks. Before it serves, the cyclic
+garbage collector is paused for the life of the process: the pack's requests make no reference cycles
+(``policies/_collector.py``).
 """
 
 import sys
@@ -24,10 +26,12 @@ if str(PACKAGES_ROOT) not in sys.path:
 
 from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402
 
+from policies._collector import pause_cyclic_collector  # noqa: E402
 from policies._exemptions import set_engine  # noqa: E402
 from policies.pack import ALL_POLICIES, PACK_NAME  # noqa: E402
 
 set_engine(sys.argv[1])  # exempted violations are logged to the engine (policies/_exemptions.py)
+pause_cyclic_collector()  # after everything is loaded (policies/_collector.py)
 
 PolicyPack(
     PACK_NAME,
