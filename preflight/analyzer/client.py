@@ -13,6 +13,7 @@ import grpc
 from google.protobuf import empty_pb2, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
+from preflight.analyzer.collector import collector_paused
 from preflight.analyzer.policy_config import reconcile_policy_config
 from preflight.analyzer.process import PackProcess, read_pack_yaml
 from preflight.analyzer.protocol import (
@@ -299,18 +300,23 @@ class PolicyPackProcess(PackProcess):
                     raise self._rpc_error("Analyze", e, urn) from e
                 self._collect(resp, urn, out)
 
-        for r in resources:
-            inputs = self._remediate_one(r, out) if self._remediate or self.always_remediate else r.inputs
-            req = self._request(r, inputs, analyze=True)
-            # AnalyzeStack sends the same (possibly remediated) properties: keep the Struct, don't rebuild it.
-            self._analyzed[r.urn] = (r.inputs, req.properties)
-            pending.append((req.urn, stub.Analyze.future(req, timeout=self.rpc_timeout)))
-            drain(max(in_flight - 1, 0))
-        drain(0)
+        with collector_paused():  # the results grow with the stack (preflight/analyzer/collector.py)
+            for r in resources:
+                inputs = self._remediate_one(r, out) if self._remediate or self.always_remediate else r.inputs
+                req = self._request(r, inputs, analyze=True)
+                # AnalyzeStack sends the same (possibly remediated) properties: keep the Struct, don't rebuild it.
+                self._analyzed[r.urn] = (r.inputs, req.properties)
+                pending.append((req.urn, stub.Analyze.future(req, timeout=self.rpc_timeout)))
+                drain(max(in_flight - 1, 0))
+            drain(0)
         return out
 
     def analyze_stack(self, resources: Sequence[RecordedResource]) -> Analysis:
         """AnalyzeStack once with every resource (properties = inputs, as in a preview of new resources)."""
+        with collector_paused():  # the request and the results grow with the stack (preflight/analyzer/collector.py)
+            return self._analyze_stack(resources)
+
+    def _analyze_stack(self, resources: Sequence[RecordedResource]) -> Analysis:
         self._ensure_configured()
         request = analyzer_pb2.AnalyzeStackRequest()
         for r in resources:
