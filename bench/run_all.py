@@ -5,8 +5,9 @@
 ``--quick`` uses small sizes (for development on a shared machine). ``--write-results`` replaces the generated
 block of ``bench/RESULTS.md`` (between the ``figures`` markers) with this run's machine facts and figures; the
 analysis around it is written by hand. Exit code 1 when a benchmark failed or a gated target was missed: the pack
-against its no-op floor (in process ≤ 1.15×, over gRPC ≥ 0.90× at 1,000 and 10,000, linear ≤ 1.15), the 100-pool
-case, the platform imports (≤ 1.3× the SDK modules), ``pulumi_databricks`` never imported by an AKS-only program.
+against its no-op floor (in process ≤ 1.15×, over gRPC ≥ 0.90× at 1,000 and 10,000, linear in process ≤ 1.15),
+the 100-pool case, the platform imports (≤ 1.3× the SDK modules), ``pulumi_databricks`` never imported by an
+AKS-only program.
 """
 
 from __future__ import annotations
@@ -133,6 +134,14 @@ def floor_section(gated: list[list[str]]) -> list[str]:
              f"{a['ours']['median']:,.0f}", f"{a['floor']['median']:,.0f}",
              f"{a['ours']['median'] / a['floor']['median']:.2f}"],
         ]  # fmt: skip
+        for run in fl.get("linear", []):
+            lt = run["total_us"]
+            rows.append(
+                [f"in process, N={run['n']:,} (linear), CPU µs/resource",
+                 f"{lt['ours']['median']:,.0f} ({lt['ours']['min']:,.0f}–{lt['ours']['max']:,.0f})",
+                 f"{lt['floor']['median']:,.0f} ({lt['floor']['min']:,.0f}–{lt['floor']['max']:,.0f})",
+                 f"{lt['ours']['median'] / lt['floor']['median']:.2f}"]
+            )  # fmt: skip
         for row in fl["grpc"]:
             r = row["rps"]
             rows.append(
@@ -156,6 +165,12 @@ def floor_section(gated: list[list[str]]) -> list[str]:
                 for label, x in rounds
             )
         )
+        if "grpc_linear" in fl:
+            gl = fl["grpc_linear"]
+            lines.append(
+                f"- wall µs/resource over gRPC, {fl['grpc'][-1]['n']:,} / {fl['grpc'][0]['n']:,} "
+                f"(reported, not gated): ours {gl['ours']:.2f}, floor {gl['floor']:.2f}"
+            )
         lines.append(
             f"- our code's share of the pack's Analyze (cProfile own time in policies/, rules/, gpu_catalog/; "
             f"`python bench/profile_pack.py -n {share['n']}`): **{share['share']:.1%}**"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.bench_floor import GRPC_MIN, INPROCESS_MAX, LINEAR_MAX, paired, spread, targets
+from bench.bench_floor import GRPC_MIN, INPROCESS_MAX, LINEAR_MAX, grpc_linear, paired, spread, targets
 
 
 def _row(n: int, ours_rps: list[float], floor_rps: list[float]) -> dict[str, Any]:
@@ -25,14 +25,26 @@ def test_each_target_is_met_or_missed_on_the_ratio_of_medians() -> None:
         _row(1000, [180.0] * 3, [210.0] * 3),
         _row(10000, [190.0] * 3, [200.0] * 3),
     ]
-    found = targets(inproc, rows)
+    linear = [
+        {"n": 100, "total_us": {"ours": spread([1000.0, 1010.0, 990.0]), "floor": spread([900.0] * 3)}},
+        {"n": 10000, "total_us": {"ours": spread([1160.0, 1170.0, 1180.0]), "floor": spread([950.0] * 3)}},
+    ]
+    found = targets(inproc, rows, linear)
     assert [(round(x["ratio"], 3), x["met"]) for x in found] == [
         (1.15, True),  # in process: 1150 / 1000, at the bound
         (round(180 / 210, 3), False),  # gRPC 1,000: 0.857 < 0.90
         (0.95, True),  # gRPC 10,000
-        (round((1e6 / 190) / (1e6 / 200), 3), True),  # linear: 1.053
+        (1.17, False),  # linear, CPU in process: 1170 / 1000 > 1.15 (not the gRPC rows' 1.053)
     ]
+    assert found[-1]["floor"] == "floor's own: 1.06"  # 950 / 900
     assert (INPROCESS_MAX, GRPC_MIN, LINEAR_MAX) == (1.15, 0.90, 1.15)
+    found = targets(inproc, rows, [linear[0], {**linear[1], "total_us": linear[0]["total_us"]}])
+    assert (found[-1]["ratio"], found[-1]["met"]) == (1.0, True)
+
+
+def test_grpc_wall_linear_is_reported_for_both_sides() -> None:
+    rows = [_row(100, [200.0] * 3, [250.0] * 3), _row(10000, [160.0] * 3, [200.0] * 3)]
+    assert grpc_linear(rows) == {"ours": 1.25, "floor": 1.25}
 
 
 def test_per_round_ratios_pair_the_sides_of_each_round() -> None:
