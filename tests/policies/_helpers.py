@@ -187,3 +187,24 @@ OPERATOR_RELEASE: dict[str, Any] = {
     "repositoryOpts": {"repo": "https://helm.ngc.nvidia.com/nvidia"},
     "values": {"driver": {"enabled": True}, "toolkit": {"enabled": True}},
 }
+
+
+def corpus_with_unknowns(n: int) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """bench's synthetic corpus of ``n`` resources (AgentPool, ManagedCluster, Databricks; every catalog size) as
+    (type, engine URN, name, inputs), every seventh resource with one field unknown and every eleventh with an
+    unknown pool list / node count."""
+    from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE
+
+    from bench.bench_policy import synth_resources
+    from preflight.analyzer.protocol import engine_urn
+
+    out: list[tuple[str, str, str, dict[str, Any]]] = []
+    for i, r in enumerate(synth_resources(n)):
+        inputs = dict(r.inputs)
+        if i % 7 == 0:
+            inputs[sorted(inputs)[i % len(inputs)]] = UNKNOWN_STRING_VALUE
+        if i % 11 == 0:
+            key = "agentPoolProfiles" if "agentPoolProfiles" in inputs else "count"
+            inputs[key] = UNKNOWN_STRING_VALUE if key == "agentPoolProfiles" else UNKNOWN_NUMBER_VALUE
+        out.append((r.type, engine_urn(r.urn), r.name, inputs))
+    return out

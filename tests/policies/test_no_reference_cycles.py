@@ -31,12 +31,11 @@ SCRIPT = textwrap.dedent(
     from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
     from pulumi_policy import EnforcementLevel
     from pulumi_policy.policy import _PolicyAnalyzerServicer
-    from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
 
-    from bench.bench_policy import synth_resources
     from policies._collector import pause_cyclic_collector
     from policies.pack import ALL_POLICIES, PACK_NAME
-    from preflight.analyzer.protocol import engine_urn, to_struct
+    from preflight.analyzer.protocol import to_struct
+    from tests.policies._helpers import corpus_with_unknowns
 
     servicer = _PolicyAnalyzerServicer(PACK_NAME, "0.0.0", list(ALL_POLICIES), EnforcementLevel.ADVISORY)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
@@ -45,23 +44,17 @@ SCRIPT = textwrap.dedent(
     server.start()
     stub = analyzer_pb2_grpc.AnalyzerStub(grpc.insecure_channel(f"127.0.0.1:{port}"))
 
-    resources = synth_resources(int(sys.argv[1]))
-    exempt = resources[0].name
+    corpus = corpus_with_unknowns(int(sys.argv[1]))
+    exempt = corpus[0][2]
     properties = struct_pb2.Struct()
     properties.update({"exemptions": [{"resource": exempt, "reason": "kept for the cycle test",
                                        "owner": "ml-platform@contoso.com", "expires": "2026-12-20"}]})
     configure = analyzer_pb2.ConfigureAnalyzerRequest()
     configure.policyConfig["gpu-size-minimum"].CopyFrom(analyzer_pb2.PolicyConfig(properties=properties))
-    requests = []
-    for i, r in enumerate(resources):
-        inputs = dict(r.inputs)
-        if i % 7 == 0:
-            inputs[sorted(inputs)[i % len(inputs)]] = UNKNOWN_STRING_VALUE
-        if i % 11 == 0:
-            key = "agentPoolProfiles" if "agentPoolProfiles" in inputs else "count"
-            inputs[key] = UNKNOWN_STRING_VALUE if key == "agentPoolProfiles" else UNKNOWN_NUMBER_VALUE
-        props = to_struct(inputs, skip_internal_keys=True)
-        requests.append(analyzer_pb2.AnalyzeRequest(type=r.type, properties=props, urn=engine_urn(r.urn), name=r.name))
+    requests = [
+        analyzer_pb2.AnalyzeRequest(type=typ, properties=to_struct(inputs, skip_internal_keys=True), urn=urn, name=name)
+        for typ, urn, name, inputs in corpus
+    ]
     stub.Configure(configure)
     stub.Analyze(requests[0])  # the catalog and the caches load before the collector is paused, as in the pack
 

@@ -11,13 +11,12 @@ import pytest
 from pulumi.runtime.proto import analyzer_pb2
 from pulumi_policy import EnforcementLevel
 from pulumi_policy.policy import _PolicyAnalyzerServicer
-from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
 
 import policies._resources as resources
-from bench.bench_policy import synth_resources
 from gpu_catalog import clock
 from policies.pack import ALL_POLICIES, PACK_NAME
-from preflight.analyzer.protocol import engine_urn, to_struct
+from preflight.analyzer.protocol import to_struct
+from tests.policies._helpers import corpus_with_unknowns
 
 N = 150
 RESOURCE_DIAGNOSTICS = 282  # 284 before NCads_A10_v4 became whole GPUs (NC8, NC16 no longer below the floor)
@@ -26,18 +25,7 @@ STACK_DIAGNOSTICS = 120  # 91 + aks-node-os-supported (1 preview note) + gpu-poo
 
 
 def _corpus() -> list[tuple[str, str, str, dict[str, Any]]]:
-    """bench's synthetic corpus (AgentPool, ManagedCluster, Databricks; every catalog size), every seventh resource
-    with one field unknown and every eleventh with an unknown pool list / node count."""
-    out: list[tuple[str, str, str, dict[str, Any]]] = []
-    for i, r in enumerate(synth_resources(N)):
-        inputs = dict(r.inputs)
-        if i % 7 == 0:
-            inputs[sorted(inputs)[i % len(inputs)]] = UNKNOWN_STRING_VALUE
-        if i % 11 == 0:
-            key = "agentPoolProfiles" if "agentPoolProfiles" in inputs else "count"
-            inputs[key] = UNKNOWN_STRING_VALUE if key == "agentPoolProfiles" else UNKNOWN_NUMBER_VALUE
-        out.append((r.type, engine_urn(r.urn), r.name, inputs))
-    return out
+    return corpus_with_unknowns(N)
 
 
 @pytest.fixture
