@@ -46,6 +46,18 @@ class StrictModel(BaseModel):
         return value
 
 
+def empty_section() -> Any:
+    """The default of a nested section (``cluster: ClusterConfig = empty_section()``): the section left out is
+    validated as if it were written ``{}``, by the enclosing model's validator, when a stack file is read.
+
+    A model instance as the default (``= ClusterConfig()``) would be validated on its own when its class is created,
+    building a validator for each nested model at import that validating the stack file never uses (the root's
+    validator includes every nested model's schema). The result is the same instance: every field at its default and
+    ``model_fields_set`` empty.
+    """
+    return Field(default_factory=dict)
+
+
 PATTERN_WORDS: dict[str, str] = {}
 """Every ``pattern`` a model field uses → what it means, in words (a refusal never prints a regex)."""
 

@@ -52,7 +52,7 @@ from rules.databricks import (
 )
 from rules.sizes import DEFAULT_FLOOR
 
-from .base import StrictModel
+from .base import StrictModel, empty_section
 
 WorkloadMode = Literal["training", "inference", "singleNode"]
 WORKLOAD_MODES: tuple[str, ...] = ("training", "inference", "singleNode")
@@ -398,7 +398,7 @@ class DatabricksConfig(StrictModel):
 
     workspace: DatabricksWorkspaceConfig
     clusters: list[DatabricksClusterConfig] = Field(default_factory=list)
-    clusterPolicy: DatabricksClusterPolicyConfig = DatabricksClusterPolicyConfig()
+    clusterPolicy: DatabricksClusterPolicyConfig = empty_section()
 
     @field_validator("clusters")
     @classmethod

@@ -36,7 +36,7 @@ from rules.sizes import DEFAULT_FLOOR
 from rules.upgrade import AutoUpgradeChannel, NodeOsUpgradeChannel
 
 from .azure_policy import AzurePolicyConfig
-from .base import StrictModel, worded
+from .base import StrictModel, empty_section, worded
 from .databricks import DatabricksConfig
 from .kaito import KaitoConfig, kaito_addon_enabled
 from .monitoring import GpuMonitoringConfig
@@ -206,8 +206,8 @@ class ClusterConfig(StrictModel):
     skuTier: SkuTier = "Standard"
     supportPlan: SupportPlan = DEFAULT_SUPPORT_PLAN
     """``AKSLongTermSupport`` (needs ``skuTier: Premium``) keeps a minor creatable for a year after its end of life."""
-    access: ClusterAccessConfig = ClusterAccessConfig()
-    systemPool: SystemPoolConfig = SystemPoolConfig()
+    access: ClusterAccessConfig = empty_section()
+    systemPool: SystemPoolConfig = empty_section()
     autoUpgradeChannel: AutoUpgradeChannel = "stable"
     """Checked against the pins (:mod:`rules.upgrade`): ``stable``/``rapid`` own the Kubernetes version (drift on it is
     ignored) and may not move the cluster past the pinned GPU software's validated range; a patch pin needs ``none``
@@ -227,10 +227,10 @@ class ClusterConfig(StrictModel):
     """Protect the cluster (and a resource group this stack creates) from deletion and replacement.
     Defaults to true when ``environment`` is ``prod``."""
     tags: dict[str, str] = Field(default_factory=dict)
-    apiServer: ApiServerConfig = ApiServerConfig()
-    network: NetworkConfig = NetworkConfig()
-    monitoring: MonitoringConfig = MonitoringConfig()
-    secretsStore: SecretsStoreConfig = SecretsStoreConfig()
+    apiServer: ApiServerConfig = empty_section()
+    network: NetworkConfig = empty_section()
+    monitoring: MonitoringConfig = empty_section()
+    secretsStore: SecretsStoreConfig = empty_section()
     workingHours: WorkingHoursConfig | None = None
     """Dev/test only: when the cluster is used, to stop it outside those hours (stack_config/working_hours.py)."""
 
@@ -356,22 +356,22 @@ class StackConfig(StrictModel):
     environment: Environment
     location: str
     """An Azure region's programmatic name (``westeurope``): ``gpu_catalog/facts/azure_regions.json``."""
-    resourceGroup: ResourceGroupConfig = ResourceGroupConfig()
-    cluster: ClusterConfig = ClusterConfig()
+    resourceGroup: ResourceGroupConfig = empty_section()
+    cluster: ClusterConfig = empty_section()
     gpuPools: list[GpuPoolConfig] = Field(default_factory=list)
     gpuNodePools: list[GpuNodePoolConfig] = Field(default_factory=list)
     """GPU capacity from node auto-provisioning (Karpenter NodePools, ``stack_config/nap.py``): from zero to a
     GPU limit. Any entry turns node auto-provisioning on for the cluster."""
-    gpuOperator: GpuOperatorConfig = GpuOperatorConfig()
-    devicePlugin: DevicePluginConfig = DevicePluginConfig()
+    gpuOperator: GpuOperatorConfig = empty_section()
+    devicePlugin: DevicePluginConfig = empty_section()
     """The nvidia-device-plugin chart, for GPU pools when the GPU operator is off."""
-    kaito: KaitoConfig = KaitoConfig()
+    kaito: KaitoConfig = empty_section()
     """KAITO model workspaces (``stack_config/kaito.py``); ``kaito.enabled`` also turns the add-on on."""
     databricks: DatabricksConfig | None = None
     """Azure Databricks workspace and GPU clusters (``stack_config/databricks.py``)."""
-    azurePolicy: AzurePolicyConfig = AzurePolicyConfig()
+    azurePolicy: AzurePolicyConfig = empty_section()
     """The size rules as an Azure Policy assignment (``stack_config/azure_policy.py``)."""
-    monitoring: GpuMonitoringConfig = GpuMonitoringConfig()
+    monitoring: GpuMonitoringConfig = empty_section()
     """GPU metrics, alerts and their action group (``stack_config/monitoring.py``)."""
     budget: Any = None
     """``{monthlyUsd, enforcementLevel}``, checked by :func:`rules.budget.budget_shape` (the preflight's check too)."""

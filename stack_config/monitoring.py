@@ -20,7 +20,7 @@ from rules.monitoring import (
     Thresholds,
 )
 
-from .base import StrictModel
+from .base import StrictModel, empty_section
 
 _DEFAULTS = Thresholds()
 
@@ -59,5 +59,5 @@ class GpuMonitoringConfig(StrictModel):
     workspaceLocation: str | None = None
     """Region of the workspace the platform creates (and of its data collection endpoint and rule); defaults to the
     stack's ``location``. Must be a region with Azure Monitor workspaces."""
-    alerts: GpuAlertsConfig = GpuAlertsConfig()
-    actionGroup: ActionGroupConfig = ActionGroupConfig()
+    alerts: GpuAlertsConfig = empty_section()
+    actionGroup: ActionGroupConfig = empty_section()

@@ -27,7 +27,7 @@ from rules.karpenter import (
     BudgetReason,
 )
 
-from .base import StrictModel, worded
+from .base import StrictModel, empty_section, worded
 from .sharing import SharingConfig
 
 FACTS = load_karpenter_facts()
@@ -104,7 +104,7 @@ class GpuNodePoolConfig(StrictModel):
     imageFamily: ImageFamily | None = None
     """Unset: AKS's default for the Kubernetes version (Ubuntu 24.04 from 1.34)."""
     osDiskSizeGB: Annotated[int, Field(ge=30, le=2048)] | None = None
-    disruption: DisruptionConfig = DisruptionConfig()
+    disruption: DisruptionConfig = empty_section()
     expireAfter: Duration | None = None
     """Replace nodes after this long (Karpenter's default 720h when unset)."""
     weight: Annotated[int, Field(ge=1, le=100)] | None = None
