@@ -39,26 +39,21 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 
 from components.aks_cluster import AksGpuCluster
-from components.azure_policy import AksGpuSizePolicy
 from components.contract import CONTRACT_VERSION
 from components.device_plugin import NvidiaDevicePlugin
 from components.gpu_operator import GpuOperator
-from components.kaito import KaitoWorkspace
-from components.monitoring import GpuMonitoring
-from components.nap_pool import NapGpuPool
 from composition import wiring
-from composition.monitoring_wiring import gpu_monitoring_args
 from stack_config import StackConfig
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from components.aks_cluster import AksGpuClusterArgs
-    from components.azure_policy import AksGpuSizePolicyArgs
+    from components.azure_policy import AksGpuSizePolicy, AksGpuSizePolicyArgs
     from components.databricks import DatabricksClusterPolicyArgs, DatabricksDeployment, DatabricksGpuClusterArgs
-    from components.kaito import KaitoWorkspaceArgs
-    from components.monitoring import GpuMonitoringArgs
-    from components.nap_pool import NapGpuPoolArgs
+    from components.kaito import KaitoWorkspace, KaitoWorkspaceArgs
+    from components.monitoring import GpuMonitoring, GpuMonitoringArgs
+    from components.nap_pool import NapGpuPool, NapGpuPoolArgs
     from components.pool_scheduling import PoolGpuOperator
 
 CLUSTER_COMPONENT = "aks"
@@ -106,7 +101,7 @@ def _component_args(cfg: StackConfig) -> _ComponentArgs:
     kaito_args = [wiring.kaito_workspace_args(cfg, ws) for ws in cfg.kaito.workspaces]
     nap_args = [wiring.nap_pool_args(cfg, pool, operator, tags) for pool in cfg.gpuNodePools]
     policy_args = wiring.azure_policy_args(cfg) if cfg.azurePolicy.enabled else None
-    monitoring_args = gpu_monitoring_args(cfg, tags) if cfg.monitoring.enabled else None
+    monitoring_args = _monitoring_args(cfg, tags)
     databricks_policy = wiring.databricks_cluster_policy_args(cfg)
     databricks_clusters = (
         [wiring.databricks_cluster_args(cfg, c, tags) for c in cfg.databricks.clusters] if cfg.databricks else []
@@ -124,24 +119,24 @@ def _component_args(cfg: StackConfig) -> _ComponentArgs:
     )
 
 
+def _monitoring_args(cfg: StackConfig, tags: Mapping[str, str]) -> GpuMonitoringArgs | None:
+    if not cfg.monitoring.enabled:
+        return None
+    from composition.monitoring_wiring import gpu_monitoring_args
+
+    return gpu_monitoring_args(cfg, tags)
+
+
 def build_platform(cfg: StackConfig) -> Platform:
-    """Create every resource of the environment described by a validated :class:`StackConfig`."""
+    """Create every resource of the environment described by a validated :class:`StackConfig`.
+
+    A section's component module is imported only when the stack has the section (NAP pools, KAITO workspaces,
+    Databricks, Azure Policy, monitoring): a program pays for the components its stack uses."""
     args = _component_args(cfg)
     cluster = AksGpuCluster(CLUSTER_COMPONENT, args.cluster)
-    nap_pools = [
-        NapGpuPool(f"nap-{nap.name}", nap, provider=cluster.kubernetes_provider(), depends_on=cluster.kubernetes_access)
-        for nap in args.nap
-    ]
+    nap_pools = _nap_pools(cluster, args.nap)
     gpu_operator, device_plugin = _node_stack(cfg, args.operator, cluster, nap_pools)
-    kaito = [
-        KaitoWorkspace(
-            f"kaito-{ws.workspace_name}",
-            ws,
-            provider=cluster.kubernetes_provider(),
-            depends_on=cluster.kubernetes_access,
-        )
-        for ws in args.kaito
-    ]
+    kaito = _kaito_workspaces(cluster, args.kaito)
     databricks = (
         _build_databricks(cfg, cluster, args.tags, args.databricks_clusters, args.databricks_policy)
         if cfg.databricks is not None
@@ -160,6 +155,35 @@ def build_platform(cfg: StackConfig) -> Platform:
         azure_policy=azure_policy,
         monitoring=monitoring,
     )
+
+
+def _nap_pools(cluster: AksGpuCluster, nap_args: Sequence[NapGpuPoolArgs]) -> list[NapGpuPool]:
+    """One ``NapGpuPool`` per ``gpuNodePools`` entry, in the cluster once it is reachable."""
+    if not nap_args:
+        return []
+    from components.nap_pool import NapGpuPool
+
+    return [
+        NapGpuPool(f"nap-{nap.name}", nap, provider=cluster.kubernetes_provider(), depends_on=cluster.kubernetes_access)
+        for nap in nap_args
+    ]
+
+
+def _kaito_workspaces(cluster: AksGpuCluster, kaito_args: Sequence[KaitoWorkspaceArgs]) -> list[KaitoWorkspace]:
+    """One ``KaitoWorkspace`` per ``kaito.workspaces`` entry, in the cluster once it is reachable."""
+    if not kaito_args:
+        return []
+    from components.kaito import KaitoWorkspace
+
+    return [
+        KaitoWorkspace(
+            f"kaito-{ws.workspace_name}",
+            ws,
+            provider=cluster.kubernetes_provider(),
+            depends_on=cluster.kubernetes_access,
+        )
+        for ws in kaito_args
+    ]
 
 
 def _node_stack(
@@ -196,6 +220,8 @@ def _azure_policy(
     scoped to it."""
     if policy_args is None:
         return None
+    from components.azure_policy import AksGpuSizePolicy
+
     rg_id = _resource_group_id(cfg, cluster)[0] if policy_args.scope == "resourceGroup" else None
     return AksGpuSizePolicy(
         AZURE_POLICY_COMPONENT,
@@ -211,6 +237,8 @@ def _monitoring(
     """GPU monitoring (``monitoring.enabled``), after the GPU pools, the operator and the role propagation."""
     if monitoring_args is None:
         return None
+    from components.monitoring import GpuMonitoring
+
     return GpuMonitoring(
         MONITORING_COMPONENT,
         monitoring_args,

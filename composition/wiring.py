@@ -13,22 +13,14 @@ computed by its ``GpuNodePool``, once, and the operator's values are made of the
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import pulumi
 
 from components.aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
-from components.azure_policy import AksGpuSizePolicyArgs, AzurePolicyExemption
-from components.databricks import (
-    DatabricksAutoscale,
-    DatabricksClusterPolicyArgs,
-    DatabricksGpuClusterArgs,
-    DatabricksWorkspaceArgs,
-)
 from components.device_plugin import NvidiaDevicePluginArgs
 from components.gpu_node_pool import GpuNodePool, GpuPoolSpec
 from components.gpu_operator import GpuOperatorArgs
-from components.kaito import KaitoWorkspaceArgs
-from components.nap_pool import NapGpuPool, NapGpuPoolArgs
 from components.pool_scheduling import POOL_LABEL, GpuSharing, PoolDevicePlugin, PoolGpuOperator
 from gpu_catalog import clock
 from rules.exemptions import matches_type_and_name
@@ -41,6 +33,12 @@ from stack_config.databricks import DatabricksClusterConfig, DatabricksWorkspace
 from stack_config.exemptions import AGENT_POOL_TYPE, agent_pool_resource_name, pool_exempt_rules, stack_exemptions
 from stack_config.kaito import KaitoWorkspaceConfig
 from stack_config.nap import GpuNodePoolConfig
+
+if TYPE_CHECKING:  # each imported where its Args are built: only by a stack that has the section
+    from components.azure_policy import AksGpuSizePolicyArgs, AzurePolicyExemption
+    from components.databricks import DatabricksClusterPolicyArgs, DatabricksGpuClusterArgs, DatabricksWorkspaceArgs
+    from components.kaito import KaitoWorkspaceArgs
+    from components.nap_pool import NapGpuPool, NapGpuPoolArgs
 
 MANAGED_BY = "pulumi:azure-gpu-platform"
 """The ``managed-by`` tag on the platform's Azure resources."""
@@ -189,6 +187,8 @@ def nap_pool_args(
     cfg: StackConfig, pool: GpuNodePoolConfig, operator: PoolGpuOperator | None, tags: Mapping[str, str]
 ) -> NapGpuPoolArgs:
     """``gpuNodePools[i]`` resolved: the sizes through the catalog, the driver mode, sharing, disruption."""
+    from components.nap_pool import NapGpuPoolArgs
+
     sizes, _ = resolve_sizes(pool.sizes, pool.series, pool.gpuModels, floor=cfg.gpu_floor, today=clock.today())
     sharing = gpu_sharing(pool.sharing)
     disruption = pool.disruption
@@ -248,6 +248,8 @@ def gpu_operator_args(
 
 def kaito_workspace_args(cfg: StackConfig, ws: KaitoWorkspaceConfig) -> KaitoWorkspaceArgs:
     """``kaito.workspaces[i]`` with the cluster facts its rules need."""
+    from components.kaito import KaitoWorkspaceArgs
+
     return KaitoWorkspaceArgs(
         workspace_name=ws.name,
         preset=ws.preset,
@@ -271,6 +273,8 @@ def databricks_workspace_args(
     resource_group_id: pulumi.Input[str],
 ) -> DatabricksWorkspaceArgs:
     """``databricks.workspace``, created in the stack's resource group (``resource_group_id``) or used by URL."""
+    from components.databricks import DatabricksWorkspaceArgs
+
     return DatabricksWorkspaceArgs(
         workspace_name=ws.name,
         url=ws.url,
@@ -288,6 +292,8 @@ def databricks_cluster_args(
 ) -> DatabricksGpuClusterArgs:
     """``databricks.clusters[i]`` as the request the provider takes (runtime, access mode, principal, GPU
     scheduling)."""
+    from components.databricks import DatabricksAutoscale, DatabricksGpuClusterArgs
+
     autoscale = cluster.autoscale
     return DatabricksGpuClusterArgs(
         cluster_name=cluster.name,
@@ -312,6 +318,8 @@ def databricks_cluster_args(
 def azure_policy_args(cfg: StackConfig) -> AksGpuSizePolicyArgs:
     """``azurePolicy``: the size rules with the stack's GPU floor, assigned to the cluster's resource group or the
     subscription. Azure names carry the environment: definitions of several stacks share a subscription."""
+    from components.azure_policy import AksGpuSizePolicyArgs
+
     ap = cfg.azurePolicy
     return AksGpuSizePolicyArgs(
         definition_name=f"agp-aks-gpu-vm-sizes-{cfg.environment}",
@@ -325,6 +333,8 @@ def azure_policy_args(cfg: StackConfig) -> AksGpuSizePolicyArgs:
 def azure_policy_exemptions(cfg: StackConfig, pools: Sequence[GpuNodePool]) -> list[AzurePolicyExemption]:
     """``exemptions`` of the size rules that apply today, one Azure Policy exemption per exempted GPU pool (its
     AgentPool's id as the scope), with the entries' reason, owner, category and earliest expiry."""
+    from components.azure_policy import AzurePolicyExemption
+
     today = clock.today()
     out: list[AzurePolicyExemption] = []
     for pool in pools:
@@ -354,6 +364,8 @@ def databricks_cluster_policy_args(cfg: StackConfig) -> DatabricksClusterPolicyA
     """``databricks.clusterPolicy`` (``None`` unless enabled), with the stack's GPU floor."""
     if cfg.databricks is None or not cfg.databricks.clusterPolicy.enabled:
         return None
+    from components.databricks import DatabricksClusterPolicyArgs
+
     policy = cfg.databricks.clusterPolicy
     return DatabricksClusterPolicyArgs(
         policy_name=policy.name or f"gpu-clusters-{cfg.environment}",

@@ -1,4 +1,5 @@
-"""``pulumi_databricks`` (~385 modules, seconds to import) is loaded only when Databricks resources are created.
+"""``pulumi_databricks`` (~385 modules, seconds to import) is loaded only when Databricks resources are created, and
+a section's component module only when the stack has the section.
 
 Each check runs in a fresh interpreter: other tests in this process may already have imported the package.
 """
@@ -111,3 +112,50 @@ def test_a_stack_with_databricks_does_import_it():
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "LOADED True" in proc.stdout
+
+
+SECTION_MODULES = (
+    "components.azure_policy",
+    "components.databricks",
+    "components.kaito",
+    "components.monitoring",
+    "components.nap_pool",
+    "composition.monitoring_wiring",
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("stack", "expected"),
+    [
+        ("dev", []),  # AKS GPU pools and the device plugin only
+        (
+            "staging",
+            ["components.kaito", "components.monitoring", "components.nap_pool", "composition.monitoring_wiring"],
+        ),
+        (
+            "prod",
+            [
+                "components.azure_policy",
+                "components.databricks",
+                "components.kaito",
+                "components.monitoring",
+                "composition.monitoring_wiring",
+            ],
+        ),
+    ],
+)
+def test_a_program_imports_the_component_modules_of_the_sections_its_stack_has(stack: str, expected: list[str]):
+    """The real program on each stack under mocks: dev (no gpuNodePools, kaito, databricks, azurePolicy, monitoring)
+    loads none of those components; staging and prod load exactly theirs."""
+    proc = run_python(
+        f"""
+        import sys
+        from tests.components.harness import run_stack
+        run = run_stack({stack!r})
+        assert run.error is None, run.error
+        print("LOADED", sorted(m for m in sys.modules if m in {SECTION_MODULES!r}))
+        """
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"LOADED {expected!r}" in proc.stdout
