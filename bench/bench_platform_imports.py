@@ -13,7 +13,13 @@ Both sides import compiled bytecode, as a program does from its second run on: t
 ``PYTHONDONTWRITEBYTECODE=1`` (these do) compiles every one of our modules from source on every run while the SDKs'
 bytecode, compiled by pip at install, is read from ``site-packages``: a difference of installation, not of imports.
 
-    python bench/bench_platform_imports.py [--repeat 5]
+CPU time on these machines swings (the same code measured 1.42 and 2.11 in one session), so the executed
+instructions of each side (valgrind cachegrind without cache simulation, ``I refs``: the same count on every run) are
+printed beside the gated time ratio, with what ``pydantic`` alone adds to the SDK modules (a process importing the SDK
+modules and then ``pydantic.BaseModel``): the part of the ratio that no change to our own modules can remove while the
+stack config is made of pydantic models. Skipped (``--no-instructions``, or no ``valgrind`` on PATH); ~15 s a count.
+
+    python bench/bench_platform_imports.py [--repeat 5] [--no-instructions]
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -61,6 +68,36 @@ def _cpu(code: str) -> float:
     return float(out.split()[-1])
 
 
+_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
+PYDANTIC = "from pydantic import BaseModel"
+
+
+def instructions(valgrind: str, code: str) -> int:
+    """Instructions a child running ``code`` executes, start-up included (valgrind cachegrind, no cache simulation)."""
+    cmd = [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", PY, "-c", code]
+    err = _run(cmd).stderr
+    found = _REFS.search(err)
+    if found is None:
+        raise RuntimeError(f"no 'I refs' in valgrind's output:\n{err[-2000:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def instruction_counts(valgrind: str, anchor: str) -> dict[str, Any]:
+    """Ours, the SDK modules, and the SDK modules then pydantic: the ratio and pydantic's share of it."""
+    counts = {
+        "ours": instructions(valgrind, OURS),
+        "sdk": instructions(valgrind, anchor),
+        "sdk_then_pydantic": instructions(valgrind, f"{anchor}\n{PYDANTIC}"),
+    }
+    sdk = counts["sdk"]
+    return {
+        "counts": counts,
+        "ratio": counts["ours"] / sdk,
+        "pydantic_share": (counts["sdk_then_pydantic"] - sdk) / sdk,
+        "rest_share": (counts["ours"] - counts["sdk_then_pydantic"]) / sdk,
+    }
+
+
 def sdk_modules() -> list[str]:
     loaded = f"sorted(m for m in sys.modules if m.split('.')[0] in {SDK_TOPS!r})"
     code = f"import sys, json\n{OURS}\nprint(json.dumps({loaded}))"
@@ -89,6 +126,7 @@ def by_owner() -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--no-instructions", action="store_true", help="skip the valgrind instruction counts")
     args = ap.parse_args(argv)
     header("imports: composition.platform + stack_config vs. the SDK modules they import")
     modules = sdk_modules()
@@ -118,6 +156,17 @@ def main(argv: list[str] | None = None) -> int:
     print("  own import time by owner (python -X importtime, ms):")
     for name, ms in owners.items():
         print(f"    {name:<52} {ms:7.1f}")
+    valgrind = None if args.no_instructions else shutil.which("valgrind")
+    if valgrind is not None:
+        ins = instruction_counts(valgrind, anchor)
+        result["instructions"] = ins
+        c = ins["counts"]
+        print(
+            f"  executed instructions (valgrind): ours {c['ours'] / 1e9:.3f} G, the SDK modules alone "
+            f"{c['sdk'] / 1e9:.3f} G: ratio {ins['ratio']:.2f}, of which pydantic's import "
+            f"{ins['pydantic_share']:.2f} and the rest (our modules, their models and classes, the collector) "
+            f"{ins['rest_share']:.2f} of the SDK's"
+        )
     emit_result("platform_imports", result)
     return 0
 

@@ -1,0 +1,35 @@
+"""bench/bench_platform_imports.py's instruction figures: the ratio and how it splits into pydantic and the rest."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import bench_platform_imports as bpi
+
+
+def test_instruction_counts_split_the_ratio_into_pydantic_and_the_rest(monkeypatch: pytest.MonkeyPatch):
+    anchor = "import importlib"
+    counts = {bpi.OURS: 1_850, anchor: 1_000, f"{anchor}\n{bpi.PYDANTIC}": 1_200}
+    seen: list[str] = []
+
+    def fake(valgrind: str, code: str) -> int:
+        assert valgrind == "/usr/bin/valgrind"
+        seen.append(code)
+        return counts[code]
+
+    monkeypatch.setattr(bpi, "instructions", fake)
+    got = bpi.instruction_counts("/usr/bin/valgrind", anchor)
+    assert seen == [bpi.OURS, anchor, f"{anchor}\n{bpi.PYDANTIC}"]
+    assert got["counts"] == {"ours": 1_850, "sdk": 1_000, "sdk_then_pydantic": 1_200}
+    assert got["ratio"] == pytest.approx(1.85)
+    assert got["pydantic_share"] == pytest.approx(0.20)
+    assert got["rest_share"] == pytest.approx(0.65)
+
+
+def test_a_valgrind_output_without_a_count_is_an_error(monkeypatch: pytest.MonkeyPatch):
+    class Done:
+        stderr = "==1== valgrind: failed to start tool"
+
+    monkeypatch.setattr(bpi, "_run", lambda cmd: Done())
+    with pytest.raises(RuntimeError, match="no 'I refs' in valgrind's output"):
+        bpi.instructions("/usr/bin/valgrind", "pass")
