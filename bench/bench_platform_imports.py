@@ -15,9 +15,11 @@ bytecode, compiled by pip at install, is read from ``site-packages``: a differen
 
 CPU time on these machines swings (the same code measured 1.42 and 2.11 in one session), so the executed
 instructions of each side (valgrind cachegrind without cache simulation, ``I refs``: the same count on every run) are
-printed beside the gated time ratio, with what ``pydantic`` alone adds to the SDK modules (a process importing the SDK
-modules and then ``pydantic.BaseModel``): the part of the ratio that no change to our own modules can remove while the
-stack config is made of pydantic models. Skipped (``--no-instructions``, or no ``valgrind`` on PATH); ~15 s a count.
+printed beside the gated time ratio. A third count, the SDK modules and then every pydantic, pydantic_core,
+annotated_types and typing_inspection module our import loads, splits the ratio into what pydantic's import adds
+(what no change to our own modules removes while the stack config is pydantic models, as DESIGN.md has it:
+``stack YAML → pydantic models → components``) and the rest: our modules, with the pydantic model classes and
+dataclasses they create. Skipped with ``--no-instructions`` or without ``valgrind`` on PATH; ~15 s a count.
 
     python bench/bench_platform_imports.py [--repeat 5] [--no-instructions]
 """
@@ -41,6 +43,7 @@ from bench._common import PY, ROOT, emit_result, header
 
 OURS = "import composition.platform, stack_config"
 SDK_TOPS = ("pulumi", "pulumi_azure_native", "pulumi_kubernetes", "pulumiverse_time", "pulumi_databricks")
+PYDANTIC_TOPS = ("pydantic", "pydantic_core", "annotated_types", "typing_inspection")
 TARGET = 1.3
 OTHER = "other (stdlib, yaml, grpc, protobuf, …)"
 CPU = "\nimport resource\nru = resource.getrusage(resource.RUSAGE_SELF)\nprint(ru.ru_utime + ru.ru_stime)"
@@ -69,7 +72,6 @@ def _cpu(code: str) -> float:
 
 
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
-PYDANTIC = "from pydantic import BaseModel"
 
 
 def instructions(valgrind: str, code: str) -> int:
@@ -82,12 +84,18 @@ def instructions(valgrind: str, code: str) -> int:
     return int(found.group(1).replace(",", ""))
 
 
-def instruction_counts(valgrind: str, anchor: str) -> dict[str, Any]:
-    """Ours, the SDK modules, and the SDK modules then pydantic: the ratio and pydantic's share of it."""
+def importing(modules: list[str]) -> str:
+    """Code that imports exactly ``modules``, in order."""
+    return f"import importlib\nfor m in {modules!r}:\n    importlib.import_module(m)"
+
+
+def instruction_counts(valgrind: str, anchor: str, pydantic: str) -> dict[str, Any]:
+    """Ours, the SDK modules (``anchor``), and the SDK modules then the pydantic modules our import loads
+    (``pydantic``): the ratio, and what pydantic's import and the rest of ours add, as fractions of the SDK's count."""
     counts = {
         "ours": instructions(valgrind, OURS),
         "sdk": instructions(valgrind, anchor),
-        "sdk_then_pydantic": instructions(valgrind, f"{anchor}\n{PYDANTIC}"),
+        "sdk_then_pydantic": instructions(valgrind, f"{anchor}\n{pydantic}"),
     }
     sdk = counts["sdk"]
     return {
@@ -98,8 +106,9 @@ def instruction_counts(valgrind: str, anchor: str) -> dict[str, Any]:
     }
 
 
-def sdk_modules() -> list[str]:
-    loaded = f"sorted(m for m in sys.modules if m.split('.')[0] in {SDK_TOPS!r})"
+def sdk_modules(tops: tuple[str, ...] = SDK_TOPS) -> list[str]:
+    """The modules of the ``tops`` packages our import leaves loaded, in import order."""
+    loaded = f"[m for m in sys.modules if m.split('.')[0] in {tops!r}]"
     code = f"import sys, json\n{OURS}\nprint(json.dumps({loaded}))"
     out = _run([PY, "-c", code]).stdout
     return list(json.loads(out.splitlines()[-1]))
@@ -130,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     header("imports: composition.platform + stack_config vs. the SDK modules they import")
     modules = sdk_modules()
-    anchor = f"import importlib\nfor m in {modules!r}:\n    importlib.import_module(m)"
+    anchor = importing(modules)
     for code in (OURS, anchor):  # compile both sides' bytecode before measuring (module docstring)
         _cpu(code)
     ours: list[float] = []
@@ -158,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"    {name:<52} {ms:7.1f}")
     valgrind = None if args.no_instructions else shutil.which("valgrind")
     if valgrind is not None:
-        ins = instruction_counts(valgrind, anchor)
+        ins = instruction_counts(valgrind, anchor, importing(sdk_modules(PYDANTIC_TOPS)))
         result["instructions"] = ins
         c = ins["counts"]
         print(
