@@ -278,6 +278,35 @@ def test_minimal_stack_file_is_short_and_has_secure_defaults() -> None:
     assert validate_stack_config(prod, stack_file="x").protect is True
 
 
+def test_a_left_out_section_is_its_model_with_every_default_and_nothing_set() -> None:
+    """``stack_config.base.empty_section``: a section the file leaves out is validated as ``{}`` by the enclosing
+    model: an instance of the section's model, equal to validating ``{}`` on its own, with no key marked as set."""
+    cfg = validate_stack_config(
+        {"environment": "qa", "location": "eastus2", "cluster": MINIMAL_CLUSTER}, stack_file="x"
+    )
+    left_out = {
+        "resourceGroup": cfg.resourceGroup,
+        "gpuOperator": cfg.gpuOperator,
+        "devicePlugin": cfg.devicePlugin,
+        "kaito": cfg.kaito,
+        "azurePolicy": cfg.azurePolicy,
+        "monitoring": cfg.monitoring,
+        "cluster.systemPool": cfg.cluster.systemPool,
+        "cluster.apiServer": cfg.cluster.apiServer,
+        "cluster.network": cfg.cluster.network,
+        "cluster.monitoring": cfg.cluster.monitoring,
+        "cluster.secretsStore": cfg.cluster.secretsStore,
+        "monitoring.alerts": cfg.monitoring.alerts,
+        "monitoring.actionGroup": cfg.monitoring.actionGroup,
+    }
+    for key, section in left_out.items():
+        assert section.model_fields_set == set(), key
+        assert section == type(section).model_validate({}), key
+    assert cfg.model_fields_set == {"environment", "location", "cluster"}
+    assert cfg.cluster.model_fields_set == {"access"}
+    assert cfg.gpuOperator.enabled is False and cfg.kaito.workspaces == [] and cfg.azurePolicy.enabled is False
+
+
 def test_operator_unmanaged_pool_may_scale_from_zero() -> None:
     cfg = validate_stack_config(
         mutate(**{"gpuOperator.enabled": False, "gpuPools.0.minCount": 0}), stack_file="stacks/Pulumi.dev.yaml"
