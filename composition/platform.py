@@ -28,7 +28,9 @@ Resource tree (URNs are pinned by the snapshot tests in ``tests/components/snaps
       DataCollectionRuleAssociation, ActionGroup, PrometheusRuleGroup, ServiceMonitor,
       DcgmExporter "monitoring-dcgm-exporter" (without the operator's exporter)  (monitoring.enabled)
 
-``pulumi_databricks`` is imported only when the stack has a ``databricks`` section.
+``pulumi_databricks`` is imported only when the stack has a ``databricks`` section, and the component modules of
+NAP pools, KAITO workspaces, Databricks, Azure Policy and monitoring only when the stack has that section
+(``tests/components/test_databricks_lazy_import.py``).
 """
 
 from __future__ import annotations
@@ -120,6 +122,7 @@ def _component_args(cfg: StackConfig) -> _ComponentArgs:
 
 
 def _monitoring_args(cfg: StackConfig, tags: Mapping[str, str]) -> GpuMonitoringArgs | None:
+    """The monitoring Args (``monitoring.enabled``), from :mod:`composition.monitoring_wiring`."""
     if not cfg.monitoring.enabled:
         return None
     from composition.monitoring_wiring import gpu_monitoring_args
