@@ -4,7 +4,15 @@ for it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, Final
+
+from preflight.wire import is_unknown
+from rules.wire_pools import aks_pools
+
+PROFILE_ROLE: Final = "agentPoolProfiles["
+"""How the role of a line priced from a ManagedCluster's pool starts: ``agentPoolProfiles[<name>]``."""
 
 
 @dataclass(frozen=True)
@@ -40,3 +48,16 @@ class CostLine:
         if not self.priced:
             return None
         return float(self.usd_per_node_hour or 0.0) * (self.nodes_max or 0)
+
+
+def role_profile(resource_type: str, props: Mapping[str, Any], role: str) -> Mapping[str, Any] | None:
+    """The ManagedCluster profile a line's role ``agentPoolProfiles[<name>]`` names: the profile with that ``name``,
+    or at that index when it has none (read by :func:`rules.wire_pools.aks_pools`). ``None`` when the role names no
+    profile or none matches."""
+    if not role.startswith(PROFILE_ROLE):
+        return None
+    name = role[len(PROFILE_ROLE) :].split("]", 1)[0]
+    for pool in aks_pools(resource_type, props, is_unknown=is_unknown).pools:
+        if not pool.standalone and (pool.name == name or name == str(pool.index)):
+            return pool.data
+    return None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from preflight.cost import CostEstimate, CostLine
+from preflight.cost_line import role_profile
 from preflight.model import RecordedResource
 from preflight.nap_cost import CPU_CAPACITY
 from preflight.wire import is_unknown, unwrap_secrets
@@ -39,7 +40,6 @@ from rules.resource_types import (
     is_karpenter_node_pool,
     is_managed_cluster,
 )
-from rules.wire_pools import aks_pools
 
 SCALES_FROM_ZERO = "scales from 0: no idle GPU cost"
 
@@ -72,16 +72,13 @@ def _operator_in(resources: Iterable[RecordedResource]) -> bool:
 
 
 def _pool_props(resource: RecordedResource, role: str) -> Mapping[str, Any] | None:
-    """The AKS pool a line prices: the AgentPool itself (role ``pool``) or its ``agentPoolProfiles[<name>]`` (by name
-    or index), read by :func:`rules.wire_pools.aks_pools`."""
+    """The AKS pool a line prices: the AgentPool itself (role ``pool``) or a ManagedCluster's
+    ``agentPoolProfiles[<name>]`` (by name or index: :func:`preflight.cost_line.role_profile`)."""
     props = unwrap_secrets(resource.inputs)
     if is_agent_pool(resource.type) and role == "pool":
         return props
-    if is_managed_cluster(resource.type) and role.startswith("agentPoolProfiles["):
-        name = role[len("agentPoolProfiles[") : -1]
-        for pool in aks_pools(resource.type, props, is_unknown=is_unknown).pools:
-            if pool.name == name or name == str(pool.index):
-                return pool.data
+    if is_managed_cluster(resource.type):
+        return role_profile(resource.type, props, role)
     return None
 
 

@@ -22,7 +22,7 @@ from typing import Any, Final, Literal
 
 from gpu_catalog import Catalog, default_catalog, is_gpu_size
 from preflight.cost import AKS_POOL, _pool_nodes, cost_lines  # pyright: ignore[reportPrivateUsage]
-from preflight.cost_line import CostLine
+from preflight.cost_line import PROFILE_ROLE, CostLine, role_profile
 from preflight.model import RecordedResource
 from preflight.wire import UNKNOWN, is_unknown, unwrap_secrets
 from rules.karpenter import (
@@ -275,13 +275,10 @@ def _use_region(r: RecordedResource, props: Mapping[str, Any], ctx: _Context) ->
 
 def _profile(resource_type: str, props: Mapping[str, Any], role: str) -> Mapping[str, Any]:
     """The pool a cost line's role names: the resource itself, or ``agentPoolProfiles[<name>]`` (a ManagedCluster's
-    profile by its name or index, read by :func:`rules.wire_pools.aks_pools`)."""
-    if role.startswith("agentPoolProfiles["):
-        name = role[len("agentPoolProfiles[") :].split("]", 1)[0]
-        for pool in aks_pools(resource_type, props, is_unknown=is_unknown).pools:
-            if not pool.standalone and (pool.name == name or name == str(pool.index)):
-                return pool.data
-        return {}
+    profile by its name or index: :func:`preflight.cost_line.role_profile`)."""
+    if role.startswith(PROFILE_ROLE):
+        found = role_profile(resource_type, props, role)
+        return found if found is not None else {}
     return props
 
 
