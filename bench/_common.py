@@ -19,6 +19,7 @@ import contextlib
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import statistics
@@ -269,6 +270,31 @@ def _versions() -> str:
         except PackageNotFoundError:
             parts.append(f"{dist} (missing)")
     return ", ".join(parts)
+
+
+_I_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
+
+
+def i_refs(stderr: str, what: str = "") -> int:
+    """The instruction count (``I refs``) valgrind prints on stderr; an error naming ``what`` was counted without it."""
+    found = _I_REFS.search(stderr)
+    if found is None:
+        where = f" for {what}" if what else ""
+        raise RuntimeError(f"no 'I refs' in valgrind's output{where}:\n{stderr[-2000:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def executed_instructions(
+    valgrind: str, argv: Sequence[str], *, env: Mapping[str, str] | None = None, what: str = ""
+) -> int:
+    """Instructions the process ``argv`` executes, start-up included: valgrind cachegrind without cache simulation,
+    the same count on every run whatever the machine's load (``bench/bench_instructions.py``,
+    ``bench/bench_platform_imports.py``)."""
+    cmd = [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *argv]
+    done = subprocess.run(
+        cmd, cwd=ROOT, capture_output=True, text=True, check=True, env=None if env is None else dict(env)
+    )
+    return i_refs(done.stderr, what)
 
 
 def header(title: str) -> None:

@@ -17,19 +17,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import PY, ROOT, emit_result, header
+from bench._common import PY, emit_result, executed_instructions, header
 
 MODES = ("setup", "floor", "ours", "floor-stack", "ours-stack")
-_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
 def child(mode: str, n: int) -> None:
@@ -75,13 +72,7 @@ def child(mode: str, n: int) -> None:
 
 
 def count(valgrind: str, mode: str, n: int) -> int:
-    cmd = [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-           PY, __file__, "--child", mode, "-n", str(n)]  # fmt: skip
-    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)
-    found = _REFS.search(done.stderr)
-    if found is None:
-        raise RuntimeError(f"no 'I refs' in valgrind's output for {mode}:\n{done.stderr[-2000:]}")
-    return int(found.group(1).replace(",", ""))
+    return executed_instructions(valgrind, [PY, __file__, "--child", mode, "-n", str(n)], what=mode)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,7 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import PY, ROOT, emit_result, header
+from bench._common import PY, ROOT, emit_result, executed_instructions, header
 
 OURS = "import composition.platform, stack_config"
 SDK_TOPS = ("pulumi", "pulumi_azure_native", "pulumi_kubernetes", "pulumiverse_time", "pulumi_databricks")
@@ -71,17 +71,9 @@ def _cpu(code: str) -> float:
     return float(out.split()[-1])
 
 
-_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
-
-
 def instructions(valgrind: str, code: str) -> int:
     """Instructions a child running ``code`` executes, start-up included (valgrind cachegrind, no cache simulation)."""
-    cmd = [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", PY, "-c", code]
-    err = _run(cmd).stderr
-    found = _REFS.search(err)
-    if found is None:
-        raise RuntimeError(f"no 'I refs' in valgrind's output:\n{err[-2000:]}")
-    return int(found.group(1).replace(",", ""))
+    return executed_instructions(valgrind, [PY, "-c", code], env=child_env())
 
 
 def importing(modules: list[str]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bench import _common
 from bench import bench_platform_imports as bpi
 
 
@@ -40,6 +41,25 @@ def test_a_valgrind_output_without_a_count_is_an_error(monkeypatch: pytest.Monke
     class Done:
         stderr = "==1== valgrind: failed to start tool"
 
-    monkeypatch.setattr(bpi, "_run", lambda cmd: Done())
+    calls: list[tuple[list[str], dict[str, str] | None]] = []
+
+    def fake_run(cmd: list[str], **kwargs: object) -> Done:
+        env = kwargs.get("env")
+        calls.append((cmd, env if isinstance(env, dict) else None))
+        return Done()
+
+    monkeypatch.setattr(_common.subprocess, "run", fake_run)
     with pytest.raises(RuntimeError, match="no 'I refs' in valgrind's output"):
         bpi.instructions("/usr/bin/valgrind", "pass")
+    [(cmd, env)] = calls
+    assert cmd == [
+        "/usr/bin/valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+        bpi.PY, "-c", "pass",
+    ]  # fmt: skip
+    assert env is not None and env["PYTHONPYCACHEPREFIX"].endswith("pycache")
+
+
+def test_i_refs_reads_the_count_and_names_what_had_none():
+    assert _common.i_refs("==7== \n==7== I   refs:      1,829,052,171\n") == 1_829_052_171
+    with pytest.raises(RuntimeError, match="no 'I refs' in valgrind's output for floor-stack:"):
+        _common.i_refs("==7== error", "floor-stack")
