@@ -55,6 +55,8 @@ export-policies: setup
 	mkdir -p $(POLICY_OUT)
 	$(PY) -m exports azure-policy --floor $(FLOOR) --out $(POLICY_OUT)/aks-gpu-vm-sizes.json
 	$(PY) -m exports databricks-policy --floor $(FLOOR) --out $(POLICY_OUT)/databricks-gpu-cluster-policy.json
+	$(PY) -m exports databricks-policy --floor $(FLOOR) --shape kind --out $(POLICY_OUT)/databricks-gpu-cluster-policy-kind.json
+	$(PY) -m exports databricks-policy --floor $(FLOOR) --shape container --out $(POLICY_OUT)/databricks-gpu-cluster-policy-container.json
 
 clean:
 	rm -rf $(VENV)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import pulumi
@@ -42,8 +42,8 @@ from rules.databricks import (
     cluster_slug,
     gpu_settings,
     missing_cost_tags,
-    policy_refusals,
 )
+from rules.databricks_shapes import check_shape, policy_shape, shape_refusals
 from rules.sizes import DEFAULT_FLOOR
 
 from .validation import InvalidArgsError, refuse_findings
@@ -185,6 +185,8 @@ _CLUSTER_FIELDS = {
     "driverNodeTypeId": "driver_node_type_id",
     "sparkVersion": "spark_version",
     "useMlRuntime": "use_ml_runtime",
+    "kind": "kind",
+    "customImage": "custom_image",
     "dataSecurityMode": "data_security_mode",
     "singleUserName": "single_user_name",
     f"sparkConf.{TASK_GPU_AMOUNT}": "spark_conf",
@@ -338,11 +340,19 @@ class DatabricksClusterPolicyArgs:
     policy_name: str
     gpu_floor: str = DEFAULT_FLOOR
     cost_tags: tuple[str, ...] = databricks_policy.DEFAULT_COST_TAGS
+    shape: str | None = None
+    """The request shape the policy is closed for (:mod:`rules.databricks_shapes`); ``None``: the one the clusters
+    given to :func:`build_databricks` share (``gpu-ml`` without clusters, ``any`` when they mix shapes)."""
 
     def __post_init__(self) -> None:
         problems: list[Finding] = []
         if not self.policy_name.strip():
             problems.append(Finding("policy_name", "the cluster policy needs a name"))
+        if self.shape is not None:
+            try:
+                check_shape(self.shape)
+            except ValueError as exc:
+                problems.append(Finding("shape", str(exc)))
         if (problem := databricks_policy.floor_problem(self.gpu_floor)) is not None:
             problems.append(Finding("gpu_floor", problem))
         if (problem := databricks_policy.cost_tags_problem(self.cost_tags)) is not None:
@@ -354,8 +364,14 @@ class DatabricksClusterPolicyArgs:
     def definition(self) -> str:
         """The policy definition as the API takes it: a JSON document (keys sorted, so it diffs only on change).
         Generated once, on first use."""
-        doc = databricks_policy.cluster_policy_definition(floor=self.gpu_floor, cost_tags=self.cost_tags)
+        doc = databricks_policy.cluster_policy_definition(
+            floor=self.gpu_floor, cost_tags=self.cost_tags, shape=self.resolved_shape
+        )
         return json.dumps(doc, sort_keys=True)
+
+    @property
+    def resolved_shape(self) -> str:
+        return self.shape or policy_shape(())
 
 
 class DatabricksGpuClusterPolicy(pulumi.ComponentResource):
@@ -381,7 +397,7 @@ class DatabricksGpuClusterPolicy(pulumi.ComponentResource):
             name,
             name=args.policy_name,
             definition=args.definition,
-            description=databricks_policy.description(args.gpu_floor),
+            description=databricks_policy.description(args.gpu_floor, args.resolved_shape),
             opts=pulumi.ResourceOptions(parent=self, provider=provider),
         )
         self.policy_id = policy.id
@@ -416,15 +432,19 @@ def build_databricks(
     the clusters in it (``<prefix>-<cluster slug>``; with a policy, every cluster references it). Imports
     ``pulumi_databricks``.
 
-    With a policy, a cluster the policy would refuse (:func:`rules.databricks.policy_refusals`: a node type below the
+    The policy is closed for the request shape the clusters share (:func:`rules.databricks_shapes.policy_shape`) unless
+    ``cluster_policy.shape`` names one. With a policy, a cluster the policy would refuse
+    (:func:`rules.databricks_shapes.shape_refusals`: a node type below the
     policy's floor, a runtime key its pattern does not match, …) or that misses a cost tag raises
     :class:`~components.validation.InvalidArgsError` before anything is registered: no cluster is left without the
     policy, and none fails only at ``pulumi up``."""
     if cluster_policy is not None:
+        if cluster_policy.shape is None:
+            cluster_policy = replace(cluster_policy, shape=policy_shape(c.facts for c in clusters))
         today = clock.today()
         node_types = databricks_policy.allowed_node_types(cluster_policy.gpu_floor, today)
         for cluster in clusters:
-            problems = policy_refusals(cluster.facts, node_types, today=today)
+            problems = shape_refusals(cluster.facts, node_types, today=today, shape=cluster_policy.resolved_shape)
             missing = missing_cost_tags(cluster.facts, cluster_policy.cost_tags, cluster.tags)
             if missing:
                 problems.append(

@@ -1,4 +1,5 @@
-"""``python -m exports azure-policy|databricks-policy [--floor SIZE] [--effect Deny|Audit|Disabled] [--out FILE]``.
+"""``python -m exports azure-policy|databricks-policy [--floor SIZE] [--effect Deny|Audit|Disabled]
+[--shape gpu-ml|kind|container|any] [--out FILE]``.
 
 Writes the generated policy as JSON (stdout, or ``--out``) for teams that manage Azure Policy or Databricks policies
 elsewhere (Terraform, Bicep, EPAC, the Databricks CLI). ``--today YYYY-MM-DD`` generates for another day (retirements
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gpu_catalog import clock
+from rules.databricks_shapes import SHAPE_GPU_ML, SHAPES
 from rules.sizes import DEFAULT_FLOOR
 
 from . import azure_policy, databricks_policy
@@ -35,6 +37,14 @@ def _parser() -> argparse.ArgumentParser:
         help="databricks-policy: a required tag (repeatable; default "
         f"{', '.join(databricks_policy.DEFAULT_COST_TAGS)})",
     )
+    parser.add_argument(
+        "--shape",
+        default=SHAPE_GPU_ML,
+        choices=SHAPES,
+        help="databricks-policy: the cluster request shape the policy is closed for (default gpu-ml, the classic "
+        "request; kind: kind CLASSIC_PREVIEW + use_ml_runtime; container: a custom image; any: all three, which "
+        "also admits a standard runtime)",
+    )
     parser.add_argument("--today", help="generate for this day (YYYY-MM-DD) instead of today")
     parser.add_argument("--out", type=Path, help="write to this file instead of stdout")
     return parser
@@ -48,7 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             doc: object = azure_policy.policy_definition(floor=args.floor, effect=args.effect, today=today)
         else:
             doc = databricks_policy.cluster_policy_definition(
-                floor=args.floor, cost_tags=args.cost_tags or databricks_policy.DEFAULT_COST_TAGS, today=today
+                floor=args.floor,
+                cost_tags=args.cost_tags or databricks_policy.DEFAULT_COST_TAGS,
+                today=today,
+                shape=args.shape,
             )
     except ValueError as exc:
         print(f"python -m exports {args.kind}: {exc}", file=sys.stderr)

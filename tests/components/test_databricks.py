@@ -352,6 +352,25 @@ def test_the_group_cluster_sends_its_policy_id_on_the_wire():
         "values": ["SINGLE_USER", "DATA_SECURITY_MODE_DEDICATED"],
         "defaultValue": "SINGLE_USER",
     }
+    # The policy of the one shape the stack's clusters use (kind): closed against a standard runtime.
+    assert definition["use_ml_runtime"] == {"type": "fixed", "value": True, "hidden": True}
+    assert definition["kind"] == {"type": "fixed", "value": "CLASSIC_PREVIEW", "hidden": True}
+    assert definition["spark_version"]["pattern"].endswith(r"\.x-scala(2\.1[23])$")
+
+
+def test_the_policy_is_closed_for_the_shape_the_clusters_share():
+    """Mixed shapes get the any policy (no kind / use_ml_runtime limits); a classic-only stack the gpu-ml one."""
+    mixed = json.loads(run_with_policy(*SHAPES.values()).one(POLICY_RESOURCE).inputs["definition"])
+    assert not {"kind", "use_ml_runtime", "docker_image.url"} & set(mixed)
+    assert mixed["spark_version"]["pattern"].endswith(r"\.x-(?:gpu-ml-)?scala(2\.1[23])$")
+    user = run_with_policy(SHAPES["user"])
+    classic = json.loads(user.one(POLICY_RESOURCE).inputs["definition"])
+    assert classic["use_ml_runtime"] == {"type": "forbidden", "hidden": True}
+    assert classic["spark_version"]["pattern"].endswith(r"\.x-gpu-ml-scala(2\.1[23])$")
+    assert (
+        "GPU ML runtime keys of supported releases (no kind, no custom container)"
+        in (user.one(POLICY_RESOURCE).inputs["description"])
+    )
 
 
 def test_a_group_cluster_without_the_cost_tag_is_refused_before_registration():

@@ -4,7 +4,9 @@ generates, on cluster specs in the Clusters API's shape (snake_case attributes, 
 Semantics (Databricks "Compute policy reference"; sources in conformance/facts/azure_policy.json): a definition maps
 an attribute path (nested attributes joined with dots; ``custom_tags.<tag>`` names one tag) to one limitation:
 
-- ``fixed``: the value must be ``value`` (an absent attribute takes it);
+- ``fixed``: the value must be ``value`` (an absent attribute takes it: :func:`applied`, after the Clusters API's
+  ``apply_policy_default_values``, "only fixed values from the policy will be applied" when false);
+- ``forbidden``: the attribute must be absent;
 - ``allowlist``: the value must be one of ``values``;
 - ``regex``: the value must match ``pattern``;
 - ``range``: a number from ``minValue`` to ``maxValue`` (either may be absent);
@@ -33,6 +35,7 @@ _MAP_INPUTS = ("customTags", "sparkConf", "sparkEnvVars")
 _MAPS = ("custom_tags.", "spark_conf.", "spark_env_vars.")
 _KEYS = {
     "fixed": {"type", "value", "hidden"},
+    "forbidden": {"type", "hidden"},
     "allowlist": {"type", "values", "defaultValue", "isOptional", "hidden"},
     "regex": {"type", "pattern", "defaultValue", "isOptional", "hidden"},
     "range": {"type", "minValue", "maxValue", "defaultValue", "isOptional", "hidden"},
@@ -102,6 +105,10 @@ def violations(definition: Mapping[str, Mapping[str, Any]], spec: Mapping[str, A
         if kind not in _KEYS or set(rule) - _KEYS[kind]:
             raise UnsupportedLimitation(f"{path}: {dict(rule)}")
         value = _lookup(spec, path)
+        if kind == "forbidden":
+            if value is not _MISSING:
+                out[path] = f"{value!r} is forbidden by the policy"
+            continue
         if value is _MISSING:
             if kind == "fixed" or rule.get("isOptional") is True:
                 continue
@@ -113,4 +120,14 @@ def violations(definition: Mapping[str, Mapping[str, Any]], spec: Mapping[str, A
         problem = _satisfies(rule, value)
         if problem is not None:
             out[path] = f"{value!r} {problem}"
+    return out
+
+
+def applied(definition: Mapping[str, Mapping[str, Any]], spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The cluster spec as Databricks creates it under the policy: every ``fixed`` value set (top-level attributes
+    only, the ones the generated policies fix), whatever the request said or left out."""
+    out = dict(spec)
+    for path, rule in definition.items():
+        if rule.get("type") == "fixed" and "." not in path:
+            out[path] = rule["value"]
     return out

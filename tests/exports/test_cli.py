@@ -45,3 +45,13 @@ def test_unknown_effect_is_refused_by_the_parser(capsys: pytest.CaptureFixture[s
         main(["azure-policy", "--effect", "deny"])
     assert exc.value.code == 2
     assert "invalid choice: 'deny'" in capsys.readouterr().err
+
+
+def test_databricks_policy_for_the_kind_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["databricks-policy", "--shape", "kind", "--today", "2026-12-03"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc == cluster_policy_definition(today=date(2026, 12, 3), shape="kind")
+    assert doc["use_ml_runtime"] == {"type": "fixed", "value": True, "hidden": True}
+    with pytest.raises(SystemExit):
+        main(["databricks-policy", "--shape", "standard"])
+    assert "invalid choice: 'standard'" in capsys.readouterr().err

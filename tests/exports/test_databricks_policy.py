@@ -1,7 +1,8 @@
 """The generated Databricks cluster policy, evaluated on cluster specs with tests/exports/databricks_policy_eval.py:
-it refuses a CPU node type, an ML runtime without GPU, Photon, a shared access mode, autotermination off and a missing
-cost tag, accepts the GPU clusters the rules accept in both request shapes (a user's classic request, a group's
-``kind: CLASSIC_PREVIEW`` request) and with a custom container, and follows the catalog. The exact requests the
+it refuses a CPU node type, an ML runtime without GPU, a standard runtime without an image, Photon, a shared access
+mode, autotermination off and a missing cost tag, accepts the GPU clusters the rules accept in each request shape's
+policy (a user's classic request, a group's ``kind: CLASSIC_PREVIEW`` request, a custom container), and follows the
+catalog. The exact requests the
 components send are evaluated in tests/components/test_databricks.py."""
 
 from __future__ import annotations
@@ -17,11 +18,17 @@ from exports.databricks_policy import allowed_node_types, cluster_policy_definit
 from gpu_catalog.catalog import CATALOG_PATH, Catalog, default_catalog, load_catalog
 from rules import findings
 from rules.databricks import DatabricksCluster, gpu_node_types, gpu_runtime, policy_refusals
+from rules.databricks_shapes import SHAPE_ANY, SHAPE_CONTAINER, SHAPE_GPU_ML, SHAPE_KIND, shape_refusals
 from tests.conftest import TODAY
-from tests.exports.databricks_policy_eval import UnsupportedLimitation, violations
+from tests.exports.databricks_policy_eval import UnsupportedLimitation, applied, violations
 from tests.policies._helpers import with_
 
 POLICY = cluster_policy_definition()
+"""The default policy: the classic request (``gpu-ml``), closed."""
+KIND_POLICY = cluster_policy_definition(shape=SHAPE_KIND)
+CONTAINER_POLICY = cluster_policy_definition(shape=SHAPE_CONTAINER)
+ANY_POLICY = cluster_policy_definition(shape=SHAPE_ANY)
+POLICIES = {SHAPE_GPU_ML: POLICY, SHAPE_KIND: KIND_POLICY, SHAPE_CONTAINER: CONTAINER_POLICY, SHAPE_ANY: ANY_POLICY}
 GOOD: dict[str, Any] = {
     "cluster_name": "train",
     "spark_version": "17.3.x-gpu-ml-scala2.13",
@@ -42,6 +49,12 @@ GROUP: dict[str, Any] = {
     "single_user_name": "ml-platform",
 }
 """A group-dedicated cluster: the ``kind`` request with the DBR release key and ``use_ml_runtime``."""
+IMAGE: dict[str, Any] = {
+    **GOOD,
+    "spark_version": "17.3.x-scala2.13",
+    "docker_image": {"url": "databricksruntime/gpu-pytorch:cuda11.8"},
+}
+"""A custom container: a standard runtime with its image."""
 
 
 def spec(**changes: Any) -> dict[str, Any]:
@@ -60,14 +73,19 @@ def test_a_gpu_cluster_the_rules_accept_is_accepted() -> None:
     assert violations(POLICY, spec(spark_version="15.4.x-gpu-ml-scala2.12")) == {}
 
 
-def test_both_request_shapes_and_a_custom_container_are_accepted() -> None:
-    assert violations(POLICY, GROUP) == {}
-    assert violations(POLICY, group(data_security_mode="SINGLE_USER")) == {}  # the alias the API reports back
-    assert violations(POLICY, group(spark_version="18.x-scala2.13")) == {}
-    single = group(num_workers=0, is_single_node=True)
-    assert violations(POLICY, single) == {}
-    image = spec(spark_version="17.3.x-scala2.13", docker_image={"url": "databricksruntime/gpu-pytorch:cuda11.8"})
-    assert violations(POLICY, image) == {}
+def test_each_shape_accepts_its_requests_and_any_accepts_all() -> None:
+    assert violations(KIND_POLICY, GROUP) == {}
+    assert violations(KIND_POLICY, group(data_security_mode="SINGLE_USER")) == {}  # the alias the API reports back
+    assert violations(KIND_POLICY, group(spark_version="18.x-scala2.13")) == {}
+    assert violations(KIND_POLICY, group(num_workers=0, is_single_node=True)) == {}
+    assert violations(CONTAINER_POLICY, IMAGE) == {}
+    for request in (GOOD, GROUP, IMAGE):
+        assert violations(ANY_POLICY, request) == {}
+    assert list(violations(POLICY, GROUP)) == ["spark_version", "kind", "use_ml_runtime"]
+    assert list(violations(POLICY, IMAGE)) == ["spark_version", "docker_image.url"]
+    assert list(violations(KIND_POLICY, GOOD)) == ["spark_version"]
+    assert list(violations(KIND_POLICY, IMAGE)) == ["docker_image.url"]
+    assert list(violations(CONTAINER_POLICY, GROUP)) == ["use_ml_runtime", "docker_image.url"]
 
 
 @pytest.mark.parametrize(
@@ -76,30 +94,41 @@ def test_both_request_shapes_and_a_custom_container_are_accepted() -> None:
         ({"node_type_id": "Standard_D8ds_v5"}, "node_type_id"),
         ({"spark_version": "17.3.x-cpu-ml-scala2.13"}, "spark_version"),
         ({"spark_version": "17.3.x-photon-scala2.13"}, "spark_version"),
+        ({"spark_version": "17.3.x-gpu-ml-scala2.13"}, "spark_version"),  # with kind: the DBR release key
         ({"runtime_engine": "PHOTON"}, "runtime_engine"),
         ({"data_security_mode": "DATA_SECURITY_MODE_STANDARD"}, "data_security_mode"),
         ({"data_security_mode": "DATA_SECURITY_MODE_AUTO"}, "data_security_mode"),  # may pick standard access
         ({"single_user_name": None}, "single_user_name"),
         ({"custom_tags": None}, "custom_tags.cost-center"),
+        ({"use_ml_runtime": False}, "use_ml_runtime"),  # a standard runtime with kind
+        ({"kind": "CLASSIC"}, "kind"),
     ],
 )
 def test_the_group_shape_is_refused_what_the_rules_refuse(change: dict[str, Any], path: str) -> None:
-    assert list(violations(POLICY, group(**change))) == [path]
+    assert list(violations(KIND_POLICY, group(**change))) == [path]
 
 
-def test_what_one_limitation_per_attribute_cannot_refuse() -> None:
-    """A DBR release key is on the pattern (the group request and custom containers need it), and a policy cannot
-    tie it to use_ml_runtime or docker_image: a release key with neither (a standard runtime) passes the policy. The
-    rules refuse it, so the stack config, the components and the pack do (docs/guardrail-layers.md)."""
+def _runtime_fields(api: dict[str, Any]) -> list[str]:
+    return [f.field for f in findings(gpu_runtime(_facts(api), today=TODAY))]
+
+
+def test_a_standard_runtime_is_closed_in_every_shape_policy() -> None:
+    """A DBR release key with neither use_ml_runtime nor an image (a standard runtime, no CUDA): the gpu-ml policy
+    refuses the key, the container policy the missing image, and the kind policy fixes kind and use_ml_runtime, so
+    Databricks creates the GPU ML runtime from the same request; use_ml_runtime: false is refused. Only the policy for
+    mixed shapes (any) admits it; the rules refuse it there (stack config, components, pack)."""
     standard = spec(spark_version="17.3.x-scala2.13")
-    assert violations(POLICY, standard) == {}
-    assert violations(POLICY, group(use_ml_runtime=False)) == {}
-    facts = DatabricksCluster(node_type="Standard_NC24ads_A100_v4", spark_version="17.3.x-scala2.13")
-    assert [f.field for f in findings(gpu_runtime(facts, today=TODAY))] == ["sparkVersion"]
-    kind = DatabricksCluster(
-        node_type="Standard_NC24ads_A100_v4", spark_version="17.3.x-scala2.13", kind="CLASSIC_PREVIEW"
-    )
-    assert [f.field for f in findings(gpu_runtime(kind, today=TODAY))] == ["useMlRuntime"]
+    assert _runtime_fields(standard) == ["sparkVersion"]
+    assert list(violations(POLICY, standard)) == ["spark_version"]
+    assert list(violations(CONTAINER_POLICY, standard)) == ["docker_image.url"]
+    assert violations(KIND_POLICY, standard) == {}
+    created = applied(KIND_POLICY, standard)
+    assert (created["kind"], created["use_ml_runtime"]) == ("CLASSIC_PREVIEW", True)
+    assert _runtime_fields(created) == []  # the GPU ML runtime on GPU node types
+    assert list(violations(KIND_POLICY, group(use_ml_runtime=False))) == ["use_ml_runtime"]
+    assert violations(ANY_POLICY, standard) == {}
+    assert violations(ANY_POLICY, group(use_ml_runtime=False)) == {}
+    assert _runtime_fields(group(use_ml_runtime=False)) == ["useMlRuntime"]
 
 
 @pytest.mark.parametrize(
@@ -142,10 +171,22 @@ def test_the_definition_uses_only_documented_limitations() -> None:
     }
     assert POLICY["spark_version"] == {
         "type": "regex",
-        "pattern": r"^(?:19|18|17\.3|16\.4|15\.4|14\.3)\.x-(?:gpu-ml-)?scala(2\.1[23])$",  # supported 2026-11-30
+        "pattern": r"^(?:19|18|17\.3|16\.4|15\.4|14\.3)\.x-gpu-ml-scala(2\.1[23])$",  # supported 2026-11-30
         "defaultValue": "17.3.x-gpu-ml-scala2.13",
     }
-    assert "kind" not in POLICY and "use_ml_runtime" not in POLICY
+    forbidden = {"type": "forbidden", "hidden": True}
+    assert [POLICY[k] for k in ("kind", "use_ml_runtime", "docker_image.url")] == [forbidden] * 3
+    assert KIND_POLICY["spark_version"] == {
+        "type": "regex",
+        "pattern": r"^(?:19|18|17\.3|16\.4|15\.4|14\.3)\.x-scala(2\.1[23])$",
+        "defaultValue": "17.3.x-scala2.13",
+    }
+    assert KIND_POLICY["kind"] == {"type": "fixed", "value": "CLASSIC_PREVIEW", "hidden": True}
+    assert KIND_POLICY["use_ml_runtime"] == {"type": "fixed", "value": True, "hidden": True}
+    assert CONTAINER_POLICY["docker_image.url"] == {"type": "unlimited", "isOptional": False}
+    assert CONTAINER_POLICY["use_ml_runtime"] == forbidden and "kind" not in CONTAINER_POLICY
+    assert ANY_POLICY["spark_version"]["pattern"].endswith(r"\.x-(?:gpu-ml-)?scala(2\.1[23])$")
+    assert not {"kind", "use_ml_runtime", "docker_image.url"} & set(ANY_POLICY)
     assert POLICY["autotermination_minutes"] == {
         "type": "range",
         "minValue": 10,
@@ -217,6 +258,9 @@ _FIELDS = {
     "dataSecurityMode": "data_security_mode",
     "runtimeEngine": "runtime_engine",
     "singleUserName": "single_user_name",
+    "kind": "kind",
+    "useMlRuntime": "use_ml_runtime",
+    "customImage": "docker_image.url",
 }
 
 
@@ -227,35 +271,44 @@ def _facts(api: dict[str, Any]) -> DatabricksCluster:
         spark_version=api.get("spark_version"),
         use_ml_runtime=bool(api.get("use_ml_runtime")),
         kind=api.get("kind"),
+        custom_image=(api.get("docker_image") or {}).get("url"),
         runtime_engine=api.get("runtime_engine"),
         data_security_mode=api.get("data_security_mode"),
         single_user_name=api.get("single_user_name"),
     )
 
 
-@pytest.mark.parametrize(
-    "request_spec",
-    [
-        GOOD,
-        GROUP,
-        spec(node_type_id="Standard_D8ds_v5"),
-        spec(driver_node_type_id="Standard_E8ds_v5"),
-        spec(spark_version="17.3.x-cpu-ml-scala2.13"),
-        spec(spark_version="17.3.x-photon-scala2.13"),
-        spec(spark_version="13.3.x-gpu-ml-scala2.12"),  # ended 2026-08-22
-        spec(spark_version="18.1.x-gpu-ml-scala2.13"),  # a release the facts do not list
-        spec(runtime_engine="PHOTON"),
-        spec(data_security_mode="USER_ISOLATION"),
-        group(data_security_mode="DATA_SECURITY_MODE_AUTO"),
-        group(single_user_name=None),
-    ],
-)
-def test_policy_refusals_name_what_the_policy_refuses(request_spec: dict[str, Any]) -> None:
-    """The components' early check (rules.databricks.policy_refusals) and the policy agree, attribute by attribute,
-    on everything but cost tags and autotermination (checked elsewhere)."""
-    refused = {_FIELDS[f.field] for f in policy_refusals(_facts(request_spec), allowed_node_types(), today=TODAY)}
-    by_policy = set(violations(POLICY, request_spec)) - {"custom_tags.cost-center", "autotermination_minutes"}
-    assert refused == by_policy
+_REQUESTS = [
+    GOOD,
+    GROUP,
+    IMAGE,
+    spec(spark_version="17.3.x-scala2.13"),  # a standard runtime without an image
+    spec(node_type_id="Standard_D8ds_v5"),
+    spec(driver_node_type_id="Standard_E8ds_v5"),
+    spec(spark_version="17.3.x-cpu-ml-scala2.13"),
+    spec(spark_version="17.3.x-photon-scala2.13"),
+    spec(spark_version="13.3.x-gpu-ml-scala2.12"),  # ended 2026-08-22
+    spec(spark_version="18.1.x-gpu-ml-scala2.13"),  # a release the facts do not list
+    spec(runtime_engine="PHOTON"),
+    spec(data_security_mode="USER_ISOLATION"),
+    group(data_security_mode="DATA_SECURITY_MODE_AUTO"),
+    group(single_user_name=None),
+    group(use_ml_runtime=True, docker_image={"url": "x/y:1"}),
+]
+
+
+@pytest.mark.parametrize("shape", [SHAPE_GPU_ML, SHAPE_KIND, SHAPE_CONTAINER, SHAPE_ANY])
+@pytest.mark.parametrize("request_spec", _REQUESTS)
+def test_shape_refusals_name_what_the_policy_refuses(request_spec: dict[str, Any], shape: str) -> None:
+    """The components' early check (rules.databricks_shapes.shape_refusals) and the policy of each shape agree,
+    attribute by attribute, on everything but cost tags and autotermination (checked elsewhere); a fixed value the
+    request leaves out is no refusal (Databricks sets it)."""
+    refused = {
+        _FIELDS[f.field] for f in shape_refusals(_facts(request_spec), allowed_node_types(), today=TODAY, shape=shape)
+    }
+    fixed_and_absent = {p for p, r in POLICIES[shape].items() if r["type"] == "fixed" and p not in request_spec}
+    by_policy = set(violations(POLICIES[shape], request_spec)) - {"custom_tags.cost-center", "autotermination_minutes"}
+    assert refused - fixed_and_absent == by_policy
 
 
 def test_the_runtime_pattern_follows_the_end_of_support_dates() -> None:
@@ -269,7 +322,8 @@ def test_the_runtime_pattern_follows_the_end_of_support_dates() -> None:
     )
     assert violations(before, lts_15) == {}
     assert list(violations(after, lts_15)) == ["spark_version"]
-    assert violations(after, GOOD) == {} and violations(after, GROUP) == {}
+    assert violations(after, GOOD) == {}
+    assert violations(cluster_policy_definition(today=date(2027, 8, 19), shape=SHAPE_KIND), GROUP) == {}
     for day, refused in ((date(2027, 8, 18), []), (date(2027, 8, 19), ["sparkVersion"])):
         assert [f.field for f in policy_refusals(_facts(lts_15), allowed_node_types(), today=day)] == refused
     message = policy_refusals(_facts(lts_15), allowed_node_types(), today=date(2027, 8, 19))[0].message
