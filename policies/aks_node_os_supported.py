@@ -1,4 +1,5 @@
-"""aks-node-os-supported: every node pool's OS version is one AKS creates on the pool's Kubernetes version today.
+"""aks-node-os-supported: every node pool's OS version is one AKS creates on the pool's Kubernetes version today, and
+one AKS's GPU registry names for the pool's VM size.
 
 The rule: :func:`rules.node_os.pool_node_os_problem` over ``gpu_catalog/facts/aks_node_os.json`` (Windows Server 2022
 up to Kubernetes 1.36, Ubuntu 22.04 no new pools from 2027-06-30, ...), the same the stack config and the component
@@ -6,6 +7,10 @@ Args call. Checked on every ``agentPoolProfiles`` entry of a ManagedCluster and 
 not: AKS refuses the pool either way). A pool's version is its ``orchestratorVersion``, else its cluster's
 ``kubernetesVersion``; a standalone AgentPool's cluster is found by ``resourceGroupName`` + ``resourceName``, or is the
 stack's only ManagedCluster. A pool whose version cannot be found is not checked, and says so.
+
+The pool's ``vmSize`` against its OS: :func:`rules.node_os.size_os_problem` (AKS's GPU registry,
+Azure/karpenter-provider-azure ``pkg/utils/supported-gpus.yaml``, as ``gpu_catalog/catalog.json`` carries it: the RTX
+PRO 6000 family, GB200 and GB300 run on Ubuntu only), whatever the pool's Kubernetes version.
 
 A raw ``AKSNodeClass`` (AKS node auto-provisioning, ``karpenter.azure.com``) that sets ``spec.imageFamily`` is checked
 too, with :func:`rules.node_os.image_family_problem` (the NAP checklist's rule): NAP nodes run the control plane's
@@ -21,7 +26,7 @@ from typing import Any
 from pulumi_policy import ReportViolation, Severity, StackValidationArgs
 
 from gpu_catalog import clock
-from rules.node_os import DEFAULT_OS_SKU, image_family_problem, pool_node_os_problem
+from rules.node_os import DEFAULT_OS_SKU, image_family_problem, pool_node_os_problem, size_os_problem
 from rules.resource_types import is_agent_pool, is_aks_node_class, is_managed_cluster
 from rules.wire_pools import PROFILES, AksPools, aks_pools
 
@@ -44,7 +49,17 @@ def _judge(review: Review, where: str, pool: Any, version: Any, urn: str) -> Non
     for key, value in (("osType", os_type), ("osSKU", os_sku), ("orchestratorVersion", pool_version)):
         if value is UNKNOWN:
             review.unknown_field(f"{where}.{key}")
-    if any(value is UNKNOWN for value in (os_type, os_sku, version, pool_version)):
+    if any(value is UNKNOWN for value in (os_type, os_sku)):
+        return
+    vm_size = get(pool, "vmSize")
+    size_os = size_os_problem(
+        vm_size if isinstance(vm_size, str) else None,
+        os_type if isinstance(os_type, str) and os_type else None,
+        os_sku if isinstance(os_sku, str) and os_sku else None,
+    )
+    if size_os is not None:
+        review.violation(f"{where}: {size_os}", urn)
+    if any(value is UNKNOWN for value in (version, pool_version)):
         return
     if not isinstance(version, str) or not version:
         review.not_checked(f"{where}: its Kubernetes version is not in this stack (no orchestratorVersion, no cluster)")
@@ -133,14 +148,16 @@ POLICY = GpuStackPolicy(
     what="Every agentPoolProfiles[] entry of a ManagedCluster and every AgentPool runs an OS version AKS creates on "
     "the pool's Kubernetes version (orchestratorVersion, else the cluster's kubernetesVersion) today: osSKU, or AKS's "
     "default for osType (Ubuntu on Linux, Windows2022 on Windows); every AKSNodeClass's imageFamily on the "
-    "cluster's kubernetesVersion.",
+    "cluster's kubernetesVersion; and a GPU vmSize only on a node OS AKS's GPU registry names for it (osType Windows, "
+    "osSKU AzureLinux on an Ubuntu-only size such as the RTX PRO 6000, GB200 and GB300 sizes is refused).",
     why="AKS refuses a node pool whose OS it no longer supports on that Kubernetes version (Windows Server 2022 ends "
     "with 1.36) or after the OS's date (Ubuntu 22.04: no new pools from 2027-06-30), so `pulumi up` fails; the dates "
-    "are data (gpu_catalog/facts/aks_node_os.json) checked against today.",
+    "are data (gpu_catalog/facts/aks_node_os.json) checked against today. AKS prepares a GPU size only on the node "
+    "OSes its GPU registry (karpenter-provider-azure pkg/utils/supported-gpus.yaml) lists for it.",
     validate=validate,
     level=MANDATORY,
     severity=Severity.HIGH,
     topics=["aks", "node-os", "lifecycle"],
     fix="Use the OS SKU or the Kubernetes version the message allows (e.g. osSKU Ubuntu or AzureLinux; a Windows pool "
-    "on Kubernetes 1.36 or earlier).",
+    "on Kubernetes 1.36 or earlier); on an Ubuntu-only GPU size, osType Linux with osSKU Ubuntu.",
 )

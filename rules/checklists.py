@@ -61,7 +61,7 @@ from .hardening import node_hardening
 from .karpenter import GPU_LIMIT, gpu_nodepool_limits, resolve_sizes
 from .kube_names import label_value_problem, node_label_key_problem
 from .lifecycle import check_operator_platform
-from .node_os import image_family_problem
+from .node_os import image_family_problem, size_os_problem
 from .node_stack import KAITO_ADDON, Sharing, node_stack_findings, pool_node_stack
 from .sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
@@ -150,9 +150,10 @@ def aks_gpu_pool(pool: AksGpuPoolFacts, *, today: date) -> list[Finding]:
             nvidia_operator=pool.operator_manages,
             aks_driver=not pool.driver_skipped,
             sharing=sharing_mode,
-            os_sku=pool.os_sku if pool.os == "Linux" else None,
         )
     ]
+    size_os = size_os_problem(pool.vm_size, pool.os, pool.os_sku)  # the size's OSes in AKS's GPU registry
+    found += [Finding("os" if pool.os == "Windows" else "osSku", size_os)] if size_os is not None else []
     if pool.autoscaling:
         found += autoscale_bounds(pool.min_count or 0, pool.max_count)
     found += operator_autoscale_min_count(facts, pool.operator)

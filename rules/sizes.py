@@ -234,15 +234,14 @@ def check_amd_features(
     nvidia_operator: bool,
     aks_driver: bool,
     sharing: str | None,
-    os_sku: str | None = None,
     catalog: Catalog | None = None,
 ) -> list[tuple[str, SizeFinding]]:
     """NVIDIA-only set-ups on a size with AMD GPUs, each as ``(field, finding)``; empty for any other size.
 
     ``field`` names what to change: ``vmSize`` (NVIDIA's GPU operator would manage the pool), ``driver`` (an AKS driver
     install: AKS installs none for AMD and refuses the pool unless the install is skipped), ``sharing`` (time-slicing
-    and MPS are NVIDIA device plugin features), ``osSku`` (AKS runs AMD GPUs on Ubuntu only). MIG is refused by
-    :func:`check_mig_profile` (no AMD size is MIG-capable).
+    and MPS are NVIDIA device plugin features). MIG is refused by :func:`check_mig_profile` (no AMD size is
+    MIG-capable); the OS by :func:`rules.node_os.size_os_problem` (AKS's GPU registry lists AMD sizes on Ubuntu only).
     """
     size = _cat(catalog).lookup(name)
     if size is None or size.gpu_vendor != "AMD" or not size.aks_supported or is_nvv4(name):
@@ -280,16 +279,6 @@ def check_amd_features(
                     name,
                     f"{gpus}: {sharing} is a feature of NVIDIA's device plugin and does nothing on AMD GPUs. "
                     f"{AMD_NEEDS}; remove sharing.",
-                ),
-            )
-        )
-    if os_sku is not None and not os_sku.startswith("Ubuntu"):
-        out.append(
-            (
-                "osSku",
-                SizeFinding(
-                    name,
-                    f"{gpus}: AKS supports AMD GPU pools on Ubuntu only, not {os_sku}. Allowed: Ubuntu, Ubuntu2204.",
                 ),
             )
         )

@@ -174,3 +174,13 @@ def test_every_size_in_aks_gpu_registry_is_in_the_catalog():
     registry = yaml.safe_load(snapshot.read_text())
     cat = default_catalog()
     assert [n for n in registry if n not in cat] == []
+
+
+def test_a_size_only_an_unplaced_copy_names_is_not_current():
+    """Standard_ND128isrG5_GB300_v6: Microsoft's nd-gb300-v6-series.md (ab1d3891) lists Standard_ND128isr_GB300_v6
+    only, AKS's GPU registry neither; the row stays (no source refuses it) as preview, with its evidence."""
+    cat = default_catalog()
+    g5, isr = cat["Standard_ND128isrG5_GB300_v6"], cat["Standard_ND128isr_GB300_v6"]
+    assert (g5.status, isr.status) == ("preview", "current")
+    row = next(r for r in json.loads(CATALOG_PATH.read_text())["sizes"] if r["name"] == g5.name)
+    assert "commit ab1d3891afed5110ae83d1a5fbd0ca5b83acbbb9, ms.date 2026-02-20" in row["lifecycle"]["note"]

@@ -301,3 +301,12 @@ def test_operator_values_come_from_its_args() -> None:
     assert a100["sharing"] == {
         "timeSlicing": {"renameByDefault": True, "resources": [{"name": "nvidia.com/mig-3g.40gb", "replicas": 2}]}
     }
+
+
+def test_an_ubuntu_only_size_on_azure_linux_is_refused_by_the_args() -> None:
+    """The checklist the stack config runs refuses a GB300 pool on AzureLinux (AKS's GPU registry: Ubuntu only)."""
+    error = refused(run_pool(name="gb300", vm_size="Standard_ND128isr_GB300_v6", os_sku="AzureLinux"))
+    [finding] = [f for f in error.findings if f.field == "os_sku"]
+    assert finding.message.startswith(
+        "Standard_ND128isr_GB300_v6 runs on Ubuntu node pools only (AKS's GPU registry: Azure/karpenter-provider-azure"
+    )

@@ -175,8 +175,39 @@ def test_amd_pool_with_the_aks_driver_is_refused() -> None:
 
 def test_amd_pool_on_azure_linux_is_refused() -> None:
     found = problems(config(gpuPools=[{**MI300X, "osSku": "AzureLinux"}]))
-    assert found["gpuPools[0].osSku"].endswith(
-        "AKS supports AMD GPU pools on Ubuntu only, not AzureLinux. Allowed: Ubuntu, Ubuntu2204."
+    assert found["gpuPools[0].osSku"] == (
+        "Standard_ND96isr_MI300X_v5 runs on Ubuntu node pools only (AKS's GPU registry: Azure/karpenter-provider-azure "
+        "pkg/utils/supported-gpus.yaml, in gpu_catalog/catalog.json support.aksGpuRegistry): AKS has no GPU driver or "
+        "image for it on osSKU AzureLinux. Use osType Linux with osSKU Ubuntu, or a size whose entry names the OS."
+    )
+
+
+@pytest.mark.parametrize(
+    ("pool", "key", "size", "shown"),
+    [
+        (
+            {"vmSize": "Standard_ND128isr_GB300_v6", "osSku": "AzureLinux"},
+            "osSku",
+            "Standard_ND128isr_GB300_v6",
+            "osSKU AzureLinux",
+        ),
+        (
+            {"vmSize": "Standard_NC144ds_xl_RTXPRO6000BSE_v6", "os": "Windows", "driver": "aks"},
+            "os",
+            "Standard_NC144ds_xl_RTXPRO6000BSE_v6",
+            "osType Windows",
+        ),
+    ],
+)
+def test_an_ubuntu_only_size_on_another_os_is_refused_with_the_registry(
+    pool: dict[str, str], key: str, size: str, shown: str
+) -> None:
+    """AKS's GPU registry lists the GB300 and RTX PRO 6000 sizes on Ubuntu only (rules/node_os.size_os_problem)."""
+    found = problems(config(gpuPools=[{**T4, "name": "big", **pool}]))
+    assert found[f"gpuPools[0].{key}"].startswith(
+        f"{size} runs on Ubuntu node pools only (AKS's GPU registry: Azure/karpenter-provider-azure "
+        f"pkg/utils/supported-gpus.yaml, in gpu_catalog/catalog.json support.aksGpuRegistry): AKS has no GPU driver or "
+        f"image for it on {shown}"
     )
 
 

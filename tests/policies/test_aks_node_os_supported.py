@@ -114,3 +114,40 @@ def test_a_node_class_without_its_cluster_is_not_passed_silently(monkeypatch: An
     ]
     unknown = run_stack_policy(POLICY, [*stack(CLUSTER_136), (NODE_CLASS, "infer", node_class(UNKNOWN))])
     assert unknown.preview_unknown is not None and "infer: spec.imageFamily" in unknown.preview_unknown
+
+
+GB300_AZURE_LINUX = (
+    "Standard_ND128isr_GB300_v6 runs on Ubuntu node pools only (AKS's GPU registry: Azure/karpenter-provider-azure "
+    "pkg/utils/supported-gpus.yaml, in gpu_catalog/catalog.json support.aksGpuRegistry): AKS has no GPU driver or "
+    "image for it on osSKU AzureLinux. Use osType Linux with osSKU Ubuntu, or a size whose entry names the OS."
+)
+
+
+def test_an_ubuntu_only_size_on_another_os_is_refused_on_pools_and_profiles() -> None:
+    """AKS's GPU registry lists GB300 and the RTX PRO 6000 family on Ubuntu only: an AzureLinux AgentPool and a
+    Windows agentPoolProfiles entry are refused with the source; the same sizes on Ubuntu (or AKS's Linux default)
+    and an A100 on AzureLinux pass."""
+    gb300 = with_(GPU_POOL, vmSize="Standard_ND128isr_GB300_v6", osSKU="AzureLinux", orchestratorVersion="1.36")
+    rtx = with_(SYSTEM_PROFILE, name="rtx", vmSize="Standard_NC144ds_xl_RTXPRO6000BSE_v6", osType="Windows", osSKU=None)
+    cluster = with_(CLUSTER_136, agentPoolProfiles=[SYSTEM_PROFILE, rtx])
+    outcome = run_stack_policy(POLICY, stack(cluster, gb300))
+    assert outcome.violations == [
+        "aks: agentPoolProfiles[1]: Standard_NC144ds_xl_RTXPRO6000BSE_v6 runs on Ubuntu node pools only (AKS's GPU "
+        "registry: Azure/karpenter-provider-azure pkg/utils/supported-gpus.yaml, in gpu_catalog/catalog.json "
+        "support.aksGpuRegistry): AKS has no GPU driver or image for it on osType Windows. Use osType Linux with "
+        "osSKU Ubuntu, or a size whose entry names the OS.",
+        f"pool0: {GB300_AZURE_LINUX}",
+    ]
+    assert outcome.violation_urns == [urn_of(MANAGED_CLUSTER, "aks"), urn_of(AGENT_POOL, "pool0")]
+    fine = stack(
+        with_(CLUSTER_136, agentPoolProfiles=[SYSTEM_PROFILE, with_(rtx, osType="Linux")]),
+        with_(gb300, osSKU="Ubuntu"),
+        with_(GPU_POOL, osSKU="AzureLinux", orchestratorVersion="1.36"),
+    )
+    assert run_stack_policy(POLICY, fine).violations == []
+
+
+def test_the_size_is_judged_even_when_the_version_is_not_known() -> None:
+    pool = with_(GPU_POOL, vmSize="Standard_ND128isr_GB300_v6", osSKU="AzureLinux", orchestratorVersion=None)
+    outcome = run_stack_policy(POLICY, [(AGENT_POOL, "pool0", pool)])
+    assert outcome.violations == [f"pool0: {GB300_AZURE_LINUX}"]
