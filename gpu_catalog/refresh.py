@@ -3,9 +3,12 @@
 Reads only local files the user names (a checkout or a downloaded copy; this module never downloads), compares them
 with the facts, and prints per facts file what upstream has that the facts lack (``added``), what the facts hold
 that upstream dropped (``removed``) and values that differ (``changed``), as text or JSON. ``--write`` applies the
-changes it can make safely: every recorded source is kept (the one read is updated with ``--commit`` and today's
-date), hand-written notes are never touched, and a size upstream adds without hardware facts is reported for a
-hand-written catalog row instead of being invented. Standard library plus PyYAML. No Pulumi imports.
+changes it can make safely, editing each file's text in place (only the values that changed; indentation, line
+breaks and key order kept; an unchanged file is not written): every recorded source is kept (the one read is updated
+with ``--commit`` — required for every source with differences — ``--ref`` and today's date, and a recorded tag that
+named another commit is dropped, so ``tag``/``ref`` and ``commit`` never disagree), hand-written notes are never
+touched, and a size upstream adds without hardware facts is reported for a hand-written catalog row instead of being
+invented. Standard library plus PyYAML. No Pulumi imports.
 
 Inputs (each optional; at least one):
 
@@ -41,6 +44,7 @@ import yaml
 
 from . import clock
 from .catalog import CATALOG_PATH
+from .json_edit import patch
 
 FACTS_DIR = Path(__file__).with_name("facts")
 COMMAND = "python -m gpu_catalog.refresh"
@@ -407,9 +411,14 @@ def _facts_path(name: str, root: Path) -> Path:
     return root / ("catalog.json" if name.endswith("catalog.json") else f"facts/{Path(name).name}")
 
 
-def record_source(doc: dict[str, Any], source: tuple[str, str], commit: str | None, today: date) -> None:
-    """Update the facts file's record of ``source`` (repository, path) with the commit and the day it was read, or
-    add one; every other recorded source stays as it is. The file's ``sourcesRead`` becomes ``today``."""
+def record_source(
+    doc: dict[str, Any], source: tuple[str, str], commit: str, today: date, ref: str | None = None
+) -> None:
+    """Record that ``source`` (repository, path) was read at ``commit`` today: the facts file's entry for it gets the
+    commit and the day, or is added; ``ref`` (a tag or branch) replaces the entry's ``tag``/``ref``, and without one a
+    recorded ``tag``/``ref`` that named another commit is dropped, so the entry never names a tag and a commit that
+    disagree (nor a ``fileCommit`` of an older read). Every other recorded source stays as it is. The file's
+    ``sourcesRead`` becomes ``today``."""
     repo, path = source
     sources = doc.get("sources")
     entries: list[dict[str, Any]]
@@ -427,15 +436,16 @@ def record_source(doc: dict[str, Any], source: tuple[str, str], commit: str | No
             sources[f"refresh-{path.rsplit('/', 1)[-1]}"] = entry
         else:
             sources.append(entry)
-    if commit:
-        entry["commit"] = commit
+    ref_key = "tag" if "tag" in entry else "ref"
+    if entry.get("commit") != commit:
+        entry.pop("fileCommit", None)  # the commit that last changed the file, at the old read
+        if ref is None:
+            entry.pop(ref_key, None)
+    if ref is not None:
+        entry[ref_key] = ref
+    entry["commit"] = commit
     entry["read"] = today.isoformat()
     doc["sourcesRead"] = today.isoformat()
-
-
-def _dump(doc: dict[str, Any], path: Path) -> str:
-    indent = 1 if path.name == "catalog.json" else 2
-    return json.dumps(doc, indent=indent) + "\n"
 
 
 def run(args: argparse.Namespace) -> tuple[list[FileDiff], dict[str, dict[str, Any]]]:
@@ -444,7 +454,7 @@ def run(args: argparse.Namespace) -> tuple[list[FileDiff], dict[str, dict[str, A
 
     def doc(name: str) -> dict[str, Any]:
         if name not in docs:
-            docs[name] = json.loads(_facts_path(name, root).read_text(encoding="utf-8"))
+            docs[name] = json.loads(_read(_facts_path(name, root)))
         return docs[name]
 
     diffs: list[FileDiff] = []
@@ -506,12 +516,49 @@ def parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="REPOSITORY=SHA",
-        help="the commit each input was read at, recorded with --write (e.g. Azure/karpenter-provider-azure=61b488c4)",
+        help="the commit each input was read at, recorded with --write (e.g. Azure/karpenter-provider-azure=61b488c4); "
+        "--write needs one for every source with differences",
+    )
+    p.add_argument(
+        "--ref",
+        action="append",
+        default=[],
+        metavar="REPOSITORY=REF",
+        help="the tag or branch that commit is (recorded as the source's tag/ref; without it a recorded tag of "
+        "another commit is dropped)",
     )
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--write", action="store_true", help="update the facts files (sources and notes kept)")
+    p.add_argument(
+        "--write",
+        action="store_true",
+        help="update the facts files in place: only what changed, formatting kept (sources and notes kept)",
+    )
     p.add_argument("--facts-root", default=str(CATALOG_PATH.parent), help=argparse.SUPPRESS)
     return p
+
+
+def _write(
+    diffs: Sequence[FileDiff],
+    docs: dict[str, dict[str, Any]],
+    commits: dict[str, str],
+    refs: dict[str, str],
+    root: Path,
+) -> None:
+    """Apply the changes and record each source read at a named commit; write a file only where its document changed,
+    editing its text in place (:func:`gpu_catalog.json_edit.patch`: formatting, indentation and key order kept)."""
+    today = clock.today()
+    for d in diffs:
+        document = docs[Path(d.facts_file).name]
+        if d.apply is not None and d.changes:
+            d.apply(document)
+        if d.source[0] in commits:
+            record_source(document, d.source, commits[d.source[0]], today, refs.get(d.source[0]))
+    for name, document in docs.items():
+        path = _facts_path(name, root)
+        text = _read(path)
+        patched = patch(text, document)
+        if patched != text:
+            path.write_text(patched, encoding="utf-8")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -525,13 +572,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.gpu_operator_platform and not args.gpu_operator_release:
         print(f"{COMMAND}: --gpu-operator-platform needs --gpu-operator-release (e.g. v26.7.0)", file=sys.stderr)
         return 2
-    commits: dict[str, str] = {}
-    for item in args.commit:
-        repo, sep, sha = item.partition("=")
-        if not sep or not sha:
-            print(f"{COMMAND}: --commit takes REPOSITORY=SHA, got {item!r}", file=sys.stderr)
-            return 2
-        commits[repo] = sha
+    pairs: dict[str, dict[str, str]] = {}
+    for option, values in (("--commit", args.commit), ("--ref", args.ref)):
+        pairs[option] = {}
+        for item in values:
+            repo, sep, value = item.partition("=")
+            if not sep or not value:
+                print(
+                    f"{COMMAND}: {option} takes REPOSITORY={'SHA' if option == '--commit' else 'REF'}, got {item!r}",
+                    file=sys.stderr,
+                )
+                return 2
+            pairs[option][repo] = value
+    commits, refs = pairs["--commit"], pairs["--ref"]
+    if stray := sorted(set(refs) - set(commits)):
+        print(
+            f"{COMMAND}: --ref without --commit for {', '.join(stray)}: name the commit the ref points at",
+            file=sys.stderr,
+        )
+        return 2
     try:
         diffs, docs = run(args)
     except RefreshError as exc:
@@ -542,16 +601,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print(report_text(diffs))
     if args.write:
-        today = clock.today()
-        root = Path(args.facts_root)
-        for d in diffs:
-            name = Path(d.facts_file).name
-            if d.apply is not None and d.changes:
-                d.apply(docs[name])
-            record_source(docs[name], d.source, commits.get(d.source[0]), today)
-        for name, document in docs.items():
-            path = _facts_path(name, root)
-            path.write_text(_dump(document, path), encoding="utf-8")
+        unnamed = sorted({d.source[0] for d in diffs if d.changes and d.source[0] not in commits})
+        if unnamed:
+            print(
+                f"{COMMAND}: nothing written: name the commit each changed source was read at "
+                f"(--commit REPOSITORY=SHA) for {', '.join(unnamed)}",
+                file=sys.stderr,
+            )
+            return 2
+        _write(diffs, docs, commits, refs, Path(args.facts_root))
     return 1 if any(d.changes for d in diffs) else 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -96,7 +97,8 @@ def test_text_report(capsys: pytest.CaptureFixture[str]) -> None:
 def test_write_updates_facts_keeps_sources_and_notes(facts_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before_k8s = json.loads((facts_copy / "facts/aks_kubernetes.json").read_text())
     args = [*every_input(PLANTED), "--write", "--facts-root", str(facts_copy)]
-    args += ["--commit", "MicrosoftDocs/azure-aks-docs=0123abcd"]
+    args += ["--commit", "MicrosoftDocs/azure-aks-docs=0123abcd", "--commit", "Azure/karpenter-provider-azure=4567cdef"]
+    args += ["--ref", "Azure/karpenter-provider-azure=v1.15.0"]
     assert refresh.main(args) == 1
     capsys.readouterr()
     k8s = json.loads((facts_copy / "facts/aks_kubernetes.json").read_text())
@@ -109,6 +111,8 @@ def test_write_updates_facts_keeps_sources_and_notes(facts_copy: Path, capsys: p
         before_k8s["sources"][0]["facts"],
     )
     assert k8s["sourcesRead"] == "2026-11-30" and k8s["dateRule"] == before_k8s["dateRule"]
+    registry = json.loads((facts_copy / "catalog.json").read_text())["sources"][0]
+    assert (registry["commit"], registry["ref"], "fileCommit" in registry) == ("4567cdef", "v1.15.0", False)
     catalog = load_catalog(facts_copy / "catalog.json")
     assert catalog["Standard_ND40s_v3"].aks_registry_os is None  # dropped upstream: the entry goes, the row stays
     assert "standard_nc40ads_h200_v5" not in catalog  # no hardware facts upstream: reported, never invented
@@ -137,3 +141,60 @@ def test_lifecycle_status_reading() -> None:
         "end-of-support",
         "end-of-support",
     ]
+
+
+def _texts(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*.json"))}
+
+
+def test_a_refresh_without_differences_writes_nothing(facts_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = _texts(facts_copy)
+    assert refresh.main([*every_input(TODAY), "--write", "--facts-root", str(facts_copy)]) == 0
+    capsys.readouterr()
+    assert _texts(facts_copy) == before  # byte for byte: no re-indenting, no re-ordering
+
+
+def test_write_changes_only_the_lines_that_changed(facts_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The planted 1.37 end of life and the page's commit: three lines of aks_kubernetes.json change (the 1.37 row,
+    the source's commit and read day, sourcesRead), nothing else in any file."""
+    before = _texts(facts_copy)
+    args = ["--aks-versions", str(PLANTED / "supported-kubernetes-versions.md"), "--write", "--facts-root"]
+    args += [str(facts_copy), "--commit", "MicrosoftDocs/azure-aks-docs=0123abcd"]
+    assert refresh.main(args) == 1
+    capsys.readouterr()
+    after = _texts(facts_copy)
+    assert [name for name in before if before[name] != after[name]] == ["facts/aks_kubernetes.json"]
+    old, new = before["facts/aks_kubernetes.json"].splitlines(), after["facts/aks_kubernetes.json"].splitlines()
+    assert len(old) == len(new)
+    changed = [(a.strip(), b.strip()) for a, b in zip(old, new, strict=True) if a != b]
+    assert changed == [
+        ('"sourcesRead": "2026-12-01",', '"sourcesRead": "2026-11-30",'),
+        ('"commit": "fb060abe6a8fef960d4c487b543bf7b1e97808fe",', '"commit": "0123abcd",'),
+        ('"read": "2026-12-01",', '"read": "2026-11-30",'),
+        (
+            '{"minor": "1.37", "aksGa": "2026-10", "endOfLife": "2027-10", "ltsEndOfLife": "2028-10", '
+            '"platformSupport": "Until 1.41 GA"}',
+            '{"minor": "1.37", "aksGa": "2026-10", "endOfLife": "2027-11", "ltsEndOfLife": "2028-10", '
+            '"platformSupport": "Until 1.41 GA"}',
+        ),
+    ]
+
+
+def test_write_needs_the_commit_of_each_changed_source(facts_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = _texts(facts_copy)
+    args = ["--aks-versions", str(PLANTED / "supported-kubernetes-versions.md"), "--write", "--facts-root"]
+    assert refresh.main([*args, str(facts_copy)]) == 2
+    assert "for MicrosoftDocs/azure-aks-docs" in capsys.readouterr().err
+    assert refresh.main([*args, str(facts_copy), "--ref", "MicrosoftDocs/azure-aks-docs=main"]) == 2
+    assert "--ref without --commit for MicrosoftDocs/azure-aks-docs" in capsys.readouterr().err
+    assert _texts(facts_copy) == before
+
+
+def test_a_new_commit_without_a_ref_drops_the_stale_ref() -> None:
+    doc = {"sources": [{"repository": "r", "path": "p", "tag": "v1", "commit": "aaa", "fileCommit": "bbb"}]}
+    refresh.record_source(doc, ("r", "p"), "aaa", date(2026, 12, 3))  # the same commit: the tag still holds
+    assert doc["sources"][0]["tag"] == "v1" and doc["sources"][0]["fileCommit"] == "bbb"
+    refresh.record_source(doc, ("r", "p"), "ccc", date(2026, 12, 3))
+    assert doc["sources"][0] == {"repository": "r", "path": "p", "commit": "ccc", "read": "2026-12-03"}
+    refresh.record_source(doc, ("r", "p"), "ddd", date(2026, 12, 4), ref="v2")
+    assert (doc["sources"][0]["ref"], doc["sources"][0]["commit"]) == ("v2", "ddd")
