@@ -23,6 +23,10 @@ Inputs (each optional; at least one):
   range per Ubuntu release)
 - ``--gpu-operator-lifecycle``: NVIDIA/cloud-native-docs ``gpu-operator/life-cycle-policy.rst`` →
   ``facts/gpu_operator.json`` (support status per release)
+- what decides other pins, report only (:mod:`gpu_catalog.refresh_pins`): the KAITO add-on version per Kubernetes
+  minor (from ``--aks-versions``) against ``facts/kaito_addon.json``; ``--gpu-operator-tags``,
+  ``--device-plugin-tags``, ``--dcgm-exporter-tags``: releases newer than the pinned GPU operator, device-plugin chart
+  and dcgm-exporter chart
 
 Exit codes: 0 no difference, 1 differences found (written with ``--write``), 2 usage or unreadable input.
 """
@@ -34,17 +38,18 @@ import calendar
 import json
 import re
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from . import clock
 from .catalog import CATALOG_PATH
 from .json_edit import patch
+from .refresh_model import Change, FileDiff, RefreshError
+from .refresh_model import read_text as _read
+from .refresh_model import read_yaml as _yaml
+from .refresh_pins import TAG_WATCHES, diff_kaito_addon, diff_tags, read_addon_versions, read_tags
 
 FACTS_DIR = Path(__file__).with_name("facts")
 COMMAND = "python -m gpu_catalog.refresh"
@@ -54,51 +59,6 @@ KAITO_MODELS = ("kaito-project/kaito", "presets/workspace/models/supported_model
 AKS_VERSIONS = ("MicrosoftDocs/azure-aks-docs", "articles/aks/supported-kubernetes-versions.md")
 OPERATOR_PLATFORM = ("NVIDIA/cloud-native-docs", "gpu-operator/platform-support.rst")
 OPERATOR_LIFECYCLE = ("NVIDIA/cloud-native-docs", "gpu-operator/life-cycle-policy.rst")
-
-
-class RefreshError(ValueError):
-    """An upstream file could not be read as the format it should have; the message names the file."""
-
-
-@dataclass
-class Change:
-    kind: str
-    """``added`` (upstream has it, the facts do not), ``removed`` (the facts have it, upstream dropped it) or
-    ``changed``."""
-    key: str
-    facts: Any = None
-    upstream: Any = None
-    note: str | None = None
-
-    def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "key": self.key, "facts": self.facts, "upstream": self.upstream}
-        if self.note:
-            out["note"] = self.note
-        return out
-
-    def text(self) -> str:
-        if self.kind == "added":
-            body = f"+ {self.key}: {_show(self.upstream)}"
-        elif self.kind == "removed":
-            body = f"- {self.key}: {_show(self.facts)}"
-        else:
-            body = f"~ {self.key}: {_show(self.facts)} -> {_show(self.upstream)}"
-        return body + (f"  ({self.note})" if self.note else "")
-
-
-def _show(value: Any) -> str:
-    return json.dumps(value) if not isinstance(value, str) else value
-
-
-@dataclass
-class FileDiff:
-    """The differences one upstream file shows against one facts file."""
-
-    facts_file: str
-    source: tuple[str, str]
-    changes: list[Change] = field(default_factory=list)
-    apply: Callable[[dict[str, Any]], None] | None = None
-    """Applies the writable changes to the facts document (``--write``)."""
 
 
 # ----------------------------------------------------------------------------------------------- AKS GPU registry
@@ -393,20 +353,6 @@ def diff_operator_lifecycle(rows: list[tuple[str, str, bool]], facts: dict[str, 
 # ---------------------------------------------------------------------------------------------------- plumbing
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RefreshError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-
-
-def _yaml(path: Path) -> Any:
-    try:
-        return yaml.safe_load(_read(path))
-    except yaml.YAMLError as exc:
-        raise RefreshError(f"{path}: not valid YAML: {exc}") from exc
-
-
 def _facts_path(name: str, root: Path) -> Path:
     return root / ("catalog.json" if name.endswith("catalog.json") else f"facts/{Path(name).name}")
 
@@ -464,12 +410,16 @@ def run(args: argparse.Namespace) -> tuple[list[FileDiff], dict[str, dict[str, A
         diffs.append(diff_kaito(read_kaito_models(Path(args.kaito_models)), doc("kaito.json")))
     if args.aks_versions:
         diffs.append(diff_aks_versions(read_aks_versions(Path(args.aks_versions)), doc("aks_kubernetes.json")))
+        diffs.append(diff_kaito_addon(read_addon_versions(Path(args.aks_versions)), doc("kaito_addon.json")))
     if args.gpu_operator_platform:
         platform = read_operator_platform(Path(args.gpu_operator_platform))
         diffs.append(diff_operator_platform(args.gpu_operator_release, platform, doc("gpu_operator.json")))
     if args.gpu_operator_lifecycle:
         rows = read_operator_lifecycle(Path(args.gpu_operator_lifecycle))
         diffs.append(diff_operator_lifecycle(rows, doc("gpu_operator.json")))
+    for watch in TAG_WATCHES:
+        if getattr(args, watch.option):
+            diffs.append(diff_tags(watch, read_tags(Path(getattr(args, watch.option))), doc(watch.facts_file)))
     return diffs, docs
 
 
@@ -511,6 +461,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--gpu-operator-platform", metavar="FILE", help=f"{OPERATOR_PLATFORM[0]} {OPERATOR_PLATFORM[1]}")
     p.add_argument("--gpu-operator-release", metavar="VERSION", help="the release the platform file documents")
     p.add_argument("--gpu-operator-lifecycle", metavar="FILE", help=f"{OPERATOR_LIFECYCLE[0]} {OPERATOR_LIFECYCLE[1]}")
+    for watch in TAG_WATCHES:
+        flag = "--" + watch.option.replace("_", "-")
+        p.add_argument(flag, metavar="FILE", help=f"{watch.repository} tag names (report only: newer than the pin)")
     p.add_argument(
         "--commit",
         action="append",
@@ -551,7 +504,7 @@ def _write(
         document = docs[Path(d.facts_file).name]
         if d.apply is not None and d.changes:
             d.apply(document)
-        if d.source[0] in commits:
+        if d.apply is not None and d.source[0] in commits:  # a report-only watch writes nothing
             record_source(document, d.source, commits[d.source[0]], today, refs.get(d.source[0]))
     for name, document in docs.items():
         path = _facts_path(name, root)
@@ -564,8 +517,9 @@ def _write(
 def main(argv: Sequence[str] | None = None) -> int:
     p = parser()
     args = p.parse_args(argv)
-    inputs = (args.aks_gpu_registry, args.kaito_models, args.aks_versions, args.gpu_operator_platform)
-    if not any(inputs) and not args.gpu_operator_lifecycle:
+    inputs = [args.aks_gpu_registry, args.kaito_models, args.aks_versions, args.gpu_operator_platform]
+    inputs += [args.gpu_operator_lifecycle, *(getattr(args, w.option) for w in TAG_WATCHES)]
+    if not any(inputs):
         p.print_usage(sys.stderr)
         print(f"{COMMAND}: name at least one upstream file (see --help)", file=sys.stderr)
         return 2
@@ -601,7 +555,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print(report_text(diffs))
     if args.write:
-        unnamed = sorted({d.source[0] for d in diffs if d.changes and d.source[0] not in commits})
+        unnamed = sorted({d.source[0] for d in diffs if d.apply and d.changes and d.source[0] not in commits})
         if unnamed:
             print(
                 f"{COMMAND}: nothing written: name the commit each changed source was read at "

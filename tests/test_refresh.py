@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_catalog import refresh
+from gpu_catalog import refresh, refresh_pins
 from gpu_catalog.catalog import CATALOG_PATH, load_catalog
 
 SNAPSHOTS = Path(__file__).parent / "refresh_snapshots"
@@ -31,6 +31,12 @@ def every_input(folder: Path) -> list[str]:
         "v26.7.0",
         "--gpu-operator-lifecycle",
         str(TODAY / "life-cycle-policy.rst"),
+        "--gpu-operator-tags",
+        str(folder / "gpu-operator-tags.txt"),
+        "--device-plugin-tags",
+        str(folder / "device-plugin-tags.txt"),
+        "--dcgm-exporter-tags",
+        str(folder / "dcgm-exporter-tags.txt"),
     ]
 
 
@@ -50,8 +56,12 @@ def test_snapshots_equal_to_todays_facts_report_nothing(capsys: pytest.CaptureFi
         "gpu_catalog/catalog.json",
         "gpu_catalog/facts/kaito.json",
         "gpu_catalog/facts/aks_kubernetes.json",
+        "gpu_catalog/facts/kaito_addon.json",
         "gpu_catalog/facts/gpu_operator.json",
         "gpu_catalog/facts/gpu_operator.json",
+        "gpu_catalog/facts/gpu_operator.json",
+        "gpu_catalog/facts/device_plugins.json",
+        "gpu_catalog/facts/gpu_monitoring.json",
     ]
 
 
@@ -80,6 +90,10 @@ def test_planted_differences_and_nothing_else(capsys: pytest.CaptureFixture[str]
             "null",
         ),
         ("gpu_catalog/facts/aks_kubernetes.json", "changed", "versions[1.37].endOfLife", '"2027-10"', '"2027-11"'),
+        # what decides other pins: reported, never written
+        ("gpu_catalog/facts/kaito_addon.json", "added", "versions[1.37].addonVersion", "null", '"0.8.0"'),
+        ("gpu_catalog/facts/gpu_operator.json", "added", "default[v26.10.0]", "null", '"v26.10.0"'),
+        ("gpu_catalog/facts/device_plugins.json", "added", "chart.version[v0.21.0]", "null", '"v0.21.0"'),
     }
 
 
@@ -117,10 +131,17 @@ def test_write_updates_facts_keeps_sources_and_notes(facts_copy: Path, capsys: p
     assert catalog["Standard_ND40s_v3"].aks_registry_os is None  # dropped upstream: the entry goes, the row stays
     assert "standard_nc40ads_h200_v5" not in catalog  # no hardware facts upstream: reported, never invented
     assert catalog["Standard_ND40s_v3"].aks_note == load_catalog()["Standard_ND40s_v3"].aks_note
-    # written facts equal to the planted snapshots: a second run reports only the size that needs a row
+    # written facts equal to the planted snapshots: a second run reports only the size that needs a row and the
+    # report-only pin watches (never written)
     assert refresh.main([*every_input(PLANTED), "--facts-root", str(facts_copy), "--format", "json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert out["differences"] == 1 and out["files"][0]["added"][0]["key"] == "standard_nc40ads_h200_v5"
+    assert out["differences"] == 4 and out["files"][0]["added"][0]["key"] == "standard_nc40ads_h200_v5"
+    assert [f["factsFile"] for f in out["files"] if f["added"] or f["changed"] or f["removed"]] == [
+        "gpu_catalog/catalog.json",
+        "gpu_catalog/facts/kaito_addon.json",
+        "gpu_catalog/facts/gpu_operator.json",
+        "gpu_catalog/facts/device_plugins.json",
+    ]
 
 
 def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -198,3 +219,35 @@ def test_a_new_commit_without_a_ref_drops_the_stale_ref() -> None:
     assert doc["sources"][0] == {"repository": "r", "path": "p", "commit": "ccc", "read": "2026-12-03"}
     refresh.record_source(doc, ("r", "p"), "ddd", date(2026, 12, 4), ref="v2")
     assert (doc["sources"][0]["ref"], doc["sources"][0]["commit"]) == ("v2", "ddd")
+
+
+def test_pin_watches_are_reported_and_never_written(facts_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The KAITO add-on per minor and newer GPU operator / device-plugin / dcgm-exporter releases: reported with the
+    pin they would replace; --write leaves those facts files as they were (no --commit needed for them)."""
+    before = _texts(facts_copy)
+    args = ["--gpu-operator-tags", str(PLANTED / "gpu-operator-tags.txt"), "--device-plugin-tags"]
+    args += [str(PLANTED / "device-plugin-tags.txt"), "--aks-versions", str(TODAY / "supported-kubernetes-versions.md")]
+    assert refresh.main([*args, "--write", "--facts-root", str(facts_copy)]) == 1
+    assert capsys.readouterr().out.splitlines()[-4:] == [
+        "gpu_catalog/facts/gpu_operator.json <- NVIDIA/gpu-operator git tags: 1 added, 0 removed, 0 changed",
+        "  + default[v26.10.0]: v26.10.0  (newer than the pinned v26.7.0: read its release notes and pin it by hand "
+        "(never written))",
+        "gpu_catalog/facts/device_plugins.json <- NVIDIA/k8s-device-plugin git tags: 1 added, 0 removed, 0 changed",
+        "  + chart.version[v0.21.0]: v0.21.0  (newer than the pinned 0.20.0: read its release notes and pin it by hand "
+        "(never written))",
+    ]
+    assert _texts(facts_copy) == before
+    changed = tmp_addon = facts_copy / "planted-addon.md"
+    tmp_addon.write_text("### Kubernetes 1.34\n- ai-toolchain-operator 0.7.0\n\n### Kubernetes 1.36\n- karpenter x\n")
+    diff = refresh.diff_kaito_addon(refresh.read_addon_versions(changed), json.loads(before["facts/kaito_addon.json"]))
+    assert [(c.kind, c.key, c.facts, c.upstream) for c in diff.changes] == [
+        ("changed", "versions[1.34].addonVersion", "0.6.0", "0.7.0")  # 1.36 names no add-on: no evidence, no change
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tag", "release"),
+    [("v26.7.0", (26, 7, 0)), ("0.20.0", (0, 20, 0)), ("4.5.3-4.8.2", (4, 8, 2)), ("v26.10.1-rc.1", None)],
+)
+def test_release_of_a_tag(tag: str, release: tuple[int, int, int] | None) -> None:
+    assert refresh_pins.release(tag) == release
