@@ -9,6 +9,7 @@ import pulumi
 from pulumi.runtime import config as runtime_config
 
 from stack_config import NAMESPACE, StackConfig, StackConfigError, stack_file_name, validate_stack_config
+from stack_config.channel_moves import channel_move_warnings
 from stack_config.inert import inert_settings
 from stack_config.keys import foreign_key_findings, referenced_keys
 from stack_config.loading import decode_config_value
@@ -47,7 +48,8 @@ def load_stack_config(stack_file: str | None = None) -> StackConfig:
 
     Keys under a misspelled namespace are refused with the others; keys nothing reads are warned about
     (:mod:`stack_config.keys`); settings that do nothing without their switch are warned about
-    (:mod:`stack_config.inert`).
+    (:mod:`stack_config.inert`), and so is an auto-upgrade channel whose next move leaves a pinned component's
+    validated range (:mod:`stack_config.channel_moves`).
     """
     pulumi.Config(NAMESPACE)  # the namespace this program reads (keeps `pulumi config` tooling consistent)
     where = stack_file or stack_file_name(pulumi.get_stack())
@@ -62,6 +64,6 @@ def load_stack_config(stack_file: str | None = None) -> StackConfig:
         cfg = validate_stack_config(raw, stack_file=where, extra=problems, config_present=config_value_present)
     except StackConfigError as refused:
         raise StackFileRefused(refused.problems, refused.stack_file) from None
-    for warning in inert_settings(cfg):
+    for warning in [*inert_settings(cfg), *channel_move_warnings(cfg)]:
         pulumi.log.warn(f"{where}: {warning}")
     return cfg

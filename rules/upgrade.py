@@ -13,6 +13,11 @@ plane first, then every node pool. So:
   software is validated on (:func:`validated_minors`: software name → newest validated minor; the GPU operator
   release from ``gpu_operator.json``, the KAITO add-on table from ``kaito_addon.json``; add a row there for other
   pinned software);
+- :func:`channel_next_move` / :func:`upgrade_channel_next_move`: the next minor a moving channel (``stable``,
+  ``rapid``) will reach — when AKS makes the minor after N generally available — and the date that is expected (the
+  calendar's AKS GA month of that minor, or, while the calendar has no row for it yet, an estimate from the
+  calendar's own GA cadence, said as such); a warning when that minor is past a pinned component's validated range
+  (the move happens with no ``pulumi up``);
 - :func:`channel_owns_version`: ``stable`` and ``rapid`` own the version (the program ignores drift on
   ``kubernetesVersion`` / ``orchestratorVersion``, so ``pulumi up`` never asks for a downgrade);
 - :func:`version_pin_fits_channel`: a patch pin (``1.36.2``) with a channel that moves patches is refused: the
@@ -25,7 +30,10 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import date
+from itertools import pairwise
+from statistics import median
 from typing import Literal
 
 from gpu_catalog.kaito_presets import KAITO_ADDON_VERSION, kaito_table_minors
@@ -69,6 +77,107 @@ def channel_target_minor(
     major, rest = _minor_tuple(latest)
     target = latest if spec.target_minor == "N" else f"{major}.{rest - 1}"
     return max(target, pinned_minor, key=_minor_tuple)
+
+
+@dataclass(frozen=True)
+class NextMove:
+    """The next minor a moving channel takes a cluster to, and when."""
+
+    minor: str
+    """The minor the cluster moves to."""
+    trigger: str
+    """The minor whose AKS GA makes it move (N+1)."""
+    expected: date | None
+    """The first day of the trigger's AKS GA month: from the calendar, or estimated (:attr:`estimated`)."""
+    estimated: bool
+    """``True`` when the calendar has no AKS GA date for the trigger yet and :attr:`expected` is the calendar's last
+    GA month plus its median gap between GA months."""
+
+
+def _month_plus(day: date, months: int) -> date:
+    total = day.year * 12 + day.month - 1 + months
+    return date(total // 12, total % 12 + 1, 1)
+
+
+def _expected_ga(trigger: str, today: date, facts: KubernetesFacts) -> tuple[date | None, bool]:
+    row = facts.get(trigger)
+    if row is not None:
+        return row.aks_ga, False
+    gas = sorted(v.aks_ga for v in facts.versions)
+    gaps = [(b.year - a.year) * 12 + b.month - a.month for a, b in pairwise(gas)]
+    gaps = [g for g in gaps if g > 0][-4:]  # the recent cadence
+    if not gaps:
+        return None, True
+    expected = _month_plus(gas[-1], round(median(gaps)))
+    return (expected if expected > today else _month_plus(today, 1)), True
+
+
+def channel_next_move(
+    channel: str, pinned_minor: str, today: date, facts: KubernetesFacts | None = None
+) -> NextMove | None:
+    """Where ``channel`` takes a cluster on ``pinned_minor`` next, after ``today``: when AKS makes N+1 generally
+    available, ``rapid`` moves to N+1 and ``stable`` to N. ``None`` for a channel that does not move the minor, when
+    the calendar knows no supported minor, or when that event does not move the cluster (pinned at or above it)."""
+    spec = load_upgrade_channels().get(channel)
+    calendar = facts or load_kubernetes_facts()
+    latest = latest_supported_minor(today, calendar)
+    if spec is None or not spec.moves_minor or latest is None:
+        return None
+    major, rest = _minor_tuple(latest)
+    trigger = f"{major}.{rest + 1}"
+    target = trigger if spec.target_minor == "N" else latest
+    now = channel_target_minor(channel, pinned_minor, today, calendar) or pinned_minor
+    if _minor_tuple(target) <= _minor_tuple(now):
+        return None
+    expected, estimated = _expected_ga(trigger, today, calendar)
+    return NextMove(target, trigger, expected, estimated)
+
+
+def upgrade_channel_next_move(
+    channel: str,
+    kubernetes_version: str,
+    validated: Mapping[str, str],
+    *,
+    today: date,
+    facts: KubernetesFacts | None = None,
+) -> list[Finding]:
+    """A warning: the channel's next move (:func:`channel_next_move`) takes the cluster past the newest minor a pinned
+    GPU component is validated on. Nothing while today's move already does (:func:`upgrade_channel_range` refuses
+    that)."""
+    pinned = minor_of(kubernetes_version)
+    if (
+        pinned is None
+        or not validated
+        or upgrade_channel_range(channel, kubernetes_version, validated, today=today, facts=facts)
+    ):
+        return []
+    move = channel_next_move(channel, pinned, today, facts)
+    if move is None:
+        return []
+    beyond = {n: v for n, v in validated.items() if _minor_tuple(move.minor) > _minor_tuple(v)}
+    if not beyond:
+        return []
+    if move.expected is None:
+        when = f"{move.trigger} is not on AKS's release calendar yet"
+    elif move.estimated:
+        when = (
+            f"expected around {move.expected:%b %Y}, estimated from the calendar's GA cadence: {move.trigger} is not "
+            "on AKS's release calendar yet"
+        )
+    else:
+        when = f"AKS GA {move.expected:%b %Y} on AKS's release calendar"
+    software = "; ".join(f"{name} is validated up to {newest}" for name, newest in beyond.items())
+    keeps = [c for c, spec in load_upgrade_channels().items() if not spec.moves_minor]
+    return [
+        Finding(
+            "autoUpgradeChannel",
+            f"'{channel}' will move this cluster from {channel_target_minor(channel, pinned, today, facts)} to "
+            f"Kubernetes {move.minor} when AKS makes {move.trigger} generally available ({when}; "
+            "gpu_catalog/facts/aks_kubernetes.json), with no pulumi up: the control plane, then every node pool. "
+            f"But {software}. Before then, pin software validated on {move.minor}, or use autoUpgradeChannel "
+            f"{' or '.join(keeps)} and move the minor yourself.",
+        )
+    ]
 
 
 def channel_owns_version(channel: str) -> bool:
@@ -165,9 +274,12 @@ def version_pin_fits_channel(version: str, channel: str, field: str = "kubernete
 __all__ = [
     "AUTO_UPGRADE_CHANNELS",
     "AutoUpgradeChannel",
+    "NextMove",
+    "channel_next_move",
     "channel_owns_version",
     "channel_target_minor",
     "latest_supported_minor",
+    "upgrade_channel_next_move",
     "upgrade_channel_range",
     "validated_minors",
     "version_pin_fits_channel",

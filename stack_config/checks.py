@@ -53,8 +53,9 @@ from rules.node_stack import (
     ubuntu_release,
 )
 from rules.sizes import DEFAULT_FLOOR
-from rules.upgrade import upgrade_channel_range, validated_minors, version_pin_fits_channel
+from rules.upgrade import upgrade_channel_range, version_pin_fits_channel
 
+from .channel_moves import pinned_validated_minors
 from .databricks import cluster_policy_problems, databricks_stack_problems
 from .exemptions import exemption_problems, pool_exempt_rules
 from .kaito import kaito_stack_problems
@@ -251,10 +252,7 @@ def _hardening_problems(cfg: StackConfig) -> list[Problem]:
 def _upgrade_channel_problems(cfg: StackConfig) -> list[Problem]:
     """The auto-upgrade channel against the pins: the GPU software's validated range, and patch pins."""
     cluster = cfg.cluster
-    validated = validated_minors(
-        gpu_operator_version=cfg.gpuOperator.version if cfg.gpuOperator.enabled else None,
-        kaito_addon=cfg.kaito_addon,
-    )
+    validated = pinned_validated_minors(cfg)
     found = upgrade_channel_range(cluster.autoUpgradeChannel, cluster.kubernetesVersion, validated, today=clock.today())
     found += version_pin_fits_channel(cluster.kubernetesVersion, cluster.autoUpgradeChannel)
     return [Problem(f"cluster.{f.field}", f.message) for f in found]
