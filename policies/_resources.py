@@ -26,6 +26,7 @@ from pulumi_policy import ReportViolation
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 from gpu_catalog import clock, is_gpu_size
+from rules.monitoring import POOL_NODE_LABEL
 from rules.resource_types import (
     is_agent_pool,
     is_karpenter_node_pool,
@@ -368,8 +369,14 @@ class Pool:
         return label
 
     def label(self, resource_name: str) -> str:
-        """How messages name the pool: the pool name when known, else the resource and the path."""
+        """How messages name the pool: as the stack file wrote it (the platform's ``azure-gpu-platform/pool`` node
+        label) with the Azure name in brackets (``node pool 'h100' [h1000d7b]``), else the pool name when known, else
+        the resource and the path."""
         name = self.name
+        labels = self.get("nodeLabels")
+        written = labels.get(POOL_NODE_LABEL) if isinstance(labels, dict) else None
+        if isinstance(written, str) and written and isinstance(name, str) and written != name:
+            return f"node pool '{written}' [{name}]"
         if isinstance(name, str):
             return f"node pool '{name}'"
         return f"node pool {self.prefix or resource_name}"

@@ -334,7 +334,9 @@ def operator_autoscale_min_count(pool: GpuPool, operator: GpuOperator | None) ->
             f"must be ≥ 1 for an autoscaling GPU pool the GPU operator manages (it is {shown}): at 0 nodes the cluster "
             "autoscaler cannot see the labels and resources the operator adds (nvidia.com/gpu.present, shared and "
             f"MIG resource names), so pending GPU pods never trigger a scale-up ({AUTOSCALER_SCALE_FROM_ZERO_ISSUE}). "
-            "Allowed: 1..maxCount.",
+            "Allowed: 1..maxCount. For GPU nodes that scale from zero, use a node auto-provisioning pool "
+            "(gpuNodePools, docs/nap.md): Karpenter creates nodes from the pending pod's nvidia.com/gpu request, "
+            "with or without the operator.",
         )
     ]
 

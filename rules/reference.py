@@ -8,10 +8,12 @@ test fails when the committed file is out of date.
 
 from __future__ import annotations
 
+import argparse
 import sys
+from collections.abc import Sequence
 from datetime import date
 
-from gpu_catalog import MIG_PROFILES, default_catalog
+from gpu_catalog import MIG_PROFILES, clock, default_catalog
 from gpu_catalog.kaito_presets import KAITO_ADDON_VERSION, KAITO_PRESETS, KAITO_VERSION, kaito_table_minors
 
 from .kaito import _shortfalls, kaito_sizes
@@ -107,5 +109,23 @@ def render(today: date) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":  # python -m rules.reference [YYYY-MM-DD]: the day given, else the real date
-    sys.stdout.write(render(date.fromisoformat(sys.argv[1]) if len(sys.argv) > 1 else date.today()))
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m rules.reference [YYYY-MM-DD]``: the reference for the day given, else today
+    (:func:`gpu_catalog.clock.today`, ``$AGP_TODAY`` when set), on stdout. Exit 2 with a message for a bad day."""
+    parser = argparse.ArgumentParser(
+        prog="python -m rules.reference",
+        description="Write the GPU reference (docs/gpu-reference.md: KAITO presets, MIG slices) to stdout, "
+        "generated from the facts. `make reference` writes the committed file.",
+    )
+    parser.add_argument("day", nargs="?", help="render for this day (YYYY-MM-DD; default: today)")
+    args = parser.parse_args(argv)
+    try:
+        day = clock.parse_day(args.day, "day") if args.day else clock.today()
+    except clock.ClockError as exc:
+        parser.error(str(exc))
+    sys.stdout.write(render(day))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

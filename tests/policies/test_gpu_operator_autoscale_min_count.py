@@ -32,7 +32,9 @@ def test_scale_to_zero_rejected_with_reason() -> None:
         "gpupool: minCount: node pool 'gpua100' (Standard_NC24ads_A100_v4), managed by GPU operator release "
         "'gpu-operator': must be ≥ 1 for an autoscaling GPU pool the GPU operator manages (it is 0): at 0 nodes the "
         "cluster autoscaler cannot see the labels and resources the operator adds (nvidia.com/gpu.present, shared and "
-        "MIG resource names), so pending GPU pods never trigger a scale-up (Azure/AKS #2832). Allowed: 1..maxCount."
+        "MIG resource names), so pending GPU pods never trigger a scale-up (Azure/AKS #2832). Allowed: 1..maxCount. "
+        "For GPU nodes that scale from zero, use a node auto-provisioning pool (gpuNodePools, docs/nap.md): Karpenter "
+        "creates nodes from the pending pod's nvidia.com/gpu request, with or without the operator."
     ]
     assert outcome.violation_urns == [urn_of(AGENT_POOL, "gpupool")]
 
@@ -54,3 +56,11 @@ def test_unknown_min_count_named() -> None:
     assert outcome.violations == []
     assert outcome.preview_unknown is not None
     assert outcome.preview_unknown.startswith("gpupool: minCount can't be known during preview")
+
+
+def test_a_platform_pool_is_named_as_the_stack_file_wrote_it_with_the_azure_name_in_brackets() -> None:
+    """The platform's pools carry the name the stack file wrote (node label azure-gpu-platform/pool); the Azure
+    agentPoolName is derived from it with a hash (stack_config.azure_pool_name)."""
+    pool = with_(GPU_POOL, minCount=0.0, agentPoolName="a1002f3c", nodeLabels={"azure-gpu-platform/pool": "a100"})
+    [message] = run_stack_policy(POLICY, stack(pool)).violations
+    assert message.startswith("gpupool: minCount: node pool 'a100' [a1002f3c] (Standard_NC24ads_A100_v4), managed by")

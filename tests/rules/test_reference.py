@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from gpu_catalog import default_catalog
 from rules.node_stack import nvidia_mig_hint
 from rules.reference import kaito_rows, mig_rows, render
@@ -58,3 +60,19 @@ def test_an_nvidia_mig_name_is_refused_with_the_aks_profile_that_gives_it() -> N
         "Standard_NC24ads_A100_v4 MIG1g gives 7 × 1g.10gb per GPU, 7 per node, not 1g.5gb: write MIG1g for 1g.10gb."
     )
     assert nvidia_mig_hint("MIG3g", None) is None
+
+
+def test_the_command_prints_help_and_refuses_a_bad_day(capsys: pytest.CaptureFixture[str]) -> None:
+    from rules.reference import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: python -m rules.reference [-h] [day]")
+    with pytest.raises(SystemExit) as exc:
+        main(["tomorrow"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "day='tomorrow' is not a date: use YYYY-MM-DD" in err and "Traceback" not in err
+    assert main(["2026-11-30"]) == 0
+    assert capsys.readouterr().out == REFERENCE.read_text(encoding="utf-8")
