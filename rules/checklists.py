@@ -25,7 +25,7 @@ from the Pulumi config) stays in the stack config.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
@@ -276,6 +276,25 @@ def nap_operator_platform_problem(
     return check_operator_platform(operator_version, kubernetes_version, IMAGE_FAMILY_OS_SKU.get(image, image))
 
 
+def nap_size_os(image_family: str | None, sizes: Sequence[str], *, explicit: bool) -> list[Finding]:
+    """Sizes Karpenter never launches with ``image_family``: AKS's GPU registry does not name the family's OS for them
+    (:func:`rules.node_os.size_os_problem`; karpenter-provider-azure keeps the sizes whose OS list names the image
+    family). Refused when a size named in ``sizes`` is one of them, or when none of the sizes a series or GPU model
+    resolves to remains."""
+    if not image_family:
+        return []
+    excluded = [s for s in sizes if size_os_problem(s, "Linux", image_family) is not None]
+    if not excluded or not (explicit or len(excluded) == len(sizes)):
+        return []
+    return [
+        Finding(
+            "imageFamily",
+            f"Karpenter never launches {', '.join(excluded)} with imageFamily {image_family}: "
+            + (size_os_problem(excluded[0], "Linux", image_family) or ""),
+        )
+    ]
+
+
 def nap_gpu_pool(pool: NapGpuPoolFacts, *, today: date) -> list[Finding]:
     """Every guard rail a NAP GPU NodePool breaks: its sizes (each through the size rules), its GPU limit, the
     Karpenter enums, who installs the driver, GPU sharing and its replicas, taints, labels, the image family's node
@@ -329,6 +348,7 @@ def nap_gpu_pool(pool: NapGpuPoolFacts, *, today: date) -> list[Finding]:
             kaito_addon=pool.kaito_addon,
         )
         found += [Finding("taints", f.message) for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
+    found += nap_size_os(pool.image_family, sizes, explicit=bool(pool.sizes))
     if pool.image_family and pool.kubernetes_version is not None:
         os_problem = image_family_problem(pool.image_family, pool.kubernetes_version, today)
         if os_problem is not None:

@@ -345,3 +345,16 @@ def test_the_os_sku_literals_of_the_model_are_the_rules_lists() -> None:
     from stack_config.models import LinuxOsSku, WindowsOsSku
 
     assert (typing.get_args(LinuxOsSku), typing.get_args(WindowsOsSku)) == (LINUX_OS_SKUS, WINDOWS_OS_SKUS)
+
+
+def test_a_nap_pool_whose_image_family_an_ubuntu_only_size_lacks_is_refused() -> None:
+    """NAP: Karpenter keeps only the sizes whose registry entry names the image family; a GB300 named with
+    imageFamily AzureLinux would never launch (rules/checklists.nap_size_os)."""
+    nap = {"name": "big", "sizes": ["Standard_ND128isr_GB300_v6"], "limits": {"gpus": 4}, "imageFamily": "AzureLinux"}
+    found = problems(config(gpuOperator={"enabled": False}, gpuNodePools=[nap]))
+    assert found["gpuNodePools[0].imageFamily"].startswith(
+        "Karpenter never launches Standard_ND128isr_GB300_v6 with imageFamily AzureLinux: Standard_ND128isr_GB300_v6 "
+        "runs on Ubuntu node pools only (AKS's GPU registry"
+    )
+    ubuntu = config(gpuOperator={"enabled": False}, gpuPools=[], gpuNodePools=[{**nap, "imageFamily": "Ubuntu"}])
+    assert validate_stack_config(ubuntu, stack_file="stacks/Pulumi.dev.yaml").gpuNodePools[0].imageFamily == "Ubuntu"
