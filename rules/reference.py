@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from datetime import date
 
-from gpu_catalog import MIG_PROFILES, clock, default_catalog
+from gpu_catalog import MIG_PROFILES, default_catalog
 from gpu_catalog.kaito_presets import KAITO_ADDON_VERSION, KAITO_PRESETS, KAITO_VERSION, kaito_table_minors
 
 from .kaito import _shortfalls, kaito_sizes
@@ -109,9 +109,9 @@ def render(today: date) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m rules.reference [YYYY-MM-DD]``: the reference for the day given, else today
-    (:func:`gpu_catalog.clock.today`, ``$AGP_TODAY`` when set), on stdout. Exit 2 with a message for a bad day."""
+def main(argv: Sequence[str] | None = None, *, today: date) -> int:
+    """``python -m rules.reference [YYYY-MM-DD]``: the reference for the day given, else ``today`` (the rules never
+    read the clock: the ``__main__`` guard passes the real date), on stdout. Exit 2 with a message for a bad day."""
     parser = argparse.ArgumentParser(
         prog="python -m rules.reference",
         description="Write the GPU reference (docs/gpu-reference.md: KAITO presets, MIG slices) to stdout, "
@@ -120,12 +120,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("day", nargs="?", help="render for this day (YYYY-MM-DD; default: today)")
     args = parser.parse_args(argv)
     try:
-        day = clock.parse_day(args.day, "day") if args.day else clock.today()
-    except clock.ClockError as exc:
-        parser.error(str(exc))
+        day = date.fromisoformat(args.day) if args.day else today
+    except ValueError:
+        parser.error(f"day={args.day!r} is not a date: use YYYY-MM-DD")
     sys.stdout.write(render(day))
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(today=date.today()))

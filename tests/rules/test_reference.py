@@ -66,13 +66,13 @@ def test_the_command_prints_help_and_refuses_a_bad_day(capsys: pytest.CaptureFix
     from rules.reference import main
 
     with pytest.raises(SystemExit) as exc:
-        main(["--help"])
+        main(["--help"], today=TODAY)
     assert exc.value.code == 0
     assert capsys.readouterr().out.startswith("usage: python -m rules.reference [-h] [day]")
     with pytest.raises(SystemExit) as exc:
-        main(["tomorrow"])
+        main(["tomorrow"], today=TODAY)
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "day='tomorrow' is not a date: use YYYY-MM-DD" in err and "Traceback" not in err
-    assert main(["2026-11-30"]) == 0
+    assert main([], today=TODAY) == 0
     assert capsys.readouterr().out == REFERENCE.read_text(encoding="utf-8")
