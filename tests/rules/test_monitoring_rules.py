@@ -34,7 +34,7 @@ from rules.node_stack import (
 )
 
 FACTS = load_monitoring_facts()
-POOLS = [ScaledPool("t4", max_nodes=4), ScaledPool("h100nap", max_gpus=16)]
+POOLS = [ScaledPool("t4", max_nodes=4), ScaledPool("h100nap", max_gpus=16), ScaledPool("a100", kind="mig")]
 GROUP = (
     "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-ops/providers/microsoft.insights/"
     "actionGroups/gpu-oncall"
@@ -65,6 +65,8 @@ def test_every_alert_expression_parses_and_names_only_exported_metrics() -> None
     assert [r.alert for r in rules] == [
         "GpuIdleWhileAllocated",
         "GpuIdleUnallocated",
+        "MigInstanceIdleWhileAllocated",
+        "MigInstanceIdleUnallocated",
         "GpuMemoryNearFull",
         "GpuXidError",
         "GpuRowRemapFailure",
@@ -80,6 +82,7 @@ def test_every_alert_expression_parses_and_names_only_exported_metrics() -> None
 
 def test_the_alert_metrics_are_in_both_exporters_default_lists() -> None:
     used = {"DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_XID_ERRORS"}
+    used |= {"DCGM_FI_PROF_GR_ENGINE_ACTIVE"}
     assert used <= FACTS.chart.exporter.metrics and used <= FACTS.operator.metrics
     assert FACTS.operator.metrics - FACTS.chart.exporter.metrics == {"DCGM_FI_DEV_FB_RESERVED"}
     assert "DCGM_FI_DEV_FB_RESERVED" not in FACTS.common_metrics
@@ -94,8 +97,16 @@ def test_a_misspelled_metric_would_fail_the_membership_check() -> None:
 
 def test_thresholds_and_window_reach_the_expressions() -> None:
     rules = {r.alert: r for r in gpu_alert_rules(Thresholds(idle_percent=12.5, idle_minutes=90, memory_percent=90))}
-    assert rules["GpuIdleWhileAllocated"].expression == 'max_over_time(DCGM_FI_DEV_GPU_UTIL{pod!=""}[90m]) < 12.5'
-    assert rules["GpuIdleUnallocated"].expression == 'max_over_time(DCGM_FI_DEV_GPU_UTIL{pod=""}[90m]) < 12.5'
+    assert rules["GpuIdleWhileAllocated"].expression == (
+        "max by (hostname, UUID, exported_namespace, exported_pod) "
+        '(DCGM_FI_DEV_GPU_UTIL{GPU_I_PROFILE="", exported_pod!=""} unless on (hostname, UUID) '
+        'DCGM_FI_PROF_GR_ENGINE_ACTIVE{GPU_I_PROFILE!=""}) < 12.5'
+    )
+    assert rules["MigInstanceIdleUnallocated"].expression == (
+        "max by (hostname, UUID, GPU_I_ID, GPU_I_PROFILE) "
+        '(100 * DCGM_FI_PROF_GR_ENGINE_ACTIVE{GPU_I_PROFILE!="", exported_pod=""}) < 12.5'
+    )
+    assert {r.for_minutes for a, r in rules.items() if "Idle" in a} == {90}
     assert rules["GpuMemoryNearFull"].expression.endswith(") > 90")
     assert "GpuPoolAtMax_t4" not in rules
 
@@ -105,8 +116,11 @@ def test_pool_at_max_uses_the_deploy_time_maximum_and_the_pool_label() -> None:
     assert ksm_label("azure-gpu-platform/pool") == "label_azure_gpu_platform_pool"
     assert rules["GpuPoolAtMax_t4"].expression == 'count(kube_node_labels{label_azure_gpu_platform_pool="t4"}) >= 4'
     assert rules["GpuPoolAtMax_t4"].for_minutes == 30
-    assert rules["GpuPoolAtMax_h100nap"].expression.endswith(">= 16")
-    assert '"Hostname"' in rules["GpuPoolAtMax_h100nap"].expression
+    assert rules["GpuPoolAtMax_h100nap"].expression == (
+        'count(count by (node, UUID) (label_replace(DCGM_FI_DEV_FB_USED, "node", "$1", "hostname", "(.+)") '
+        "* on (node) group_left (label_azure_gpu_platform_pool) max by (node, label_azure_gpu_platform_pool) "
+        '(kube_node_labels{label_azure_gpu_platform_pool="h100nap"}))) >= 16'
+    )
 
 
 def test_alert_names_are_metric_names_as_the_rule_group_schema_asks() -> None:
@@ -144,12 +158,14 @@ def test_ids_and_addresses() -> None:
     assert email_address("x", "gpu at example.com")[0].message.endswith("Allowed: one address, name@domain.")
 
 
-def test_workspace_region_positive_evidence_only() -> None:
+def test_workspace_region_is_only_ever_a_warning() -> None:
+    """A refusal needs positive evidence; the recorded list is evidence only for the regions it names."""
     assert workspace_region("location", "westeurope") == []
     assert workspace_region("location", "WestEurope") == []
     found = workspace_region("location", "swedencentral")
-    assert len(found) == 1 and "Allowed: centralus, eastus, eastus2, northeurope" in found[0].message
-    assert "add it to gpu_catalog/facts/gpu_monitoring.json with its source" in found[0].message
+    assert len(found) == 1 and found[0].message.startswith("'swedencentral' is unverified for Azure Monitor workspaces")
+    assert "Allowed" not in found[0].message
+    assert "add the region to gpu_catalog/facts/gpu_monitoring.json with its source" in found[0].message
 
 
 # ------------------------------------------------------------------------------ one DCGM exporter per GPU node
