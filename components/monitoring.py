@@ -41,6 +41,7 @@ from rules.monitoring import (
     percent,
     workspace_region,
 )
+from rules.prometheus_rules import iso_minutes
 
 from .contract import Toleration
 from .helm import helm_release
@@ -186,7 +187,7 @@ def rule_args(
         alertsmanagement.PrometheusRuleArgs(
             alert=rule.alert,
             expression=rule.expression,
-            for_=f"PT{rule.for_minutes}M" if rule.for_minutes else None,
+            for_=iso_minutes(rule.for_minutes) if rule.for_minutes else None,
             severity=rule.severity,
             enabled=True,
             annotations={"summary": rule.summary},

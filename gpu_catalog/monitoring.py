@@ -117,7 +117,12 @@ def _req(doc: dict[str, Any], key: str, where: str) -> Any:
 @lru_cache(maxsize=1)
 def load_monitoring_facts() -> MonitoringFacts:
     """The facts, read once."""
-    doc = json.loads(MONITORING_FACTS.read_text(encoding="utf-8"))
+    return monitoring_facts_from(json.loads(MONITORING_FACTS.read_text(encoding="utf-8")))
+
+
+def monitoring_facts_from(doc: dict[str, Any]) -> MonitoringFacts:
+    """The facts of a parsed ``gpu_monitoring.json``; :class:`MonitoringFactsError` names what is missing, and refuses
+    an exporter whose image version has no label names read (``metrics.labelsByExporterVersion``)."""
     chart = _req(doc, "dcgmExporterChart", "the file")
     operator = _req(doc, "operatorExporter", "the file")
     metrics = _req(doc, "metrics", "the file")

@@ -17,6 +17,11 @@ ISO_DURATION_RE = re.compile(r"^P(?:(?P<d>\d+)D)?(?:T(?:(?P<h>\d+)H)?(?:(?P<m>\d
 """The ISO 8601 durations with an exact Prometheus equivalent: days, hours, minutes, whole seconds."""
 
 
+def iso_minutes(minutes: int) -> str:
+    """``60`` → ``PT60M``: a whole number of minutes as the ISO 8601 duration Azure's rule fields take."""
+    return f"PT{minutes}M"
+
+
 def prometheus_duration(iso: str) -> str:
     """``PT1H30M`` → ``1h30m``: the same length of time in Prometheus's duration syntax (units d, h, m, s)."""
     match = ISO_DURATION_RE.match(iso)

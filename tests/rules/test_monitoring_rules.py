@@ -3,13 +3,14 @@ real PromQL parser (promql-parser) and checked against the metric names both pin
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import promql_parser
 import pytest
 
-from gpu_catalog.monitoring import load_monitoring_facts
+from gpu_catalog.monitoring import MONITORING_FACTS, MonitoringFactsError, load_monitoring_facts, monitoring_facts_from
 from rules.monitoring import (
     ScaledPool,
     Thresholds,
@@ -212,3 +213,64 @@ def test_no_exporter_is_refused_with_the_reason() -> None:
     assert "its node affinity needs the label azure-gpu-platform/pool in h100" in (
         metrics_exporter_findings(other_pool)[0].message
     )
+
+
+# ------------------------------------------------------------------- label names are facts of an exporter version
+
+
+def test_label_names_are_read_for_each_pinned_exporter_version() -> None:
+    """The operator v26.7.0 runs dcgm-exporter 4.6.0-4.8.3 (hostname, PR #655 before release PR #711); the chart
+    4.8.2 runs 4.5.3-4.8.2 (Hostname). Workload labels are stored under exported_* (honorLabels false)."""
+    assert (FACTS.operator.version, FACTS.chart.exporter.version) == ("4.6.0-4.8.3", "4.5.3-4.8.2")
+    operator, chart = FACTS.stored_labels(FACTS.operator), FACTS.stored_labels(FACTS.chart.exporter)
+    assert (operator.node, chart.node) == ("hostname", "Hostname")
+    assert (operator.pod, operator.namespace, operator.container) == (
+        "exported_pod",
+        "exported_namespace",
+        "exported_container",
+    )
+    assert (operator.mig_profile, operator.mig_instance, operator.uuid) == ("GPU_I_PROFILE", "GPU_I_ID", "UUID")
+    for version in FACTS.labels_by_version.values():
+        assert version["source"] in FACTS.sources
+
+
+@pytest.mark.parametrize(
+    ("section", "image"),
+    [
+        ("operatorExporter", "nvcr.io/nvidia/k8s/dcgm-exporter:4.7.0-4.9.0-distroless"),
+        ("dcgmExporterChart", "nvcr.io/nvidia/k8s/dcgm-exporter:4.6.0-4.8.3-distroless"),
+    ],
+)
+def test_an_exporter_version_change_without_its_labels_read_is_refused(section: str, image: str) -> None:
+    doc = json.loads(MONITORING_FACTS.read_text(encoding="utf-8"))
+    doc[section]["image"] = image
+    with pytest.raises(MonitoringFactsError, match=f"{section}.exporterVersion .* must be the version of its image"):
+        monitoring_facts_from(doc)
+    doc[section]["exporterVersion"] = image.split(":")[1].removesuffix("-distroless")
+    if doc[section]["exporterVersion"] not in doc["metrics"]["labelsByExporterVersion"]:
+        with pytest.raises(MonitoringFactsError, match="labelsByExporterVersion has"):
+            monitoring_facts_from(doc)
+
+
+def test_the_pinned_gpu_operator_is_the_one_whose_exporter_was_read() -> None:
+    from stack_config.models import DEFAULT_GPU_OPERATOR_VERSION
+    from tests.components.harness import stack_config
+
+    assert DEFAULT_GPU_OPERATOR_VERSION == FACTS.operator_version == "v26.7.0"
+    for stack in ("dev", "staging", "prod"):
+        config = stack_config(stack)
+        operator = config.get("azure-gpu-platform:gpuOperator", {})
+        if config.get("azure-gpu-platform:monitoring", {}).get("enabled") and operator.get("enabled"):
+            assert operator.get("version", DEFAULT_GPU_OPERATOR_VERSION) == FACTS.operator_version, stack
+
+
+def test_mig_alerts_never_read_gpu_util_and_whole_gpu_alerts_skip_mig_instances() -> None:
+    rules = {r.alert: r.expression for r in gpu_alert_rules(Thresholds(), POOLS)}
+    for alert in ("MigInstanceIdleWhileAllocated", "MigInstanceIdleUnallocated"):
+        names = {s.name for s in selectors(promql_parser.parse(rules[alert]))}
+        assert names == {"DCGM_FI_PROF_GR_ENGINE_ACTIVE"}, alert
+        assert 'GPU_I_PROFILE!=""' in rules[alert]
+    for alert in ("GpuIdleWhileAllocated", "GpuIdleUnallocated"):
+        assert 'DCGM_FI_DEV_GPU_UTIL{GPU_I_PROFILE=""' in rules[alert]
+    only_whole = {r.alert for r in gpu_alert_rules(Thresholds(), [ScaledPool("t4", kind="time-slicing")])}
+    assert not any(a.startswith("Mig") for a in only_whole)
