@@ -51,6 +51,25 @@ class StoredLabels:
 
 
 @dataclass(frozen=True, slots=True)
+class ContainerInsightsFacts:
+    """Container Insights with managed-identity authentication, as Microsoft's onboarding template sends it."""
+
+    addon: str
+    addon_config: dict[str, str]
+    workspace_config_key: str
+    dcr_name_prefix: str
+    dcr_name_max_length: int
+    dcr_kind: str
+    data_source_name: str
+    extension_name: str
+    streams: tuple[str, ...]
+    data_collection_settings: dict[str, Any]
+    destination_name: str
+    association_name: str
+    association_description: str
+
+
+@dataclass(frozen=True, slots=True)
 class DcgmChartFacts:
     name: str
     repository: str
@@ -78,6 +97,7 @@ class MonitoringFacts:
     stream: str
     name_prefix: str
     api_versions: dict[str, str]
+    container_insights: ContainerInsightsFacts
     sources: dict[str, Any]
 
     def stored_labels(self, exporter: ExporterFacts) -> StoredLabels:
@@ -114,6 +134,25 @@ def _req(doc: dict[str, Any], key: str, where: str) -> Any:
     return doc[key]
 
 
+def _container_insights(ci: dict[str, Any]) -> ContainerInsightsFacts:
+    where = "containerInsights"
+    return ContainerInsightsFacts(
+        addon=_req(ci, "addon", where),
+        addon_config=dict(_req(ci, "addonConfig", where)),
+        workspace_config_key=_req(ci, "workspaceConfigKey", where),
+        dcr_name_prefix=_req(ci, "dcrNamePrefix", where),
+        dcr_name_max_length=int(_req(ci, "dcrNameMaxLength", where)),
+        dcr_kind=_req(ci, "dcrKind", where),
+        data_source_name=_req(ci, "dataSourceName", where),
+        extension_name=_req(ci, "extensionName", where),
+        streams=tuple(_req(ci, "streams", where)),
+        data_collection_settings=dict(_req(ci, "dataCollectionSettings", where)),
+        destination_name=_req(ci, "destinationName", where),
+        association_name=_req(ci, "associationName", where),
+        association_description=_req(ci, "associationDescription", where),
+    )
+
+
 @lru_cache(maxsize=1)
 def load_monitoring_facts() -> MonitoringFacts:
     """The facts, read once."""
@@ -130,6 +169,7 @@ def monitoring_facts_from(doc: dict[str, Any]) -> MonitoringFacts:
     azure = _req(doc, "azureMonitor", "the file")
     sources = _req(doc, "sources", "the file")
     scrape = _req(doc, "scrape", "the file")
+    ci = _req(doc, "containerInsights", "the file")
     labels = {v: dict(names) for v, names in _req(metrics, "labelsByExporterVersion", "metrics").items()}
     sections = [
         ("dcgmExporterChart", chart),
@@ -184,5 +224,6 @@ def monitoring_facts_from(doc: dict[str, Any]) -> MonitoringFacts:
         stream=_req(azure, "stream", "azureMonitor"),
         name_prefix=_req(azure, "namePrefix", "azureMonitor"),
         api_versions=dict(_req(azure, "apiVersions", "azureMonitor")),
+        container_insights=_container_insights(ci),
         sources=sources,
     )

@@ -55,7 +55,7 @@ def test_prod_registers_the_managed_prometheus_chain(prod: Any) -> None:
         "Linux",
         "westeurope",
     )
-    dcr = prod.one(DCR).inputs
+    dcr = prod.by_name("monitoring-dcr", DCR).inputs
     assert dcr["dataSources"] == {
         "prometheusForwarder": [
             {"name": "PrometheusDataSource", "streams": ["Microsoft-PrometheusMetrics"], "labelIncludeFilter": {}}
@@ -64,7 +64,7 @@ def test_prod_registers_the_managed_prometheus_chain(prod: Any) -> None:
     assert dcr["dataFlows"] == [{"streams": ["Microsoft-PrometheusMetrics"], "destinations": ["MonitoringAccount1"]}]
     account = dcr["destinations"]["monitoringAccounts"][0]
     assert account["name"] == "MonitoringAccount1" and account["accountResourceId"].endswith("/monitoring-workspace")
-    dcra = prod.one(DCRA).inputs
+    dcra = prod.by_name("monitoring-dcra", DCRA).inputs
     assert dcra["resourceUri"] == CLUSTER_ID
     assert dcra["dataCollectionRuleId"] == "/mock/azure-native:monitor:DataCollectionRule/monitoring-dcr"
     assert dcra["associationName"] == "MSProm-westeurope-aks-gpu-prod"
