@@ -103,7 +103,7 @@ MAX_GPU_FRACTION: Final = 0.5
 """The largest fraction of a GPU Spark gives one task (a larger amount must be a whole number)."""
 MAX_TASKS_PER_GPU: Final = 1031
 """The most tasks per GPU whose share ``1/N`` :func:`task_gpu_amount` can write: with 6 decimals, 1/1032 rounds to an
-amount whose inverse is 1033 (tests/components/test_stack_mistakes.py checks both ends). Far above any real
+amount whose inverse is 1033 (tests/stack_config/test_stack_mistakes.py checks both ends). Far above any real
 sharing; the bound keeps an absurd value a config error instead of a crash."""
 
 
