@@ -64,8 +64,6 @@ _CLUSTER_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$")
 _USER_NAME_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
 _GROUP_NAME_RE = re.compile(r"^\S(?:[^@\t\n\r]{0,254}\S)?$")
 
-DEFAULT_AUTOTERMINATION_MINUTES = DEFAULT_AUTOTERMINATION
-
 _KEYS = {"runtimeEngine": "photon"}
 """Finding fields (the resource's property names) that a stack file spells differently."""
 
@@ -218,7 +216,7 @@ class DatabricksClusterConfig(StrictModel):
     numWorkers: int | None = None
     autoscale: DatabricksAutoscaleConfig | None = None
     photon: bool = False
-    autoterminationMinutes: int = DEFAULT_AUTOTERMINATION_MINUTES
+    autoterminationMinutes: int = DEFAULT_AUTOTERMINATION
     dedicatedGroup: str | None = None
     """A workspace group the cluster is dedicated to (``kind: CLASSIC_PREVIEW``, ``DATA_SECURITY_MODE_DEDICATED``);
     exclusive with ``singleUserName``. Needs the workspace preview "Compute: Dedicated group clusters"."""
@@ -296,7 +294,7 @@ class DatabricksClusterConfig(StrictModel):
             raise ValueError(
                 f"autoterminationMinutes must be between {AUTOTERMINATION_MIN} and {AUTOTERMINATION_MAX}, got {v}: "
                 "idle GPU clusters are stopped automatically (default "
-                f"{DEFAULT_AUTOTERMINATION_MINUTES}); Databricks does not allow less than 10, and 0 (never) is "
+                f"{DEFAULT_AUTOTERMINATION}); Databricks does not allow less than 10, and 0 (never) is "
                 "refused here because an idle GPU cluster keeps billing"
             )
         return v
