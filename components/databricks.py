@@ -41,9 +41,8 @@ from rules.databricks import (
     DatabricksCluster,
     cluster_slug,
     gpu_settings,
-    missing_cost_tags,
-    policy_refusals,
 )
+from rules.databricks_policy import missing_cost_tags, policy_refusals
 from rules.sizes import DEFAULT_FLOOR
 
 from .validation import InvalidArgsError, refuse_findings
@@ -416,8 +415,8 @@ def build_databricks(
     the clusters in it (``<prefix>-<cluster slug>``; with a policy, every cluster references it). Imports
     ``pulumi_databricks``.
 
-    With a policy, a cluster the policy would refuse (:func:`rules.databricks.policy_refusals`: a node type below the
-    policy's floor, a runtime key its pattern does not match, …) or that misses a cost tag raises
+    With a policy, a cluster the policy would refuse (:func:`rules.databricks_policy.policy_refusals`: a node type
+    below the policy's floor, a runtime key its pattern does not match, …) or that misses a cost tag raises
     :class:`~components.validation.InvalidArgsError` before anything is registered: no cluster is left without the
     policy, and none fails only at ``pulumi up``."""
     if cluster_policy is not None:

@@ -42,14 +42,13 @@ from rules.databricks import (
     STANDARD_ENGINE,
     TASK_GPU_AMOUNT,
     DatabricksCluster,
-    blank_cost_tags,
     cluster_slug,
     gpu_node_types,
-    missing_cost_tags,
     plain_runtime,
     task_gpu_amount,
     tasks_per_gpu,
 )
+from rules.databricks_policy import blank_cost_tags, missing_cost_tags
 from rules.sizes import DEFAULT_FLOOR
 
 from .base import StrictModel, empty_section
