@@ -42,7 +42,13 @@ from rules.databricks import (
     cluster_slug,
     gpu_settings,
 )
-from rules.databricks_policy import missing_cost_tags, policy_refusals
+from rules.databricks_policy import (
+    DEFAULT_COST_TAGS,
+    cost_tags_problem,
+    floor_problem,
+    missing_cost_tags,
+    policy_refusals,
+)
 from rules.sizes import DEFAULT_FLOOR
 
 from .validation import InvalidArgsError, refuse_findings
@@ -336,15 +342,15 @@ class DatabricksClusterPolicyArgs:
 
     policy_name: str
     gpu_floor: str = DEFAULT_FLOOR
-    cost_tags: tuple[str, ...] = databricks_policy.DEFAULT_COST_TAGS
+    cost_tags: tuple[str, ...] = DEFAULT_COST_TAGS
 
     def __post_init__(self) -> None:
         problems: list[Finding] = []
         if not self.policy_name.strip():
             problems.append(Finding("policy_name", "the cluster policy needs a name"))
-        if (problem := databricks_policy.floor_problem(self.gpu_floor)) is not None:
+        if (problem := floor_problem(self.gpu_floor, today=clock.today())) is not None:
             problems.append(Finding("gpu_floor", problem))
-        if (problem := databricks_policy.cost_tags_problem(self.cost_tags)) is not None:
+        if (problem := cost_tags_problem(self.cost_tags)) is not None:
             problems.append(Finding("cost_tags", problem))
         if problems:
             raise InvalidArgsError(POLICY_COMPONENT, self.policy_name, problems)

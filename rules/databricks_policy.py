@@ -8,9 +8,12 @@ against them before the policy would refuse it. The guard rails themselves are :
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from datetime import date
 from typing import Final
+
+from gpu_catalog import Catalog, default_catalog
+from rules.sizes import floor_size
 
 from . import Finding
 from .databricks import (
@@ -21,7 +24,7 @@ from .databricks import (
     DatabricksCluster,
     plain_runtime,
 )
-from .databricks_facts import release_label, supported_releases, supported_rows
+from .databricks_facts import accepted_node_types, release_label, supported_releases, supported_rows
 
 
 def policy_runtime_re(today: date) -> re.Pattern[str]:
@@ -126,3 +129,25 @@ def missing_cost_tags(cluster: DatabricksCluster, cost_tags: Iterable[str], *car
     if not cluster.is_gpu_cluster:
         return []
     return [t for t in cost_tags if not any(t in tags for tags in carried)]
+
+
+DEFAULT_COST_TAGS: Final = ("cost-center",)
+"""Tags every cluster under the policy must carry (its cost is charged to them)."""
+
+
+def cost_tags_problem(cost_tags: Sequence[str]) -> str | None:
+    """Why the cost tags cannot be required (an empty tag name)."""
+    return "cost tags must be non-empty tag names" if blank_cost_tags(cost_tags) else None
+
+
+def floor_problem(floor: str, *, today: date, catalog: Catalog | None = None) -> str | None:
+    """Why no policy can be generated for the GPU floor ``floor``: it is unknown, or no node type Azure Databricks
+    offers meets it on ``today``."""
+    cat = catalog if catalog is not None else default_catalog()
+    try:
+        floor_size(floor, cat)
+    except ValueError as exc:
+        return str(exc)
+    if not accepted_node_types(floor, today=today, catalog=cat):
+        return f"no GPU node type Azure Databricks offers is at or above the floor {floor}"
+    return None

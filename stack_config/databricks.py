@@ -21,7 +21,6 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from exports.databricks_policy import DEFAULT_COST_TAGS, cost_tags_problem, floor_problem
 from gpu_catalog import GpuSize, clock, default_catalog
 from rules import Finding, NotApplicable, findings
 from rules.checklists import DatabricksClusterFacts, databricks_cluster
@@ -48,7 +47,13 @@ from rules.databricks import (
     task_gpu_amount,
     tasks_per_gpu,
 )
-from rules.databricks_policy import blank_cost_tags, missing_cost_tags
+from rules.databricks_policy import (
+    DEFAULT_COST_TAGS,
+    blank_cost_tags,
+    cost_tags_problem,
+    floor_problem,
+    missing_cost_tags,
+)
 from rules.sizes import DEFAULT_FLOOR
 
 from .base import StrictModel, empty_section
@@ -482,7 +487,7 @@ def cluster_policy_problems(
         return []
     policy = databricks.clusterPolicy
     problems: list[tuple[str, str]] = []
-    if (problem := floor_problem(floor) or cost_tags_problem(policy.costTags)) is not None:
+    if (problem := floor_problem(floor, today=clock.today()) or cost_tags_problem(policy.costTags)) is not None:
         problems.append(("databricks.clusterPolicy", problem))
     for i, cluster in enumerate(databricks.clusters):
         missing = missing_cost_tags(cluster.facts, policy.costTags, inherited_tags, cluster.tags)
