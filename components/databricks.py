@@ -41,6 +41,11 @@ from rules.databricks import (
     DatabricksCluster,
     cluster_slug,
     gpu_settings,
+)
+from rules.databricks_policy import (
+    DEFAULT_COST_TAGS,
+    cost_tags_problem,
+    floor_problem,
     missing_cost_tags,
 )
 from rules.databricks_shapes import check_shape, policy_shape, shape_refusals
@@ -339,7 +344,7 @@ class DatabricksClusterPolicyArgs:
 
     policy_name: str
     gpu_floor: str = DEFAULT_FLOOR
-    cost_tags: tuple[str, ...] = databricks_policy.DEFAULT_COST_TAGS
+    cost_tags: tuple[str, ...] = DEFAULT_COST_TAGS
     shape: str | None = None
     """The request shape the policy is closed for (:mod:`rules.databricks_shapes`); ``None``: the one the clusters
     given to :func:`build_databricks` share (``gpu-ml`` without clusters, ``any`` when they mix shapes)."""
@@ -353,9 +358,9 @@ class DatabricksClusterPolicyArgs:
                 check_shape(self.shape)
             except ValueError as exc:
                 problems.append(Finding("shape", str(exc)))
-        if (problem := databricks_policy.floor_problem(self.gpu_floor)) is not None:
+        if (problem := floor_problem(self.gpu_floor, today=clock.today())) is not None:
             problems.append(Finding("gpu_floor", problem))
-        if (problem := databricks_policy.cost_tags_problem(self.cost_tags)) is not None:
+        if (problem := cost_tags_problem(self.cost_tags)) is not None:
             problems.append(Finding("cost_tags", problem))
         if problems:
             raise InvalidArgsError(POLICY_COMPONENT, self.policy_name, problems)

@@ -48,17 +48,21 @@ from datetime import date
 from typing import Any, Final
 
 from gpu_catalog import clock
-from gpu_catalog.catalog import Catalog, default_catalog
+from gpu_catalog.catalog import Catalog
 from rules.databricks import (
     AUTOTERMINATION_MAX,
     AUTOTERMINATION_MIN,
     CLASSIC_PREVIEW,
     DEFAULT_AUTOTERMINATION,
-    POLICY_ACCESS_MODES,
     SINGLE_USER,
     STANDARD_ENGINE,
-    accepted_node_types,
-    blank_cost_tags,
+)
+from rules.databricks_facts import accepted_node_types
+from rules.databricks_policy import (
+    DEFAULT_COST_TAGS,
+    POLICY_ACCESS_MODES,
+    cost_tags_problem,
+    floor_problem,
 )
 from rules.databricks_shapes import (
     SHAPE_ANY,
@@ -69,10 +73,8 @@ from rules.databricks_shapes import (
     shape_default_runtime,
     shape_runtime_re,
 )
-from rules.sizes import DEFAULT_FLOOR, floor_size
+from rules.sizes import DEFAULT_FLOOR
 
-DEFAULT_COST_TAGS: Final = ("cost-center",)
-"""Tags every cluster under the policy must carry (its cost is charged to them)."""
 TAG_PREFIX: Final = "custom_tags."
 
 
@@ -80,27 +82,9 @@ def allowed_node_types(
     floor: str = DEFAULT_FLOOR, today: date | None = None, catalog: Catalog | None = None
 ) -> list[str]:
     """Catalog sizes Azure Databricks offers as GPU node types that every size rule accepts, sorted by name
-    (:func:`rules.databricks.accepted_node_types`) on ``today``; an adapter: ``today`` defaults to
+    (:func:`rules.databricks_facts.accepted_node_types`) on ``today``; an adapter: ``today`` defaults to
     :func:`gpu_catalog.clock.today`, resolved here (the rules take the day)."""
     return accepted_node_types(floor, today=today or clock.today(), catalog=catalog)
-
-
-def floor_problem(floor: str, today: date | None = None, catalog: Catalog | None = None) -> str | None:
-    """Why no policy can be generated for the GPU floor ``floor`` (unknown, or no Databricks node type meets it on
-    ``today``, default :func:`gpu_catalog.clock.today`, resolved here)."""
-    cat = catalog if catalog is not None else default_catalog()
-    try:
-        floor_size(floor, cat)
-    except ValueError as exc:
-        return str(exc)
-    if not accepted_node_types(floor, today=today or clock.today(), catalog=cat):
-        return f"no GPU node type Azure Databricks offers is at or above the floor {floor}"
-    return None
-
-
-def cost_tags_problem(cost_tags: Sequence[str]) -> str | None:
-    """Why the cost tags cannot be required (an empty tag name)."""
-    return "cost tags must be non-empty tag names" if blank_cost_tags(cost_tags) else None
 
 
 _FORBIDDEN: Final = {"type": "forbidden", "hidden": True}
@@ -138,7 +122,7 @@ def cluster_policy_definition(
     """
     day = today or clock.today()
     check_shape(shape)
-    problem = floor_problem(floor, day, catalog) or cost_tags_problem(cost_tags)
+    problem = floor_problem(floor, today=day, catalog=catalog) or cost_tags_problem(cost_tags)
     if problem is not None:
         raise ValueError(problem)
     nodes = accepted_node_types(floor, today=day, catalog=catalog)

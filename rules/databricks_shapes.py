@@ -32,14 +32,8 @@ from collections.abc import Collection, Iterable
 from datetime import date
 from typing import Final
 
-from rules.databricks import (
-    CLASSIC_PREVIEW,
-    DatabricksCluster,
-    plain_runtime,
-    policy_default_runtime,
-    policy_refusals,
-    policy_runtime_re,
-)
+from rules.databricks import CLASSIC_PREVIEW, DatabricksCluster, plain_runtime
+from rules.databricks_policy import policy_default_runtime, policy_refusals, policy_runtime_re
 
 from . import Finding
 
