@@ -48,6 +48,7 @@ from rules.aks import (
 from rules.checklists import AksGpuPoolFacts, aks_gpu_pool
 from rules.hardening import DEFAULT_OS_DISK_GIB, encryption_at_host_unverified
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
+from rules.network import UpgradeSettings
 from rules.node_os import pool_node_os_problem
 from rules.node_stack import (
     DEVICE_PLUGIN_CHART,
@@ -155,6 +156,12 @@ class GpuPoolSpec:
     """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
     exempt_rules: tuple[str, ...] = ()
     """Size rules an active exemption (stack ``exemptions``, :mod:`rules.exemptions`) waives for this pool."""
+    vnet_subnet_id: str | None = None
+    """The node subnet (``vnetSubnetID``); ``None``: the cluster's (AKS-managed VNet, or the system pool's)."""
+    pod_subnet_id: str | None = None
+    """Azure CNI flat mode: the pods' subnet (``podSubnetID``)."""
+    upgrade: UpgradeSettings | None = None
+    """``upgradeSettings`` (``None``: AKS's defaults, a surge of one node); each surge node is a GPU VM."""
 
     def __post_init__(self) -> None:
         if self.mig_profile is not None:  # AKS reads enum strings case-insensitively: send its own spelling
@@ -260,6 +267,8 @@ def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
         found += [Finding("orchestratorVersion", ended.message)] if ended is not None else []
         os_problem = pool_node_os_problem(pool.os, pool.os_sku, pool.orchestrator_version, today)
         found += [Finding("osSku", os_problem)] if os_problem is not None else []
+    if pool.upgrade is not None:
+        found += [Finding(f"upgrade.{f.field}", f.message) for f in pool.upgrade.findings()]
     return found
 
 
@@ -353,6 +362,18 @@ def pool_contract(pool: GpuPoolSpec, size: GpuSize, scheduling: Scheduling) -> G
     )
 
 
+def upgrade_settings_args(upgrade: UpgradeSettings | None) -> containerservice.AgentPoolUpgradeSettingsArgs | None:
+    """``upgradeSettings`` as sent (``None``: not sent, AKS's defaults)."""
+    if upgrade is None:
+        return None
+    return containerservice.AgentPoolUpgradeSettingsArgs(
+        max_surge=upgrade.max_surge,
+        max_unavailable=upgrade.max_unavailable,
+        drain_timeout_in_minutes=upgrade.drain_timeout_minutes,
+        node_soak_duration_in_minutes=upgrade.node_soak_minutes,
+    )
+
+
 @dataclass(frozen=True)
 class GpuNodePoolArgs:
     """A GPU pool and the cluster it joins."""
@@ -435,6 +456,9 @@ class GpuNodePool(pulumi.ComponentResource):
             scale_set_priority="Spot" if pool.spot else None,
             scale_set_eviction_policy="Delete" if pool.spot else None,
             spot_max_price=-1.0 if pool.spot else None,
+            vnet_subnet_id=pool.vnet_subnet_id,
+            pod_subnet_id=pool.pod_subnet_id,
+            upgrade_settings=upgrade_settings_args(pool.upgrade),
             opts=pulumi.ResourceOptions(
                 parent=self,
                 depends_on=[after] if after is not None else None,

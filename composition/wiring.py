@@ -32,7 +32,10 @@ from stack_config import GpuOperatorConfig, GpuPoolConfig, SharingConfig, StackC
 from stack_config.databricks import DatabricksClusterConfig, DatabricksWorkspaceConfig
 from stack_config.exemptions import AGENT_POOL_TYPE, agent_pool_resource_name, pool_exempt_rules, stack_exemptions
 from stack_config.kaito import KaitoWorkspaceConfig
+from stack_config.landing_zone import LandingZone
 from stack_config.nap import GpuNodePoolConfig
+
+from .landing_zone_wiring import landing_zone_args, upgrade_settings
 
 if TYPE_CHECKING:  # each imported where its Args are built: only by a stack that has the section
     from components.azure_policy import AksGpuSizePolicyArgs, AzurePolicyExemption
@@ -130,6 +133,9 @@ def gpu_pool_spec(cfg: StackConfig, pool: GpuPoolConfig, operator: PoolGpuOperat
         kaito_addon=cfg.kaito_addon,
         gpu_floor=cfg.gpu_floor,
         exempt_rules=pool_exempt_rules(cfg, pool.name),
+        vnet_subnet_id=LandingZone.of(cfg).subnet_id(pool.subnet),
+        pod_subnet_id=LandingZone.of(cfg).pod_subnet_id(pool.podSubnet),
+        upgrade=upgrade_settings(pool.upgrade),
     )
 
 
@@ -154,6 +160,9 @@ def aks_cluster_args(cfg: StackConfig, operator: PoolGpuOperator | None, tags: M
             encryption_at_host=cfg.pool_encryption_at_host(sp),
             os_disk_type=cfg.pool_os_disk_type(sp),
             max_pods=sp.maxPods,
+            vnet_subnet_id=LandingZone.of(cfg).subnet_id(sp.subnet),
+            pod_subnet_id=LandingZone.of(cfg).pod_subnet_id(sp.podSubnet),
+            upgrade=upgrade_settings(sp.upgrade),
         ),
         api_server=ApiServer(tuple(c.apiServer.authorizedIpRanges), c.apiServer.privateCluster),
         network_dataplane=c.network.dataplane,
@@ -180,6 +189,7 @@ def aks_cluster_args(cfg: StackConfig, operator: PoolGpuOperator | None, tags: M
         tags=dict(tags),
         gpu_pools=tuple(gpu_pool_spec(cfg, pool, operator) for pool in cfg.gpuPools),
         node_auto_provisioning=cfg.node_auto_provisioning,
+        landing_zone=landing_zone_args(cfg),
     )
 
 

@@ -69,6 +69,24 @@ class PoolAddresses:
     max_pods: int
 
 
+@dataclass(frozen=True, slots=True)
+class UpgradeSettings:
+    """A pool's ``upgradeSettings`` as sent (``None``: AKS's default)."""
+
+    max_surge: str | None = None
+    max_unavailable: str | None = None
+    drain_timeout_minutes: int | None = None
+    node_soak_minutes: int | None = None
+
+    def findings(self) -> list[Finding]:
+        return upgrade_settings(
+            self.max_surge,
+            self.max_unavailable,
+            drain_timeout=self.drain_timeout_minutes,
+            soak=self.node_soak_minutes,
+        )
+
+
 def surge_nodes(max_surge: str | None, nodes: int, *, facts: LandingZoneFacts | None = None) -> int:
     """The nodes an upgrade adds to a pool of ``nodes`` nodes: an integer (``"2"``) as is, a percentage (``"33%"``)
     of the pool rounded up, ``"0"`` none. Unset: the REST spec says 10 %, the AKS upgrade article one node; the larger

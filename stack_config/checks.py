@@ -58,6 +58,7 @@ from rules.upgrade import upgrade_channel_range, validated_minors, version_pin_f
 from .databricks import cluster_policy_problems, databricks_stack_problems
 from .exemptions import exemption_problems, pool_exempt_rules
 from .kaito import kaito_stack_problems
+from .landing_zone import landing_zone_problems
 from .models import (
     GpuPoolConfig,
     PolicyLevel,
@@ -669,6 +670,7 @@ EXTRA_CHECKS: list[Callable[[StackConfig], list[Problem]]] = [
     exemption_problems,
     working_hours_problems,
     monitoring_problems,
+    landing_zone_problems,
 ]
 """Further cross-field checks registered by other config sections (e.g. KAITO, Databricks); the KAITO workspaces'
 rules run after them (:func:`_kaito_problems`: they also need the stack's Pulumi config)."""
