@@ -139,7 +139,7 @@ def azure_outputs(
                 }
             },
         )
-        identity = dict(outputs.get("identity") or {"type": "SystemAssigned"})
+        identity: dict[str, Any] = dict(outputs.get("identity") or {"type": "SystemAssigned"})
         assigned = identity.get("userAssignedIdentities")
         if isinstance(assigned, list):  # sent as a list of ids; ARM answers with a map id -> {clientId, principalId}
             identity["userAssignedIdentities"] = {
