@@ -4,6 +4,7 @@ pools' subnet ids and upgrade settings): read once here, from the stack config r
 
 from __future__ import annotations
 
+from components.contract import NetworkContract
 from components.landing_zone import ClusterLandingZone
 from rules.identity import Identities
 from rules.network import UpgradeSettings
@@ -49,4 +50,25 @@ def landing_zone_args(cfg: StackConfig) -> ClusterLandingZone:
         defender=c.defender.enabled,
         defender_workspace_id=defender_ws,
         azure_policy_addon=c.azurePolicyAddon,
+    )
+
+
+def network_contract(cfg: StackConfig) -> NetworkContract:
+    """The output contract's ``network`` entry: API server exposure, outbound type (AKS's default ``loadBalancer``
+    when unset), network mode and CIDRs, and each pool's subnets (``system`` is the system pool)."""
+    c = cfg.cluster
+    lz = LandingZone.of(cfg)
+    pools = [("system", c.systemPool.subnet, c.systemPool.podSubnet)]
+    pools += [(p.name, p.subnet, p.podSubnet) for p in cfg.gpuPools]
+    subnets = {name: sid for name, node, _ in pools if (sid := lz.subnet_id(node)) is not None}
+    pod_subnets = {name: sid for name, _, pod in pools if (sid := lz.pod_subnet_id(pod)) is not None}
+    return NetworkContract(
+        api_server="private" if c.apiServer.privateCluster else "public",
+        outbound_type=c.network.outboundType or "loadBalancer",
+        network_mode=c.network.mode,
+        pod_cidr=c.network.podCidr,
+        service_cidr=c.network.serviceCidr,
+        private_dns_zone=c.apiServer.privateDnsZone if c.apiServer.privateCluster else None,
+        subnets=subnets,
+        pod_subnets=pod_subnets,
     )

@@ -45,6 +45,7 @@ from components.contract import CONTRACT_VERSION
 from components.device_plugin import NvidiaDevicePlugin
 from components.gpu_operator import GpuOperator
 from composition import wiring
+from composition.landing_zone_wiring import network_contract
 from stack_config import StackConfig
 
 if TYPE_CHECKING:
@@ -330,6 +331,7 @@ def contract_outputs(platform: Platform) -> dict[str, Any]:
         "devicePluginVersion": platform.device_plugin.version if platform.device_plugin is not None else None,
         "kaitoWorkspaces": {ws.workspace_name: ws.contract.to_dict() for ws in platform.kaito_workspaces},
         "databricks": _databricks_contract(platform),
+        "network": network_contract(cfg).to_dict(),
         "monitoringWorkspaceId": platform.monitoring.workspace_id if platform.monitoring is not None else None,
         "alertActionGroupId": platform.monitoring.action_group_id if platform.monitoring is not None else None,
     }

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+from agp_contract import parse_contract
 from conformance import check_resources, failures
 from gpu_catalog.problems import Problem
 from preflight.mock_answers import MOCK_CLIENT_ID
@@ -258,3 +259,21 @@ def test_conformance_covers_every_landing_zone_input(run: Run) -> None:
     findings = check_resources(run.records)
     assert failures(findings) == []
     assert not [f for f in findings if f.rule == "not-covered" and f.type.startswith("azure-native:")]
+
+
+def test_the_contract_carries_the_network_facts(run: Run) -> None:
+    assert run.outputs["contractVersion"] == "1"  # additive: the version stays
+    assert run.outputs["network"] == {
+        "apiServer": "private",
+        "outboundType": "userDefinedRouting",
+        "networkMode": "overlay",
+        "podCidr": "192.168.0.0/16",
+        "serviceCidr": "172.16.0.0/16",
+        "privateDnsZone": ZONE,
+        "subnets": {"system": SYSTEM_SUBNET, "a100": GPU_SUBNET},
+        "podSubnets": {},
+    }
+    contract = parse_contract(run.outputs)
+    assert contract.network is not None
+    assert (contract.network.api_server, contract.network.subnets["a100"]) == ("private", GPU_SUBNET)
+    assert contract.oidc_issuer_url is not None and contract.oidc_issuer_url.startswith("https://")
