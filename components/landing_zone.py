@@ -45,7 +45,8 @@ class ClusterLandingZone:
     dns_service_ip: str | None = None
     outbound_type: OutboundType | None = None
     subnet_ids: tuple[str, ...] = ()
-    """Every node and pod subnet the pools join (Network Contributor for the control plane)."""
+    """Every node and pod subnet the pools join and the route tables they carry (Network Contributor for the control
+    plane)."""
     private_dns_zone: str | None = None
     """``system``, ``none`` or a zone id (a private cluster's ``apiServerAccessProfile.privateDNSZone``)."""
     identities: Identities = field(default_factory=Identities)

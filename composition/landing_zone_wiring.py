@@ -30,10 +30,11 @@ def landing_zone_args(cfg: StackConfig) -> ClusterLandingZone:
     ``cluster.azurePolicyAddon``."""
     c = cfg.cluster
     net = c.network
-    lz = LandingZone.of(cfg)
     names = [c.systemPool.subnet, c.systemPool.podSubnet]
     names += [n for p in cfg.gpuPools for n in (p.subnet, p.podSubnet)]
-    subnet_ids = tuple(dict.fromkeys(lz.subnets[n].id for n in names if n is not None and n in lz.subnets))
+    used = [net.subnets[n] for n in dict.fromkeys(names) if n is not None and n in net.subnets]
+    # Network Contributor on each subnet and on each route table the subnets carry (managed-identity article)
+    subnet_ids = tuple(dict.fromkeys([*(s.id for s in used), *(s.routeTableId for s in used if s.routeTableId)]))
     defender_ws = c.defender.logAnalyticsWorkspaceId or c.monitoring.logAnalyticsWorkspaceId
     return ClusterLandingZone(
         network_mode=net.mode,

@@ -108,6 +108,7 @@ def test_role_assignments_by_built_in_id(run: Run) -> None:
     assert sorted(roles) == [
         "aks-role-acrpull-acrcontosoml",
         "aks-role-managedidentityoperator-kubelet",
+        "aks-role-networkcontributor-rt-spoke-to-hub-fw",
         "aks-role-networkcontributor-snet-aks-gpu",
         "aks-role-networkcontributor-snet-aks-system",
         "aks-role-privatednszonecontributor-privatelink.westeurope.azmk8s.io",
@@ -127,7 +128,7 @@ def test_role_assignments_by_built_in_id(run: Run) -> None:
 def test_the_cluster_waits_for_the_control_plane_roles(run: Run) -> None:
     cluster = run.one(CLUSTER)
     before = {r.urn for r in run.of_type(ROLE) if r.name.startswith("aks-role-") and "acrpull" not in r.name}
-    assert len(before) == 4 and before <= set(cluster.dependencies)
+    assert len(before) == 5 and before <= set(cluster.dependencies)
     acr = next(r for r in run.of_type(ROLE) if r.name == "aks-role-acrpull-acrcontosoml")
     assert acr.dependencies == [cluster.urn]  # after the cluster: the registry serves the nodes it creates
 
