@@ -16,11 +16,6 @@ from component_package.inputs import GpuPool, PoolGpuOperator
 from components import device_plugin, gpu_node_pool
 from components.validation import InvalidArgsError
 from gpu_catalog.lifecycle import default_gpu_operator_version
-from gpu_catalog.node_disks import node_disks
-from rules.hardening import (
-    default_encryption_at_host,
-    default_os_disk_type,
-)
 
 
 class ArgsRefusedError(Exception):
@@ -98,9 +93,6 @@ def pool_spec(pool: GpuPool) -> gpu_node_pool.GpuPoolSpec:
         "encryption_at_host",
         "os_disk_type",
     )
-    disks = node_disks(str(kwargs.get("vm_size", "")))
-    kwargs.setdefault("encryption_at_host", default_encryption_at_host(disks))
-    kwargs.setdefault("os_disk_type", default_os_disk_type(disks))
     driver = pool.get("driver")
     if driver is not None:
         kwargs["driver_skipped"] = plain(driver) == "operator"  # the GPU operator installs the driver

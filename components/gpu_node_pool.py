@@ -46,7 +46,12 @@ from rules.aks import (
     DEFAULT_GPU_TAINT,
 )
 from rules.checklists import AksGpuPoolFacts, aks_gpu_pool
-from rules.hardening import DEFAULT_OS_DISK_GIB, encryption_at_host_unverified
+from rules.hardening import (
+    DEFAULT_OS_DISK_GIB,
+    default_encryption_at_host,
+    default_os_disk_type,
+    encryption_at_host_unverified,
+)
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
 from rules.node_os import pool_node_os_problem
 from rules.node_stack import (
@@ -131,12 +136,14 @@ class GpuPoolSpec:
     spot: bool = False
     max_pods: int | None = None
     """``None``: AKS's default (Azure CNI Overlay: 250); a stack file's pool always states it."""
-    encryption_at_host: bool = False
+    encryption_at_host: bool | None = None
     """Needs the subscription feature ``Microsoft.Compute/EncryptionAtHost``; refused on a size the catalog says lacks
-    it (:func:`rules.hardening.node_hardening`)."""
-    os_disk_type: str = "Managed"
+    it (:func:`rules.hardening.node_hardening`). ``None``: on where the catalog sources the size's support, as a stack
+    file's pool (:func:`rules.hardening.default_encryption_at_host`)."""
+    os_disk_type: str | None = None
     """``Ephemeral`` (the size's temp disk must hold the :data:`rules.hardening.DEFAULT_OS_DISK_GIB` GiB OS disk) or
-    ``Managed``."""
+    ``Managed``. ``None``: ``Ephemeral`` where the size supports it and its temp disk holds the OS disk, as a stack
+    file's pool (:func:`rules.hardening.default_os_disk_type`)."""
     orchestrator_version: str | None = None
     """The nodes' Kubernetes version; ``None``: the control plane's."""
     tags: Mapping[str, str] = field(default_factory=dict)
@@ -159,6 +166,11 @@ class GpuPoolSpec:
     def __post_init__(self) -> None:
         if self.mig_profile is not None:  # AKS reads enum strings case-insensitively: send its own spelling
             object.__setattr__(self, "mig_profile", canonical_mig_profile(self.mig_profile) or self.mig_profile)
+        disks = node_disks(self.vm_size)
+        if self.encryption_at_host is None:
+            object.__setattr__(self, "encryption_at_host", default_encryption_at_host(disks))
+        if self.os_disk_type is None:
+            object.__setattr__(self, "os_disk_type", default_os_disk_type(disks))
         refuse_findings(COMPONENT, self.name, pool_findings(self), _FIELDS)
 
     @property
@@ -447,6 +459,8 @@ class GpuNodePool(pulumi.ComponentResource):
                 delete_before_replace=False,
             ),
         )
-        for finding in encryption_at_host_unverified(pool.vm_size, node_disks(pool.vm_size), pool.encryption_at_host):
+        for finding in encryption_at_host_unverified(
+            pool.vm_size, node_disks(pool.vm_size), bool(pool.encryption_at_host)
+        ):
             pulumi.log.warn(f"{COMPONENT} '{pool.name}': {finding.message}", resource=self)
         self.register_outputs({"azureName": self.azure_name, "agentPoolId": self.agent_pool.id})
