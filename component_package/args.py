@@ -72,9 +72,12 @@ def pool_operator(operator: PoolGpuOperator) -> gpu_node_pool.PoolGpuOperator:
     return gpu_node_pool.PoolGpuOperator(**kwargs)
 
 
-def pool_spec(pool: GpuPool) -> gpu_node_pool.GpuPoolSpec:
+def pool_spec(pool: GpuPool, *, kaito_addon: bool = False) -> gpu_node_pool.GpuPoolSpec:
     """A package pool as the component's :class:`~components.gpu_node_pool.GpuPoolSpec` (raises
-    :class:`InvalidArgsError` with the rules' messages)."""
+    :class:`InvalidArgsError` with the rules' messages): the schema's keys are the spec's fields
+    (``tests/package/test_provider.py`` checks it), a key left out gets the spec's default (:mod:`rules.specs`).
+    ``kaito_addon``: the pool's cluster runs the KAITO add-on (an ``AksGpuCluster``'s pools; the spec's default taint
+    then keeps the add-on's device plugin off the pool)."""
     kwargs = present(
         pool,
         "name",
@@ -108,7 +111,7 @@ def pool_spec(pool: GpuPool) -> gpu_node_pool.GpuPoolSpec:
         if value is not None:
             kwargs[key] = dict(value)
     kwargs |= pool_plugin_kwargs(pool)
-    return gpu_node_pool.GpuPoolSpec(**kwargs)
+    return gpu_node_pool.GpuPoolSpec(**kwargs, kaito_addon=kaito_addon)
 
 
 def checked(build: typing.Callable[[], Any], prefix: str = "", paths: Mapping[str, str] | None = None) -> Any:
