@@ -137,6 +137,7 @@ def aks_cluster_args(cfg: StackConfig, operator: PoolGpuOperator | None, tags: M
         tags=dict(tags),
         gpu_pools=tuple(gpu_pool_spec(cfg, pool) for pool in cfg.gpuPools),
         node_auto_provisioning=cfg.node_auto_provisioning,
+        today=cfg.today,
     )
 
 
@@ -177,6 +178,7 @@ def nap_pool_args(
         kaito_addon=cfg.kaito_addon,
         gpu_floor=cfg.gpu_floor,
         kubernetes_version=cfg.cluster.kubernetesVersion,
+        today=cfg.today,
     )
 
 
@@ -220,6 +222,7 @@ def kaito_workspace_args(cfg: StackConfig, ws: KaitoWorkspaceConfig) -> KaitoWor
         model_access_token_config=ws.modelAccessTokenConfig,
         model_access_from_key_vault=ws.modelAccessFromKeyVault,
         gpu_floor=cfg.gpu_floor,
+        today=cfg.today,
     )
 
 
@@ -269,6 +272,7 @@ def databricks_cluster_args(
         custom_image=cluster.customImage,
         tags={**tags, **cluster.tags},
         gpu_floor=cfg.gpu_floor,
+        today=cfg.today,
     )
 
 
@@ -284,6 +288,7 @@ def azure_policy_args(cfg: StackConfig) -> AksGpuSizePolicyArgs:
         scope=ap.scope,
         effect=ap.effect,
         floor=cfg.gpu_floor,
+        today=cfg.today,
     )
 
 
@@ -328,4 +333,5 @@ def databricks_cluster_policy_args(cfg: StackConfig) -> DatabricksClusterPolicyA
         policy_name=policy.name or f"gpu-clusters-{cfg.environment}",
         gpu_floor=cfg.gpu_floor,
         cost_tags=tuple(policy.costTags),
+        today=cfg.today,
     )

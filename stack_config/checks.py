@@ -413,7 +413,9 @@ def _databricks_problems(cfg: StackConfig) -> list[Problem]:
 
 def _cluster_policy_problems(cfg: StackConfig) -> list[Problem]:
     inherited = {*cfg.cluster.tags, "environment", "managed-by"}  # composition.wiring.platform_tags
-    found = cluster_policy_problems(cfg.databricks, inherited_tags=inherited, floor=cfg.usable_gpu_floor)
+    found = cluster_policy_problems(
+        cfg.databricks, inherited_tags=inherited, floor=cfg.usable_gpu_floor, today=cfg.today
+    )
     return [Problem(path, message) for path, message in found]
 
 

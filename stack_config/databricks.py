@@ -484,7 +484,7 @@ def databricks_stack_problems(
 
 
 def cluster_policy_problems(
-    databricks: DatabricksConfig | None, *, inherited_tags: set[str], floor: str
+    databricks: DatabricksConfig | None, *, inherited_tags: set[str], floor: str, today: date | None = None
 ) -> list[tuple[str, str]]:
     """``databricks.clusterPolicy`` against the stack: the policy can be generated for the GPU floor, and every cluster
     (all reference the policy: user-, group-dedicated and custom-container clusters alike) carries each cost tag (its
@@ -493,7 +493,7 @@ def cluster_policy_problems(
         return []
     policy = databricks.clusterPolicy
     problems: list[tuple[str, str]] = []
-    if (problem := floor_problem(floor) or cost_tags_problem(policy.costTags)) is not None:
+    if (problem := floor_problem(floor, today) or cost_tags_problem(policy.costTags)) is not None:
         problems.append(("databricks.clusterPolicy", problem))
     for i, cluster in enumerate(databricks.clusters):
         missing = missing_cost_tags(cluster.facts, policy.costTags, inherited_tags, cluster.tags)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
-from rules.specs import AksGpuPool, PoolDevicePlugin, PoolGpuOperator
+from rules.specs import AKS_GPU_POOL_FIELDS, AksGpuPool, PoolDevicePlugin, PoolGpuOperator
 
 from .exemptions import pool_exempt_rules
 from .models import GpuPoolConfig, StackConfig
@@ -59,31 +60,43 @@ def pool_device_plugin(cfg: StackConfig) -> PoolDevicePlugin | None:
     return PoolDevicePlugin(version=cfg.devicePlugin.version, mig_strategy=cfg.devicePlugin.migStrategy)
 
 
+_TRANSLATED = frozenset({"count", "minCount", "driver", "sharing", "taints", "tags", "orchestratorVersion"})
+"""``gpuPools[i]`` keys whose spec value is not the key's own (the others are the spec field of the same name in
+snake case: ``osDiskType`` → ``os_disk_type``; a new pool key needs no line here)."""
+
+
+def snake(key: str) -> str:
+    """A stack-file key as the spec's field name: ``encryptionAtHost`` → ``encryption_at_host``."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key).lower()
+
+
+def _written(pool: GpuPoolConfig) -> dict[str, Any]:
+    """The keys the stack file wrote that map one-to-one to a spec field (lists as tuples)."""
+    fields = AKS_GPU_POOL_FIELDS
+    out: dict[str, Any] = {}
+    for key in pool.model_fields_set - _TRANSLATED:
+        name = snake(key)
+        if name in fields:
+            value = getattr(pool, key)
+            out[name] = tuple(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else value
+    return out
+
+
 def gpu_pool(cfg: StackConfig, pool: GpuPoolConfig) -> AksGpuPool:
-    """``gpuPools[i]`` as its spec: the written keys, camelCase to the spec's fields, and what the stack adds."""
+    """``gpuPools[i]`` as its spec: the written keys, camelCase to the spec's fields (the spec resolves the rest),
+    and what the stack adds (its cluster's software, version, tags, exemptions; the Azure name)."""
     driver = cfg.pool_driver(pool)
     taints = cfg.pool_taints(pool)
     sharing = pool.sharing
     return AksGpuPool(
-        name=pool.name,
-        vm_size=pool.vmSize,
+        **_written(pool),
         azure_name=azure_pool_name(pool, driver, taints, cfg.pool_hardening(pool)),
-        os=pool.os,
-        os_sku=pool.osSku,
         count=pool.count if not pool.autoscaling else None,
         min_count=pool.minCount if pool.autoscaling else None,
-        max_count=pool.maxCount,
         driver_skipped=driver == "operator",
-        mig_profile=pool.migProfile,
         sharing=sharing.node_sharing if sharing is not None else None,
         conflicting_sharing=sharing is not None and sharing.mps is not None and sharing.timeSlicing is not None,
         taints=tuple(taints),
-        labels=dict(pool.labels),
-        zones=tuple(pool.zones),
-        spot=pool.spot,
-        max_pods=pool.maxPods,
-        encryption_at_host=pool.encryptionAtHost,
-        os_disk_type=pool.osDiskType,
         orchestrator_version=cfg.pool_kubernetes_version(pool),
         tags={**cfg.cluster.tags, **pool.tags, "environment": cfg.environment},
         gpu_operator=pool_gpu_operator(cfg),

@@ -33,7 +33,7 @@ Pure: no Pulumi import, no clock.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date
 from typing import Literal
 
@@ -275,6 +275,10 @@ class AksGpuPool:
         if problem is None:
             return []
         return [Finding("osSku" if self.os_sku not in facts.os_images else "gpuOperator", problem)]
+
+
+AKS_GPU_POOL_FIELDS: frozenset[str] = frozenset(f.name for f in fields(AksGpuPool))
+"""The spec's field names: a door maps its keys onto them (a stack file's ``osDiskType`` is ``os_disk_type``)."""
 
 
 def _defaults(pool: AksGpuPool) -> dict[str, object]:
