@@ -171,3 +171,12 @@ def test_the_default_that_drifted_is_the_catalogs_on_every_door(stack_runs: dict
     assert stack_runs["dev"].by_name("aks-t4", AGENT_POOL).inputs["osDiskType"] == "Ephemeral"
     assert api_runs.by_name("py-dev-t4", AGENT_POOL).inputs["osDiskType"] == "Ephemeral"
     assert api_runs.by_name("pkg-dev-t4", AGENT_POOL).inputs["osDiskType"] == "Ephemeral"
+
+
+def test_every_pool_key_of_a_stack_file_is_a_spec_field() -> None:
+    """``gpuPools[i]``'s keys are the spec's fields in camelCase (``driver`` is ``driver_skipped`` as a mode): the
+    stack config maps them by name (:func:`stack_config.specs.gpu_pool`), so a key with no field fails here."""
+    from rules.specs import AKS_GPU_POOL_FIELDS
+    from stack_config.specs import snake
+
+    assert {snake(k) for k in GpuPoolConfig.model_fields} - AKS_GPU_POOL_FIELDS == {"driver"}
