@@ -43,6 +43,7 @@ import asyncio
 import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 import pulumi
@@ -211,6 +212,10 @@ class AksGpuClusterArgs:
     """The company's network, identities, registries, maintenance windows (:mod:`components.landing_zone`); the
     default keeps AKS's own choices."""
 
+    today: date | None = field(default=None, compare=False, repr=False)
+    """The day the rules are checked on (the platform build passes the stack's); ``None``:
+    :func:`gpu_catalog.clock.today`, read once when the Args are built."""
+
     def __post_init__(self) -> None:
         refuse_findings(COMPONENT, self.cluster_name, cluster_findings(self), _FIELDS)
 
@@ -230,7 +235,7 @@ class AksGpuClusterArgs:
 def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
     """Every guard rail the cluster breaks (its GPU pools check themselves), on :func:`gpu_catalog.clock.today` (read
     once)."""
-    today = clock.today()
+    today = args.today or clock.today()
     found: list[Finding] = []
     version = check_kubernetes_version(
         args.kubernetes_version, today=today, tier=args.sku_tier, support_plan=args.support_plan

@@ -7,21 +7,8 @@ from __future__ import annotations
 from components.contract import NetworkContract
 from components.landing_zone import ClusterLandingZone
 from rules.identity import Identities
-from rules.network import UpgradeSettings
 from stack_config import StackConfig
-from stack_config.landing_zone import LandingZone, PoolUpgradeConfig
-
-
-def upgrade_settings(config: PoolUpgradeConfig | None) -> UpgradeSettings | None:
-    """A pool's ``upgrade`` as sent (``None``: not sent, AKS's defaults)."""
-    if config is None:
-        return None
-    return UpgradeSettings(
-        max_surge=config.maxSurge,
-        max_unavailable=config.maxUnavailable,
-        drain_timeout_minutes=config.drainTimeoutInMinutes,
-        node_soak_minutes=config.nodeSoakDurationInMinutes,
-    )
+from stack_config.landing_zone import LandingZone
 
 
 def landing_zone_args(cfg: StackConfig) -> ClusterLandingZone:
@@ -30,11 +17,13 @@ def landing_zone_args(cfg: StackConfig) -> ClusterLandingZone:
     ``cluster.azurePolicyAddon``."""
     c = cfg.cluster
     net = c.network
-    names = [c.systemPool.subnet, c.systemPool.podSubnet]
-    names += [n for p in cfg.gpuPools for n in (p.subnet, p.podSubnet)]
-    used = [net.subnets[n] for n in dict.fromkeys(names) if n is not None and n in net.subnets]
+    lz = LandingZone.of(cfg)
+    ids = [c.systemPool.vnetSubnetId, c.systemPool.podSubnetId]
+    ids += [i for p in cfg.gpuPools for i in (lz.node_subnet_id(p.vnetSubnetId), p.podSubnetId)]
+    joined = [i for i in dict.fromkeys(ids) if i is not None]
+    described = [net.subnets[n] for n in (lz.named(i) for i in joined) if n is not None]
     # Network Contributor on each subnet and on each route table the subnets carry (managed-identity article)
-    subnet_ids = tuple(dict.fromkeys([*(s.id for s in used), *(s.routeTableId for s in used if s.routeTableId)]))
+    subnet_ids = tuple(dict.fromkeys([*joined, *(s.routeTableId for s in described if s.routeTableId)]))
     defender_ws = c.defender.logAnalyticsWorkspaceId or c.monitoring.logAnalyticsWorkspaceId
     return ClusterLandingZone(
         network_mode=net.mode,
@@ -59,10 +48,10 @@ def network_contract(cfg: StackConfig) -> NetworkContract:
     when unset), network mode and CIDRs, and each pool's subnets (``system`` is the system pool)."""
     c = cfg.cluster
     lz = LandingZone.of(cfg)
-    pools = [("system", c.systemPool.subnet, c.systemPool.podSubnet)]
-    pools += [(p.name, p.subnet, p.podSubnet) for p in cfg.gpuPools]
-    subnets = {name: sid for name, node, _ in pools if (sid := lz.subnet_id(node)) is not None}
-    pod_subnets = {name: sid for name, _, pod in pools if (sid := lz.pod_subnet_id(pod)) is not None}
+    pools = [("system", c.systemPool.vnetSubnetId, c.systemPool.podSubnetId)]
+    pools += [(p.name, lz.node_subnet_id(p.vnetSubnetId), p.podSubnetId) for p in cfg.gpuPools]
+    subnets = {name: node for name, node, _ in pools if node is not None}
+    pod_subnets = {name: pod for name, _, pod in pools if pod is not None}
     return NetworkContract(
         api_server="private" if c.apiServer.privateCluster else "public",
         outbound_type=c.network.outboundType or "loadBalancer",

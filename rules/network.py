@@ -267,14 +267,17 @@ def network_cidrs(
     return found
 
 
-def outbound_prerequisites(outbound: OutboundType | None, node_subnets: Sequence[Subnet]) -> list[Finding]:
+def outbound_prerequisites(
+    outbound: OutboundType | None, node_subnets: Sequence[Subnet], *, byo: bool | None = None
+) -> list[Finding]:
     """What the outbound type needs of the subnets the nodes join (egress article): ``userDefinedRouting`` a route
     table on every node subnet, ``userAssignedNATGateway`` a NAT gateway on each, both only with your own subnets;
-    ``managedNATGateway`` only in an AKS-managed VNet."""
+    ``managedNATGateway`` only in an AKS-managed VNet. ``node_subnets``: the described ones; ``byo``: the nodes join
+    your subnets (default: some are described)."""
     if outbound is None:
         return []
     facts = load_landing_zone_facts().outbound_types[outbound]
-    byo = bool(node_subnets)
+    byo = bool(node_subnets) if byo is None else byo
     if facts.subnet_needs is not None and not byo:
         return [Finding("outboundType", f"{outbound} needs the cluster in your own subnets: {facts.needs}")]
     if not facts.byo_subnets and byo:

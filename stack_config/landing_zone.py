@@ -27,6 +27,7 @@ from rules.network import (
     SUBNET_ID_RE,
     PoolAddresses,
     Subnet,
+    UpgradeSettings,
     network_cidrs,
     outbound_prerequisites,
     pod_cidr_capacity,
@@ -157,16 +158,24 @@ class PoolUpgradeConfig(StrictModel):
     drainTimeoutInMinutes: int | None = None
     nodeSoakDurationInMinutes: int | None = None
 
+    @property
+    def settings(self) -> UpgradeSettings:
+        """As sent (``upgradeSettings``)."""
+        return UpgradeSettings(
+            self.maxSurge, self.maxUnavailable, self.drainTimeoutInMinutes, self.nodeSoakDurationInMinutes
+        )
+
 
 # --------------------------------------------------------------------------------------------------- resolution
 
 
 @dataclass(frozen=True)
 class LandingZone:
-    """The landing-zone keys resolved once: subnets by name, each pool's subnet ids, the identities."""
+    """The landing-zone keys resolved once: the described subnets (by name, and by lower-cased id), the system pool's
+    subnet (every GPU pool's default)."""
 
     subnets: dict[str, Subnet]
-    default_subnet: str | None
+    default_subnet_id: str | None
 
     @staticmethod
     def of(cfg: StackConfig) -> LandingZone:
@@ -175,17 +184,18 @@ class LandingZone:
             name: Subnet(name, s.id, s.addressPrefix, s.routeTableId is not None, s.natGatewayId is not None)
             for name, s in net.subnets.items()
         }
-        return LandingZone(subnets, cfg.cluster.systemPool.subnet)
+        return LandingZone(subnets, cfg.cluster.systemPool.vnetSubnetId)
 
-    def subnet_id(self, name: str | None) -> str | None:
-        """A pool's node subnet id: its own, else the system pool's (every pool of a BYO-VNet cluster names one)."""
-        key = name or self.default_subnet
-        s = self.subnets.get(key) if key else None
-        return s.id if s is not None else None
+    def named(self, subnet_id: str | None) -> str | None:
+        """The ``cluster.network.subnets`` name of a subnet id (ARM ids compare case-insensitively); ``None``: not
+        described there."""
+        if subnet_id is None:
+            return None
+        return next((n for n, s in self.subnets.items() if s.id.lower() == subnet_id.lower()), None)
 
-    def pod_subnet_id(self, name: str | None) -> str | None:
-        s = self.subnets.get(name) if name else None
-        return s.id if s is not None else None
+    def node_subnet_id(self, subnet_id: str | None) -> str | None:
+        """A pool's node subnet id: its own, else the system pool's."""
+        return subnet_id or self.default_subnet_id
 
 
 def pool_surge(pool: GpuPoolConfig) -> int:
@@ -201,36 +211,50 @@ def _at(at: str, findings: Sequence[Finding]) -> list[Problem]:
     return [Problem(".".join(k for k in (at, f.field) if k), f.message) for f in findings]
 
 
-def _subnet_names(cfg: StackConfig) -> list[Problem]:
-    """Every subnet a pool names is a key of ``cluster.network.subnets``; pools name one when the system pool does."""
-    names = sorted(cfg.cluster.network.subnets)
-    allowed = ", ".join(names) if names else "none: add cluster.network.subnets"
-    problems: list[Problem] = []
+def _subnet_refs(cfg: StackConfig) -> list[Problem]:
+    """With ``cluster.network.subnets`` described, every subnet id a pool names is one of them (its size and route
+    table are what the checks read) and the system pool names one; a pod subnet only in flat mode; pools join their
+    own subnets only when the system pool does (AKS: all pools in one VNet)."""
+    lz = LandingZone.of(cfg)
+    sp = cfg.cluster.systemPool
     refs: list[tuple[str, str | None]] = [
-        ("cluster.systemPool.subnet", cfg.cluster.systemPool.subnet),
-        ("cluster.systemPool.podSubnet", cfg.cluster.systemPool.podSubnet),
+        ("cluster.systemPool.vnetSubnetId", sp.vnetSubnetId),
+        ("cluster.systemPool.podSubnetId", sp.podSubnetId),
     ]
     for i, p in enumerate(cfg.gpuPools):
-        refs += [(f"gpuPools[{i}].subnet", p.subnet), (f"gpuPools[{i}].podSubnet", p.podSubnet)]
-    for key, name in refs:
-        if name is not None and name not in cfg.cluster.network.subnets:
-            problems.append(Problem(key, f"{name!r} is not a subnet of cluster.network.subnets ({allowed})"))
-    if names and cfg.cluster.systemPool.subnet is None:
-        problems.append(Problem("cluster.systemPool.subnet", "required with cluster.network.subnets (the nodes' VNet)"))
-    flat = cfg.cluster.network.mode == "flat"
-    for key, name in refs:
-        if key.endswith("podSubnet") and name is not None and not flat:
-            problems.append(Problem(key, "a pod subnet is Azure CNI's flat mode: set cluster.network.mode: flat"))
+        refs += [(f"gpuPools[{i}].vnetSubnetId", p.vnetSubnetId), (f"gpuPools[{i}].podSubnetId", p.podSubnetId)]
+    problems: list[Problem] = []
+    if lz.subnets:
+        described = ", ".join(sorted(lz.subnets))
+        for key, sid in refs:
+            if sid is not None and lz.named(sid) is None:
+                problems.append(
+                    Problem(
+                        key, f"{sid.rsplit('/', 1)[-1]!r} is not described in cluster.network.subnets ({described})"
+                    )
+                )
+    if (lz.subnets or any(sid for _, sid in refs)) and sp.vnetSubnetId is None:
+        problems.append(Problem("cluster.systemPool.vnetSubnetId", "required when pools join your subnets (one VNet)"))
+    if cfg.cluster.network.mode != "flat":
+        problems += [
+            Problem(key, "a pod subnet is Azure CNI's flat mode: set cluster.network.mode: flat")
+            for key, sid in refs
+            if key.endswith("podSubnetId") and sid is not None
+        ]
     return problems
 
 
 def _pool_addresses(cfg: StackConfig) -> list[PoolAddresses]:
     sp = cfg.cluster.systemPool
     sp_surge = surge_nodes(sp.upgrade.maxSurge if sp.upgrade else None, sp.count)
-    out = [PoolAddresses("systemPool", sp.subnet, sp.podSubnet, sp.count, sp_surge, sp.maxPods)]
+    lz = LandingZone.of(cfg)
+    out = [
+        PoolAddresses("systemPool", lz.named(sp.vnetSubnetId), lz.named(sp.podSubnetId), sp.count, sp_surge, sp.maxPods)
+    ]
     for p in cfg.gpuPools:
         nodes = p.maxCount if p.maxCount is not None else p.effective_count
-        out.append(PoolAddresses(p.name, p.subnet, p.podSubnet, nodes, pool_surge(p), cfg.pool_max_pods(p)))
+        node, pod = lz.named(lz.node_subnet_id(p.vnetSubnetId)), lz.named(p.podSubnetId)
+        out.append(PoolAddresses(p.name, node, pod, nodes, pool_surge(p), cfg.pool_max_pods(p)))
     cat = default_catalog()
     for n in cfg.gpuNodePools:  # NAP: the burst bound, in the cluster's default subnet (AKSNodeClass names none)
         sizes, _ = resolve_sizes(n.sizes, n.series, n.gpuModels, floor=cfg.gpu_floor, today=clock.today())
@@ -257,15 +281,17 @@ def landing_zone_problems(cfg: StackConfig) -> list[Problem]:
     c = cfg.cluster
     net = c.network
     lz = LandingZone.of(cfg)
-    problems = _subnet_names(cfg)
+    problems = _subnet_refs(cfg)
     used = list(lz.subnets.values())
-    named = dict.fromkeys([c.systemPool.subnet, *(p.subnet for p in cfg.gpuPools)])
-    node_subnets = [lz.subnets[n] for n in named if n in lz.subnets]
+    ids = dict.fromkeys([c.systemPool.vnetSubnetId, *(lz.node_subnet_id(p.vnetSubnetId) for p in cfg.gpuPools)])
+    node_subnets = [lz.subnets[n] for n in (lz.named(i) for i in ids) if n is not None]
     problems += _at("cluster.network", network_cidrs(net.mode, net.podCidr, net.serviceCidr, net.dnsServiceIP, used))
-    problems += _at("cluster.network", outbound_prerequisites(net.outboundType, node_subnets))
+    byo = c.systemPool.vnetSubnetId is not None
+    problems += _at("cluster.network", outbound_prerequisites(net.outboundType, node_subnets, byo=byo))
     pools = _pool_addresses(cfg)
     if lz.subnets:
-        problems += _at("cluster.network", subnet_capacity(net.mode, lz.subnets, pools, lz.default_subnet))
+        default = lz.named(lz.default_subnet_id)
+        problems += _at("cluster.network", subnet_capacity(net.mode, lz.subnets, pools, default))
     if net.mode == "overlay":
         total = sum(p.max_nodes + p.surge_nodes for p in pools)
         problems += _at("cluster.network", pod_cidr_capacity(net.podCidr, total))

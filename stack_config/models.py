@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, PrivateAttr, ValidationInfo, field_validator
 
-from gpu_catalog import MIG_PROFILES, canonical_mig_profile, default_catalog
+from gpu_catalog import MIG_PROFILES, canonical_mig_profile, clock, default_catalog
 from gpu_catalog.access import load_access_facts
 from gpu_catalog.device_plugins import load_device_plugin_facts
 from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN, default_gpu_operator_version
@@ -37,7 +38,7 @@ from rules.sizes import DEFAULT_FLOOR
 from rules.upgrade import AutoUpgradeChannel, NodeOsUpgradeChannel
 
 from .azure_policy import AzurePolicyConfig
-from .base import StrictModel, empty_section, worded
+from .base import TODAY, StrictModel, empty_section, worded
 from .databricks import DatabricksConfig
 from .kaito import KaitoConfig, kaito_addon_enabled
 from .landing_zone import (
@@ -46,6 +47,7 @@ from .landing_zone import (
     MaintenanceConfig,
     PoolUpgradeConfig,
     SubnetConfig,
+    SubnetId,
 )
 from .monitoring import GpuMonitoringConfig
 from .nap import GpuNodePoolConfig
@@ -127,10 +129,10 @@ class SystemPoolConfig(StrictModel):
     onlyCriticalAddons: bool = False
     """Taint the system pool ``CriticalAddonsOnly=true:NoSchedule`` (then run the GPU operator's controllers on a
     user pool that tolerates it)."""
-    subnet: str | None = None
-    """A key of ``cluster.network.subnets``: the nodes' subnet (``vnetSubnetID``); also every pool's default."""
-    podSubnet: str | None = None
-    """A key of ``cluster.network.subnets``: the pods' subnet (``podSubnetID``, ``cluster.network.mode: flat``)."""
+    vnetSubnetId: SubnetId | None = None
+    """The nodes' subnet (``vnetSubnetID``), one of ``cluster.network.subnets``; also every GPU pool's default."""
+    podSubnetId: SubnetId | None = None
+    """The pods' subnet (``podSubnetID``, ``cluster.network.mode: flat``)."""
     upgrade: PoolUpgradeConfig | None = None
 
 
@@ -308,10 +310,10 @@ class GpuPoolConfig(StrictModel):
     orchestratorVersion: KubernetesVersion | None = None
     """Defaults to ``cluster.kubernetesVersion``."""
     tags: dict[str, str] = Field(default_factory=dict)
-    subnet: str | None = None
-    """A key of ``cluster.network.subnets`` (``vnetSubnetID``); defaults to the system pool's subnet."""
-    podSubnet: str | None = None
-    """A key of ``cluster.network.subnets`` (``podSubnetID``, ``cluster.network.mode: flat``)."""
+    vnetSubnetId: SubnetId | None = None
+    """The nodes' subnet id (``vnetSubnetID``); defaults to the system pool's (``docs/landing-zone.md``)."""
+    podSubnetId: SubnetId | None = None
+    """The pods' subnet id (``podSubnetID``, ``cluster.network.mode: flat``)."""
     upgrade: PoolUpgradeConfig | None = None
     """``upgradeSettings``; each surge node is a GPU VM (quota, cost, subnet): ``docs/landing-zone.md``."""
 
@@ -423,6 +425,19 @@ class StackConfig(StrictModel):
     gpuQuota: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
     """vCPUs granted per quota family in ``location`` (``StandardNCADSA100v4Family: 96``), as the subscription's
     quota page shows them: the pools at ``maxCount`` plus their upgrade surge must fit (``docs/landing-zone.md``)."""
+
+    _today: date = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        """The day the stack is checked on: the validation context's ``today`` (:func:`validate_stack_config` reads
+        the clock once and passes it), else :func:`gpu_catalog.clock.today` read here, once."""
+        given = context.get(TODAY) if isinstance(context, dict) else None
+        self._today = given if isinstance(given, date) else clock.today()
+
+    @property
+    def today(self) -> date:
+        """The day every dated rule of this stack is checked on (read once, when the stack was validated)."""
+        return self._today
 
     @field_validator("location")
     @classmethod

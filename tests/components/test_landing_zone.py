@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from agp_contract import parse_contract
+from components.validation import InvalidArgsError
 from conformance import check_resources, failures
 from gpu_catalog.problems import Problem
 from preflight.mock_answers import MOCK_CLIENT_ID
@@ -230,13 +231,15 @@ def test_private_dns_zone_without_user_assigned_identity_is_refused() -> None:
     assert [p.path for p in _problems(config)] == ["cluster.identity.controlPlane"]
 
 
-def test_unknown_subnet_names_and_pod_subnet_without_flat_mode() -> None:
+def test_undescribed_subnets_and_pod_subnet_without_flat_mode() -> None:
     config = copy.deepcopy(example_config())
-    config["azure-gpu-platform:gpuPools"][0]["subnet"] = "gpus"
-    config["azure-gpu-platform:gpuPools"][0]["podSubnet"] = "gpu"
+    config["azure-gpu-platform:gpuPools"][0]["vnetSubnetId"] = f"{SPOKE}/snet-aks-gpus"
+    config["azure-gpu-platform:gpuPools"][0]["podSubnetId"] = GPU_SUBNET
     assert _problems(config) == [
-        Problem("gpuPools[0].subnet", "'gpus' is not a subnet of cluster.network.subnets (gpu, system)"),
-        Problem("gpuPools[0].podSubnet", "a pod subnet is Azure CNI's flat mode: set cluster.network.mode: flat"),
+        Problem(
+            "gpuPools[0].vnetSubnetId", "'snet-aks-gpus' is not described in cluster.network.subnets (gpu, system)"
+        ),
+        Problem("gpuPools[0].podSubnetId", "a pod subnet is Azure CNI's flat mode: set cluster.network.mode: flat"),
     ]
 
 
@@ -278,3 +281,39 @@ def test_the_contract_carries_the_network_facts(run: Run) -> None:
     assert contract.network is not None
     assert (contract.network.api_server, contract.network.subnets["a100"]) == ("private", GPU_SUBNET)
     assert contract.oidc_issuer_url is not None and contract.oidc_issuer_url.startswith("https://")
+
+
+def test_the_pool_fields_go_through_the_spec_alike_from_each_door() -> None:
+    """The stack file, the Python API and the component package build the same spec (issue 39's spec layer)."""
+    from component_package.args import pool_spec
+    from components.gpu_node_pool import GpuPoolSpec
+    from rules.network import UpgradeSettings
+    from stack_config.specs import gpu_pool
+
+    cfg = validate_stack_config(config_from_stack_yaml(example_config()), stack_file="Pulumi.landing-zone.yaml")
+    from_stack = gpu_pool(cfg, cfg.gpuPools[0])
+    upgrade = UpgradeSettings("1", None, 60, 5)
+    assert (from_stack.vnet_subnet_id, from_stack.pod_subnet_id, from_stack.upgrade) == (GPU_SUBNET, None, upgrade)
+    python = GpuPoolSpec(
+        name="a100",
+        vm_size="Standard_NC24ads_A100_v4",
+        max_count=2,
+        external_device_plugin=True,
+        vnet_subnet_id=GPU_SUBNET,
+        upgrade=upgrade,
+    )
+    package = pool_spec(
+        {
+            "name": "a100",
+            "vm_size": "Standard_NC24ads_A100_v4",
+            "max_count": 2,
+            "device_plugin": {},
+            "vnet_subnet_id": GPU_SUBNET,
+            "upgrade": {"max_surge": "1", "drain_timeout_minutes": 60, "node_soak_minutes": 5},
+        }
+    )
+    assert (python.vnet_subnet_id, python.upgrade) == (package.vnet_subnet_id, package.upgrade) == (GPU_SUBNET, upgrade)
+    with pytest.raises(InvalidArgsError, match="maxSurge 0 needs maxUnavailable above 0"):
+        GpuPoolSpec(
+            name="a100", vm_size="Standard_NC24ads_A100_v4", external_device_plugin=True, upgrade=UpgradeSettings("0")
+        )
