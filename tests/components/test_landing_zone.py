@@ -20,6 +20,7 @@ from preflight.mock_answers import MOCK_CLIENT_ID
 from stack_config import StackConfigError
 from stack_config.loading import config_from_stack_yaml, validate_stack_config
 from tests.components.harness import DEPLOYER_CLIENT_ID, DEPLOYER_OBJECT_ID, Run, run_main
+from tests.conftest import TEST_TODAY
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "landing-zone" / "Pulumi.landing-zone.yaml"
@@ -243,10 +244,12 @@ def test_undescribed_subnets_and_pod_subnet_without_flat_mode() -> None:
     ]
 
 
-def test_the_preflight_passes_the_example(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_preflight_passes_the_example(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpu_catalog.clock import TODAY_ENV
     from preflight.cli import main
 
-    code = main(["--config-file", str(EXAMPLE), "--format", "json", "--today", "2026-12-03"])
+    monkeypatch.setenv(TODAY_ENV, TEST_TODAY)  # the run sets the day for its program: restored after the test
+    code = main(["--config-file", str(EXAMPLE), "--format", "json", "--today", TEST_TODAY])
     doc = json.loads(capsys.readouterr().out)
     assert code == 0
     assert doc["violations"] == []
