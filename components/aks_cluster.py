@@ -43,7 +43,8 @@ import asyncio
 import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from datetime import date
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 from pulumi.resource import DependencyResource
@@ -79,11 +80,20 @@ from rules.hardening import (
 )
 from rules.karpenter import AgentPoolFacts, nap_agent_pools
 from rules.lifecycle import check_kubernetes_version
+from rules.network import UpgradeSettings
 from rules.node_stack import kaito_addon_with_nap
 from rules.upgrade import channel_owns_version, upgrade_channel_range, validated_minors, version_pin_fits_channel
 
 from .container_insights import ContainerInsightsArgs, container_insights_collection, omsagent_config
-from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
+from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec, upgrade_settings_args
+from .landing_zone import (
+    ClusterLandingZone,
+    ResolvedIdentity,
+    after_cluster,
+    cluster_identity_kwargs,
+    landing_identities,
+    landing_zone_findings,
+)
 from .validation import refuse_findings
 
 if TYPE_CHECKING:
@@ -115,6 +125,9 @@ class SystemPoolSpec:
     os_disk_type: str = "Managed"
     """``Ephemeral`` or ``Managed``; the OS disk is :data:`rules.hardening.DEFAULT_OS_DISK_GIB` GiB."""
     max_pods: int = DEFAULT_MAX_PODS
+    vnet_subnet_id: str | None = None
+    pod_subnet_id: str | None = None
+    upgrade: UpgradeSettings | None = None
 
 
 @dataclass(frozen=True)
@@ -196,6 +209,13 @@ class AksGpuClusterArgs:
     prometheus_node_labels: tuple[str, ...] | None = None
     """``azureMonitorProfile.metrics`` (Azure Monitor managed Prometheus, :mod:`components.monitoring`) on, with these
     node label keys added to kube-state-metrics' ``kube_node_labels``; ``None``: off."""
+    landing_zone: ClusterLandingZone = field(default_factory=ClusterLandingZone)
+    """The company's network, identities, registries, maintenance windows (:mod:`components.landing_zone`); the
+    default keeps AKS's own choices."""
+
+    today: date | None = field(default=None, compare=False, repr=False)
+    """The day the rules are checked on (the platform build passes the stack's); ``None``:
+    :func:`gpu_catalog.clock.today`, read once when the Args are built."""
 
     def __post_init__(self) -> None:
         refuse_findings(COMPONENT, self.cluster_name, cluster_findings(self), _FIELDS)
@@ -216,7 +236,7 @@ class AksGpuClusterArgs:
 def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
     """Every guard rail the cluster breaks (its GPU pools check themselves), on :func:`gpu_catalog.clock.today` (read
     once)."""
-    today = clock.today()
+    today = args.today or clock.today()
     found: list[Finding] = []
     version = check_kubernetes_version(
         args.kubernetes_version, today=today, tier=args.sku_tier, support_plan=args.support_plan
@@ -265,6 +285,7 @@ def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
             sp.vm_size, node_disks(sp.vm_size), encryption_at_host=sp.encryption_at_host, os_disk_type=sp.os_disk_type
         )
     ]
+    found += landing_zone_findings(args.landing_zone, args.location, args.api_server.private_cluster)
     return [*found, *aks_cluster(facts, today=today)]
 
 
@@ -333,6 +354,9 @@ def _system_pool_profile(args: AksGpuClusterArgs) -> containerservice.ManagedClu
         os_disk_type=sp.os_disk_type,
         os_disk_size_gb=DEFAULT_OS_DISK_GIB,
         max_pods=sp.max_pods,
+        vnet_subnet_id=sp.vnet_subnet_id,
+        pod_subnet_id=sp.pod_subnet_id,
+        upgrade_settings=upgrade_settings_args(sp.upgrade),
     )
 
 
@@ -345,6 +369,8 @@ def _addon_profiles(
         addons["omsagent"] = containerservice.ManagedClusterAddonProfileArgs(
             enabled=True, config=omsagent_config(workspace_id)
         )
+    if args.landing_zone.azure_policy_addon:
+        addons["azurepolicy"] = containerservice.ManagedClusterAddonProfileArgs(enabled=True)
     if args.secrets_store:
         addons["azureKeyvaultSecretsProvider"] = containerservice.ManagedClusterAddonProfileArgs(
             enabled=True,
@@ -367,6 +393,11 @@ class AksGpuCluster(pulumi.ComponentResource):
     oidc_issuer_url: pulumi.Output[str | None]
     kubeconfig: pulumi.Output[str]
     role_assignments: list[authorization.RoleAssignment]
+    identities: dict[str, ResolvedIdentity]
+    """The user-assigned identities (``controlPlane``, ``kubelet``) of the landing zone; empty: AKS's own."""
+    landing_role_assignments: list[authorization.RoleAssignment]
+    """The roles AKS needs in the landing zone (:func:`rules.identity.required_roles`)."""
+    maintenance_configurations: list[containerservice.MaintenanceConfiguration]
     kubernetes_access: list[pulumi.Resource]
     """What every Kubernetes resource must wait for: the data-plane role assignments' propagation wait (or the
     cluster when access is granted elsewhere)."""
@@ -393,6 +424,7 @@ class AksGpuCluster(pulumi.ComponentResource):
             rg_deps = []
 
         owned_by_channel = channel_owns_version(args.auto_upgrade_channel)
+        rg_deps = [*rg_deps, *self._landing_identities(name, args, rg_deps)]
         system_pool = _system_pool_profile(args)
         log_workspace_id = self._log_workspace(name, args, rg_deps)
         addons = _addon_profiles(args, log_workspace_id)
@@ -417,6 +449,7 @@ class AksGpuCluster(pulumi.ComponentResource):
         )
         self.kubeconfig = pulumi.Output.secret(creds.apply(_decode_kubeconfig))
         self.role_assignments, self.kubernetes_access = self._grant_kubernetes_access(name, args)
+        self._landing_after_cluster(name, args)
 
         for finding in [*kaito_addon_with_nap(args.kaito_addon, args.node_auto_provisioning), *advisory_findings(args)]:
             pulumi.log.warn(f"{COMPONENT} '{args.cluster_name}': {finding.message}", resource=self)
@@ -453,9 +486,7 @@ class AksGpuCluster(pulumi.ComponentResource):
             kubernetes_version=args.kubernetes_version,
             sku=containerservice.ManagedClusterSKUArgs(name="Base", tier=args.sku_tier),
             support_plan=args.support_plan,
-            identity=containerservice.ManagedClusterIdentityArgs(
-                type=containerservice.ResourceIdentityType.SYSTEM_ASSIGNED
-            ),
+            **self._identity_kwargs(),
             agent_pool_profiles=[system_pool],
             enable_rbac=True,
             disable_local_accounts=True,
@@ -469,21 +500,17 @@ class AksGpuCluster(pulumi.ComponentResource):
                 workload_identity=containerservice.ManagedClusterSecurityProfileWorkloadIdentityArgs(
                     enabled=args.workload_identity
                 ),
+                defender=_defender(args.landing_zone),
             ),
             auto_upgrade_profile=containerservice.ManagedClusterAutoUpgradeProfileArgs(
                 upgrade_channel=args.auto_upgrade_channel,
                 node_os_upgrade_channel=args.node_os_upgrade_channel,
             ),
-            network_profile=containerservice.ContainerServiceNetworkProfileArgs(
-                network_plugin="azure",
-                network_plugin_mode="overlay",
-                network_dataplane=args.network_dataplane,
-                network_policy=args.network_policy,
-                load_balancer_sku="standard",
-            ),
+            network_profile=_network_profile(args),
             api_server_access_profile=containerservice.ManagedClusterAPIServerAccessProfileArgs(
                 authorized_ip_ranges=list(api.authorized_ip_ranges) or None,
                 enable_private_cluster=True if api.private_cluster else None,
+                private_dns_zone=args.landing_zone.private_dns_zone if api.private_cluster else None,
             )
             if api.restricted
             else None,
@@ -511,6 +538,39 @@ class AksGpuCluster(pulumi.ComponentResource):
                 ignore_changes=list(CHANNEL_OWNED_CLUSTER_PROPERTIES) if owned_by_channel else None,
             ),
         )
+
+    def _landing_identities(
+        self, name: str, args: AksGpuClusterArgs, rg_deps: list[pulumi.Resource]
+    ) -> list[pulumi.Resource]:
+        """The landing zone's user-assigned identities and the control plane's role assignments: what the cluster
+        waits for (:mod:`components.landing_zone`)."""
+        self.identities, self.landing_role_assignments = landing_identities(
+            self,
+            name,
+            args.landing_zone,
+            resource_group_name=args.resource_group_name,
+            location=args.location,
+            tags=dict(args.tags),
+            depends_on=rg_deps,
+        )
+        created = [i.created for i in self.identities.values() if i.created is not None]
+        return [*created, *self.landing_role_assignments]
+
+    def _identity_kwargs(self) -> dict[str, Any]:
+        return cluster_identity_kwargs(self.identities)
+
+    def _landing_after_cluster(self, name: str, args: AksGpuClusterArgs) -> None:
+        """AcrPull for the kubelet identity and the planned maintenance windows, after the cluster."""
+        pulls, self.maintenance_configurations = after_cluster(
+            self,
+            name,
+            args.landing_zone,
+            self.identities,
+            cluster=self.cluster,
+            resource_group_name=args.resource_group_name,
+            cluster_name=args.cluster_name,
+        )
+        self.landing_role_assignments = [*self.landing_role_assignments, *pulls]
 
     def _log_workspace(
         self, name: str, args: AksGpuClusterArgs, rg_deps: list[pulumi.Resource]
@@ -621,4 +681,31 @@ def _azure_monitor_profile(
             if allow
             else None,
         )
+    )
+
+
+def _network_profile(args: AksGpuClusterArgs) -> containerservice.ContainerServiceNetworkProfileArgs:
+    """Azure CNI (overlay unless the landing zone asks for flat), the dataplane and policy, the landing zone's CIDRs and
+    outbound type when stated (unset: AKS's defaults, as before)."""
+    lz = args.landing_zone
+    return containerservice.ContainerServiceNetworkProfileArgs(
+        network_plugin="azure",
+        network_plugin_mode="overlay" if lz.network_mode == "overlay" else None,
+        network_dataplane=args.network_dataplane,
+        network_policy=args.network_policy,
+        load_balancer_sku="standard",
+        pod_cidr=lz.pod_cidr,
+        service_cidr=lz.service_cidr,
+        dns_service_ip=lz.dns_service_ip,
+        outbound_type=lz.outbound_type,
+    )
+
+
+def _defender(lz: ClusterLandingZone) -> containerservice.ManagedClusterSecurityProfileDefenderArgs | None:
+    """Defender for Containers' security monitoring, when on."""
+    if not lz.defender:
+        return None
+    return containerservice.ManagedClusterSecurityProfileDefenderArgs(
+        log_analytics_workspace_resource_id=lz.defender_workspace_id,
+        security_monitoring=containerservice.ManagedClusterSecurityProfileDefenderSecurityMonitoringArgs(enabled=True),
     )

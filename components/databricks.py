@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 from functools import cached_property
 
 import pulumi
@@ -233,6 +234,10 @@ class DatabricksGpuClusterArgs:
     gpu_floor: str = DEFAULT_FLOOR
     """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
 
+    today: date | None = field(default=None, compare=False, repr=False)
+    """The day the rules are checked on (the platform build passes the stack's); ``None``:
+    :func:`gpu_catalog.clock.today`, read once when the Args are built."""
+
     def __post_init__(self) -> None:
         refuse_findings(CLUSTER_COMPONENT, self.cluster_name, cluster_findings(self), _CLUSTER_FIELDS)
 
@@ -267,7 +272,7 @@ class DatabricksGpuClusterArgs:
 def cluster_findings(args: DatabricksGpuClusterArgs) -> list[Finding]:
     """Every guard rail the cluster request breaks: the Databricks checklist
     (:func:`rules.checklists.databricks_cluster`, the one the stack config calls)."""
-    return databricks_cluster(args.checklist, today=clock.today())
+    return databricks_cluster(args.checklist, today=args.today or clock.today())
 
 
 class DatabricksGpuCluster(pulumi.ComponentResource):
@@ -349,6 +354,10 @@ class DatabricksClusterPolicyArgs:
     """The request shape the policy is closed for (:mod:`rules.databricks_shapes`); ``None``: the one the clusters
     given to :func:`build_databricks` share (``gpu-ml`` without clusters, ``any`` when they mix shapes)."""
 
+    today: date | None = field(default=None, compare=False, repr=False)
+    """The day the rules are checked on (the platform build passes the stack's); ``None``:
+    :func:`gpu_catalog.clock.today`, read once when the Args are built."""
+
     def __post_init__(self) -> None:
         problems: list[Finding] = []
         if not self.policy_name.strip():
@@ -358,7 +367,7 @@ class DatabricksClusterPolicyArgs:
                 check_shape(self.shape)
             except ValueError as exc:
                 problems.append(Finding("shape", str(exc)))
-        if (problem := floor_problem(self.gpu_floor, today=clock.today())) is not None:
+        if (problem := floor_problem(self.gpu_floor, today=self.today or clock.today())) is not None:
             problems.append(Finding("gpu_floor", problem))
         if (problem := cost_tags_problem(self.cost_tags)) is not None:
             problems.append(Finding("cost_tags", problem))
@@ -370,7 +379,7 @@ class DatabricksClusterPolicyArgs:
         """The policy definition as the API takes it: a JSON document (keys sorted, so it diffs only on change).
         Generated once, on first use."""
         doc = databricks_policy.cluster_policy_definition(
-            floor=self.gpu_floor, cost_tags=self.cost_tags, shape=self.resolved_shape
+            floor=self.gpu_floor, cost_tags=self.cost_tags, today=self.today, shape=self.resolved_shape
         )
         return json.dumps(doc, sort_keys=True)
 
@@ -446,7 +455,7 @@ def build_databricks(
     if cluster_policy is not None:
         if cluster_policy.shape is None:
             cluster_policy = replace(cluster_policy, shape=policy_shape(c.facts for c in clusters))
-        today = clock.today()
+        today = cluster_policy.today or clock.today()
         node_types = databricks_policy.allowed_node_types(cluster_policy.gpu_floor, today)
         for cluster in clusters:
             problems = shape_refusals(cluster.facts, node_types, today=today, shape=cluster_policy.resolved_shape)

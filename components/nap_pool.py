@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 import pulumi
@@ -130,6 +131,10 @@ class NapGpuPoolArgs:
     ``image_family`` past its node OS end of support on that version (``gpu_catalog/facts/aks_node_os.json``) and,
     with ``gpu_operator``, an image family NVIDIA does not validate the operator on for that version."""
 
+    today: date | None = field(default=None, compare=False, repr=False)
+    """The day the rules are checked on (the platform build passes the stack's); ``None``:
+    :func:`gpu_catalog.clock.today`, read once when the Args are built."""
+
     def __post_init__(self) -> None:
         refuse_findings(COMPONENT, self.name, nap_pool_findings(self), _FIELDS)
 
@@ -194,7 +199,7 @@ def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:
             kaito_addon=args.kaito_addon,
             missing_plugin_fix="Enable the GPU operator or the nvidia-device-plugin chart for the NodePool.",
         ),
-        today=clock.today(),
+        today=args.today or clock.today(),
     )
 
 

@@ -45,7 +45,9 @@ from components.contract import CONTRACT_VERSION
 from components.device_plugin import NvidiaDevicePlugin
 from components.gpu_operator import GpuOperator
 from composition import wiring
+from composition.landing_zone_wiring import network_contract
 from stack_config import StackConfig
+from stack_config.specs import pool_gpu_operator
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -98,7 +100,7 @@ class _ComponentArgs:
 def _component_args(cfg: StackConfig) -> _ComponentArgs:
     """The Args of every component the stack config asks for, from :mod:`composition.wiring`, in this order."""
     tags = wiring.platform_tags(cfg)
-    operator = wiring.pool_gpu_operator(cfg)
+    operator = pool_gpu_operator(cfg)
     cluster_args = wiring.aks_cluster_args(cfg, operator, tags)
     kaito_args = [wiring.kaito_workspace_args(cfg, ws) for ws in cfg.kaito.workspaces]
     nap_args = [wiring.nap_pool_args(cfg, pool, operator, tags) for pool in cfg.gpuNodePools]
@@ -330,6 +332,7 @@ def contract_outputs(platform: Platform) -> dict[str, Any]:
         "devicePluginVersion": platform.device_plugin.version if platform.device_plugin is not None else None,
         "kaitoWorkspaces": {ws.workspace_name: ws.contract.to_dict() for ws in platform.kaito_workspaces},
         "databricks": _databricks_contract(platform),
+        "network": network_contract(cfg).to_dict(),
         "monitoringWorkspaceId": platform.monitoring.workspace_id if platform.monitoring is not None else None,
         "alertActionGroupId": platform.monitoring.action_group_id if platform.monitoring is not None else None,
     }

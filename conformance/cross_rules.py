@@ -139,6 +139,43 @@ def _aks_authorized_private(r: RuleCtx) -> None:
         r.fail("apiServerAccessProfile.authorizedIPRanges", "authorized IP ranges are not allowed on a private cluster")
 
 
+@_rule("aks.private-dns-zone-needs-private-cluster")
+def _aks_private_dns_zone(r: RuleCtx) -> None:
+    zone = _get(r.inputs, "apiServerAccessProfile", "privateDNSZone")
+    private = _get(r.inputs, "apiServerAccessProfile", "enablePrivateCluster")
+    if zone is not None and _known(zone, private) and private is not True:
+        r.fail("apiServerAccessProfile.privateDNSZone", "privateDNSZone needs enablePrivateCluster true")
+
+
+def _user_assigned(r: RuleCtx) -> bool | None:
+    kind = _get(r.inputs, "identity", "type")
+    return None if not _known(kind) else kind == "UserAssigned"
+
+
+@_rule("aks.custom-private-dns-zone-needs-user-assigned")
+def _aks_custom_zone_identity(r: RuleCtx) -> None:
+    zone = _get(r.inputs, "apiServerAccessProfile", "privateDNSZone")
+    custom = isinstance(zone, str) and _known(zone) and zone.lower() not in ("system", "none")
+    if custom and _user_assigned(r) is False:
+        r.fail("identity.type", "a custom private DNS zone needs a user-assigned control-plane identity (UserAssigned)")
+
+
+@_rule("aks.kubelet-identity-needs-user-assigned")
+def _aks_kubelet_identity(r: RuleCtx) -> None:
+    if _get(r.inputs, "identityProfile", "kubeletidentity") is not None and _user_assigned(r) is False:
+        r.fail("identity.type", "identityProfile.kubeletidentity needs a user-assigned control plane (UserAssigned)")
+
+
+@_rule("aks.maintenance-one-schedule")
+def _aks_maintenance_schedule(r: RuleCtx) -> None:
+    schedule = _get(r.inputs, "maintenanceWindow", "schedule")
+    if not isinstance(schedule, Mapping):
+        return
+    kinds = [k for k in ("daily", "weekly", "absoluteMonthly", "relativeMonthly") if schedule.get(k) is not None]
+    if len(kinds) != 1:
+        r.fail("maintenanceWindow.schedule", f"exactly one schedule type is allowed, got {len(kinds)}: {kinds}")
+
+
 @_rule("aks.needs-system-pool")
 def _aks_system_pool(r: RuleCtx) -> None:
     found = aks_pools(r.ctx.type, r.inputs, is_unknown=is_unknown)

@@ -40,6 +40,7 @@ from preflight.nap_cost import nodepool_cost_lines
 from preflight.wire import UNKNOWN, is_unknown, unwrap_secrets
 from rules.budget import budget_shape
 from rules.idle import HOURS_PER_MONTH
+from rules.network import SURGE_RE, surge_nodes
 from rules.resource_types import (
     is_databricks_cluster,
     is_databricks_instance_pool,
@@ -314,6 +315,8 @@ def _knob(resource: RecordedResource, props: Mapping[str, Any], line: CostLine) 
         return "autoscale.maxWorkers" if isinstance(props.get("autoscale"), Mapping) else "numWorkers"
     if is_kaito_workspace(resource.type):
         return "resource.count (a stack file's kaito.workspaces[].count)"
+    if line.role.endswith(SURGE_ROLE):
+        return "upgradeSettings.maxSurge"
     if line.role == "pool" and resource.type.endswith(":AgentPool"):
         return "maxCount" if props.get("enableAutoScaling") else "count"
     return None
@@ -447,7 +450,27 @@ def _aks_pool_lines(
                 else:
                     lo, hi, why = _pool_nodes(pool, AKS_POOL)
                     out.append(_line(cat, r, label or "pool", size, (lo, hi), why=why))
+                    out.append(_surge_line(cat, r, label or "pool", size, pool=pool, nodes=hi))
     return out
+
+
+SURGE_ROLE: Final = ".upgradeSurge"
+"""How the role of a pool's upgrade-surge line ends (``agentPoolProfiles[<name>].upgradeSurge``)."""
+SURGE_NOTE: Final = "upgrade surge (upgradeSettings.maxSurge): GPU nodes only while an upgrade runs, on the same quota"
+
+
+def _surge_line(
+    cat: Catalog, r: RecordedResource, role: str, size: str, *, pool: Mapping[str, Any], nodes: int | None
+) -> CostLine | None:
+    """The nodes an upgrade adds to a GPU pool that states ``upgradeSettings.maxSurge`` (0..surge, priced: the
+    maximum counts them, as the quota must hold them; a pool that states none is priced as before)."""
+    settings = pool.get("upgradeSettings")
+    surge = settings.get("maxSurge") if isinstance(settings, Mapping) else None
+    if not isinstance(surge, str) or nodes is None or not SURGE_RE.match(surge):
+        return None
+    extra = surge_nodes(surge, nodes)
+    line = _line(cat, r, f"{role}{SURGE_ROLE}", size, (0, extra)) if extra > 0 else None
+    return replace(line, note=SURGE_NOTE if line.note is None else f"{line.note}; {SURGE_NOTE}") if line else None
 
 
 def estimate_cost(resources: Iterable[RecordedResource], catalog: Catalog | None = None) -> CostEstimate:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from preflight.cost import CostEstimate, CostLine
+from preflight.cost import SURGE_ROLE, CostEstimate, CostLine
 from preflight.cost_line import role_profile
 from preflight.model import RecordedResource
 from preflight.nap_cost import CPU_CAPACITY
@@ -128,7 +128,7 @@ def idle_lines(estimate: CostEstimate, resources: Iterable[RecordedResource]) ->
     return [
         IdleLine(line, _lever(line, by_urn.get(line.urn), operator))
         for line in estimate.lines
-        if line.vm_size != CPU_CAPACITY
+        if line.vm_size != CPU_CAPACITY and not line.role.endswith(SURGE_ROLE)  # surge nodes run only in upgrades
     ]
 
 

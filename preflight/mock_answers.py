@@ -139,7 +139,12 @@ def azure_outputs(
                 }
             },
         )
-        identity = dict(outputs.get("identity") or {"type": "SystemAssigned"})
+        identity: dict[str, Any] = dict(outputs.get("identity") or {"type": "SystemAssigned"})
+        assigned = identity.get("userAssignedIdentities")
+        if isinstance(assigned, list):  # sent as a list of ids; ARM answers with a map id -> {clientId, principalId}
+            identity["userAssignedIdentities"] = {
+                str(i): {"clientId": values.client_id, "principalId": values.object_id} for i in assigned
+            }
         identity.setdefault("principalId", values.object_id)
         identity.setdefault("tenantId", values.tenant_id)
         outputs["identity"] = identity
@@ -180,6 +185,18 @@ def call_answer(token: str, args: dict[str, Any], values: MockValues = PREFLIGHT
             "location": "westeurope",
             "type": "Microsoft.Resources/resourceGroups",
             "properties": {"provisioningState": "Succeeded"},
+        }
+    if token == "azure-native:managedidentity:getUserAssignedIdentity":
+        name = str(args.get("resourceName") or "identity")
+        rg = str(args.get("resourceGroupName") or "mock-rg")
+        return {
+            "id": f"/subscriptions/{values.subscription_id}/resourceGroups/{rg}/providers/"
+            f"Microsoft.ManagedIdentity/userAssignedIdentities/{name}",
+            "name": name,
+            "location": "westeurope",
+            "clientId": values.client_id,
+            "principalId": values.object_id,
+            "tenantId": values.tenant_id,
         }
     if token == "azure-native:containerservice:getManagedCluster":
         name = str(args.get("resourceName") or "aks")

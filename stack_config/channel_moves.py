@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from gpu_catalog import clock
 from rules.upgrade import upgrade_channel_next_move, validated_minors
 
 from .models import StackConfig
@@ -23,6 +22,6 @@ def channel_move_warnings(cfg: StackConfig) -> list[str]:
     minor generally available, with the date that is expected) leaves a pinned component's validated range."""
     cluster = cfg.cluster
     found = upgrade_channel_next_move(
-        cluster.autoUpgradeChannel, cluster.kubernetesVersion, pinned_validated_minors(cfg), today=clock.today()
+        cluster.autoUpgradeChannel, cluster.kubernetesVersion, pinned_validated_minors(cfg), today=cfg.today
     )
     return [f"cluster.{f.field}: {f.message}" for f in found]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, PrivateAttr, ValidationInfo, field_validator
 
-from gpu_catalog import MIG_PROFILES, canonical_mig_profile, default_catalog
+from gpu_catalog import MIG_PROFILES, canonical_mig_profile, clock, default_catalog
 from gpu_catalog.access import load_access_facts
 from gpu_catalog.device_plugins import load_device_plugin_facts
 from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN, default_gpu_operator_version
@@ -31,14 +32,23 @@ from rules.hardening import (
     default_os_disk_type,
 )
 from rules.limits import MAX_NODES_PER_NODE_POOL, MAX_PODS_PER_NODE
+from rules.network import NetworkMode, OutboundType
 from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, KAITO_SAFE_TAINT, nvidia_mig_hint
 from rules.sizes import DEFAULT_FLOOR
 from rules.upgrade import AutoUpgradeChannel, NodeOsUpgradeChannel
 
 from .azure_policy import AzurePolicyConfig
-from .base import StrictModel, empty_section, worded
+from .base import TODAY, StrictModel, empty_section, worded
 from .databricks import DatabricksConfig
 from .kaito import KaitoConfig, kaito_addon_enabled
+from .landing_zone import (
+    DefenderConfig,
+    IdentityConfig,
+    MaintenanceConfig,
+    PoolUpgradeConfig,
+    SubnetConfig,
+    SubnetId,
+)
 from .monitoring import GpuMonitoringConfig
 from .nap import GpuNodePoolConfig
 from .sharing import SharingConfig
@@ -119,6 +129,11 @@ class SystemPoolConfig(StrictModel):
     onlyCriticalAddons: bool = False
     """Taint the system pool ``CriticalAddonsOnly=true:NoSchedule`` (then run the GPU operator's controllers on a
     user pool that tolerates it)."""
+    vnetSubnetId: SubnetId | None = None
+    """The nodes' subnet (``vnetSubnetID``), one of ``cluster.network.subnets``; also every GPU pool's default."""
+    podSubnetId: SubnetId | None = None
+    """The pods' subnet (``podSubnetID``, ``cluster.network.mode: flat``)."""
+    upgrade: PoolUpgradeConfig | None = None
 
 
 class ClusterAccessConfig(StrictModel):
@@ -148,6 +163,9 @@ class ApiServerConfig(StrictModel):
 
     authorizedIpRanges: list[str] = Field(default_factory=list)
     privateCluster: bool = False
+    privateDnsZone: str | None = None
+    """Private cluster only: ``system`` (AKS's default), ``none``, or an existing zone's resource id
+    (``privatelink.<region>.azmk8s.io``; needs a user-assigned control-plane identity): ``docs/landing-zone.md``."""
 
 
 class NetworkConfig(StrictModel):
@@ -157,6 +175,15 @@ class NetworkConfig(StrictModel):
 
     dataplane: NetworkDataplane = "azure"
     policy: NetworkPolicy = "none"
+    mode: NetworkMode = "overlay"
+    """``overlay`` (Azure CNI Overlay, pods on ``podCidr``) or ``flat`` (Azure CNI, pods on the VNet)."""
+    podCidr: str | None = None
+    serviceCidr: str | None = None
+    dnsServiceIP: str | None = None
+    outboundType: OutboundType | None = None
+    """Unset: AKS's default (``loadBalancer``); ``userDefinedRouting`` needs a route table on every node subnet."""
+    subnets: dict[str, SubnetConfig] = Field(default_factory=dict)
+    """The subnets the platform team created, by a name the pools use (``docs/landing-zone.md``)."""
 
 
 class MonitoringConfig(StrictModel):
@@ -233,6 +260,13 @@ class ClusterConfig(StrictModel):
     secretsStore: SecretsStoreConfig = empty_section()
     workingHours: WorkingHoursConfig | None = None
     """Dev/test only: when the cluster is used, to stop it outside those hours (stack_config/working_hours.py)."""
+    identity: IdentityConfig = empty_section()
+    containerRegistries: list[str] = Field(default_factory=list)
+    """Container registry ids the kubelet identity gets AcrPull on."""
+    maintenance: MaintenanceConfig = empty_section()
+    defender: DefenderConfig = empty_section()
+    azurePolicyAddon: bool = False
+    """The Azure Policy add-on (``addonProfiles.azurepolicy``): Gatekeeper enforcing assigned Azure Policies."""
 
 
 class GpuPoolConfig(StrictModel):
@@ -276,6 +310,12 @@ class GpuPoolConfig(StrictModel):
     orchestratorVersion: KubernetesVersion | None = None
     """Defaults to ``cluster.kubernetesVersion``."""
     tags: dict[str, str] = Field(default_factory=dict)
+    vnetSubnetId: SubnetId | None = None
+    """The nodes' subnet id (``vnetSubnetID``); defaults to the system pool's (``docs/landing-zone.md``)."""
+    podSubnetId: SubnetId | None = None
+    """The pods' subnet id (``podSubnetID``, ``cluster.network.mode: flat``)."""
+    upgrade: PoolUpgradeConfig | None = None
+    """``upgradeSettings``; each surge node is a GPU VM (quota, cost, subnet): ``docs/landing-zone.md``."""
 
     @field_validator("migProfile")
     @classmethod
@@ -382,6 +422,22 @@ class StackConfig(StrictModel):
     checked by :func:`stack_config.exemptions.exemption_problems` (rules: :mod:`rules.exemptions`)."""
     exemptionMaxDays: Any = None
     """How far ahead an exemption may end (days, default 180)."""
+    gpuQuota: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
+    """vCPUs granted per quota family in ``location`` (``StandardNCADSA100v4Family: 96``), as the subscription's
+    quota page shows them: the pools at ``maxCount`` plus their upgrade surge must fit (``docs/landing-zone.md``)."""
+
+    _today: date = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        """The day the stack is checked on: the validation context's ``today`` (:func:`validate_stack_config` reads
+        the clock once and passes it), else :func:`gpu_catalog.clock.today` read here, once."""
+        given = context.get(TODAY) if isinstance(context, dict) else None
+        self._today = given if isinstance(given, date) else clock.today()
+
+    @property
+    def today(self) -> date:
+        """The day every dated rule of this stack is checked on (read once, when the stack was validated)."""
+        return self._today
 
     @field_validator("location")
     @classmethod

@@ -36,6 +36,10 @@ ROLE_ASSIGNMENT = "azure-native:authorization:RoleAssignment"
 RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
 SECRET = "kubernetes:core/v1:Secret"
 SLEEP = "time:index/sleep:Sleep"
+MAINTENANCE = "azure-native:containerservice:MaintenanceConfiguration"
+ZONE_ID = (
+    "/subscriptions/x/resourceGroups/rg-dns/providers/Microsoft.Network/privateDnsZones/privatelink.westeu.azmk8s.io"
+)
 
 
 def _dp_config(mig: str = "single", **sharing: Any) -> str:
@@ -189,6 +193,17 @@ BASELINES: dict[str, dict[str, Any]] = {
     },
     SLEEP: {"createDuration": "300s", "triggers": {"deployer": "/subscriptions/x/roleAssignments/y"}},
     "pulumi:providers:kubernetes": {"kubeconfig": "apiVersion: v1\nkind: Config\n"},
+    MAINTENANCE: {
+        "resourceGroupName": "rg-gpu-dev",
+        "resourceName": "aks-gpu-dev",
+        "configName": "aksManagedNodeOSUpgradeSchedule",
+        "maintenanceWindow": {
+            "schedule": {"weekly": {"dayOfWeek": "Saturday", "intervalWeeks": 1.0}},
+            "durationHours": 6.0,
+            "startTime": "22:00",
+            "utcOffset": "+01:00",
+        },
+    },
     "pulumi:providers:databricks": {"host": "https://adb-1.7.azuredatabricks.net", "azureWorkspaceResourceId": "/x"},
 }
 
@@ -527,6 +542,38 @@ RULE_CASES: list[tuple[str, str, Callable[[dict[str, Any]], None], str]] = [
         _set("apiServerAccessProfile", {"authorizedIPRanges": ["203.0.113.0/24"], "enablePrivateCluster": True}),
         "apiServerAccessProfile.authorizedIPRanges",
     ),
+    (
+        "aks.private-dns-zone-needs-private-cluster",
+        MANAGED_CLUSTER,
+        _set("apiServerAccessProfile", {"privateDNSZone": "system"}),
+        "apiServerAccessProfile.privateDNSZone",
+    ),
+    (
+        "aks.custom-private-dns-zone-needs-user-assigned",
+        MANAGED_CLUSTER,
+        _set("apiServerAccessProfile", {"enablePrivateCluster": True, "privateDNSZone": ZONE_ID}),
+        "identity.type",
+    ),
+    (
+        "aks.kubelet-identity-needs-user-assigned",
+        MANAGED_CLUSTER,
+        _set(
+            "identityProfile",
+            {
+                "kubeletidentity": {
+                    "resourceId": "/subscriptions/x/resourceGroups/rg/providers/"
+                    "Microsoft.ManagedIdentity/userAssignedIdentities/id-k"
+                }
+            },
+        ),
+        "identity.type",
+    ),
+    (
+        "aks.maintenance-one-schedule",
+        MAINTENANCE,
+        _set("maintenanceWindow", "schedule", "daily", {"intervalDays": 1.0}),
+        "maintenanceWindow.schedule",
+    ),
     ("aks.needs-system-pool", MANAGED_CLUSTER, _set("agentPoolProfiles", 0, "mode", "User"), "agentPoolProfiles"),
     (
         "aks.system-pool-linux",
@@ -690,3 +737,11 @@ def test_a_rule_reads_its_limits_from_the_facts(tmp_path: Path) -> None:
     finding = only(check_resource(AGENT_POOL, inputs, facts=load_facts(tmp_path)))
     assert (finding.path, finding.rule) == ("count", "aks.pool-count-range")
     assert finding.message.startswith("count for a User pool is 0..3, not 4 ")
+
+
+def test_maintenance_window_shorter_than_four_hours_is_out_of_range() -> None:
+    inputs = base(MAINTENANCE)
+    inputs["maintenanceWindow"]["durationHours"] = 3.0
+    finding = only(check_resource(MAINTENANCE, inputs))
+    assert (finding.path, finding.rule) == ("maintenanceWindow.durationHours", "range")
+    assert failures(check_resource(MAINTENANCE, base(MAINTENANCE))) == []
