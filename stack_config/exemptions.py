@@ -1,32 +1,41 @@
 """``exemptions`` and ``exemptionMaxDays``: one policy waived for one resource, with a reason, an owner and an end
-date (the shape and every rule: :mod:`rules.exemptions`).
+date (the shape, the keys and every rule: :mod:`rules.exemptions`).
 
 The stack config checks each entry's shape, its reason and owner, its expiry (at most ``exemptionMaxDays``, default
 180, days ahead; an expired entry is kept: it simply no longer applies) and that it names one resource, never a
-whole stack. Whether the policy exists and the resource matches something is checked where the pack and the
-resources are known: the preflight (``preflight/exemptions.py``). The program uses the list for the Azure Policy
-exemptions (``components/azure_policy.py``). Registered in ``checks.EXTRA_CHECKS``.
+whole stack. An expired exemption of a size rule whose pool that rule refuses again is named in the same refusal,
+with its date (``exemptions[i].expires``). Whether the policy exists and the resource matches something is checked
+where the pack and the resources are known: the preflight (``preflight/exemptions.py``). The program uses the list
+for the Azure Policy's exempted pools (``composition/wiring.py``). Registered in ``checks.EXTRA_CHECKS``.
 """
 
 from __future__ import annotations
 
+from datetime import date
 from typing import TYPE_CHECKING
 
 from gpu_catalog import clock
 from gpu_catalog.problems import Problem
-from rules.exemptions import DEFAULT_MAX_DAYS, Exemption, matches_type_and_name, max_days_findings, parse_entries
-from rules.sizes import SIZE_RULES
+from rules.exemptions import (
+    EXEMPTIONS_KEY,
+    MAX_DAYS_KEY,
+    Exemption,
+    check_entries,
+    matches_type_and_name,
+    max_days_findings,
+    parse_entries,
+    resolve_max_days,
+)
+from rules.sizes import SIZE_RULES, check_gpu_size
 
 if TYPE_CHECKING:
     from .models import StackConfig
 
-KEY = "exemptions"
-MAX_DAYS_KEY = "exemptionMaxDays"
+KEY = EXEMPTIONS_KEY
 
 
 def max_days(cfg: StackConfig) -> int:
-    value = cfg.exemptionMaxDays
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else DEFAULT_MAX_DAYS
+    return resolve_max_days(cfg.exemptionMaxDays)
 
 
 def stack_exemptions(cfg: StackConfig) -> list[Exemption]:
@@ -43,26 +52,50 @@ def agent_pool_resource_name(pool_name: str) -> str:
     return f"aks-{pool_name}"
 
 
+def pool_size_exemptions(cfg: StackConfig, pool_name: str, today: date) -> list[Exemption]:
+    """The stack's exemptions of a size rule that name the AgentPool of ``gpuPools[name]`` and apply on ``today``."""
+    name = agent_pool_resource_name(pool_name)
+    return [
+        e
+        for e in stack_exemptions(cfg)
+        if e.policy in SIZE_RULES and e.applies(today) and matches_type_and_name(e.resource, AGENT_POOL_TYPE, name)
+    ]
+
+
 def pool_exempt_rules(cfg: StackConfig, pool_name: str) -> tuple[str, ...]:
     """The size rules an exemption waives today for the AgentPool of ``gpuPools[name]`` (the stack config and the
     component then skip them; the pack reports the violation as exempted)."""
-    today = clock.today()
-    name = agent_pool_resource_name(pool_name)
-    return tuple(
-        sorted(
-            {
-                e.policy
-                for e in stack_exemptions(cfg)
-                if e.policy in SIZE_RULES
-                and e.applies(today)
-                and matches_type_and_name(e.resource, AGENT_POOL_TYPE, name)
-            }
+    return tuple(sorted({e.policy for e in pool_size_exemptions(cfg, pool_name, clock.today())}))
+
+
+def _expired_pool_problems(cfg: StackConfig, index: int, e: Exemption, today: date) -> list[Problem]:
+    """An expired exemption of a size rule, for each pool of the stack it names that the rule refuses today."""
+    others = [r for r in SIZE_RULES if r != e.policy]
+    out: list[Problem] = []
+    for j, pool in enumerate(cfg.gpuPools):
+        if not matches_type_and_name(e.resource, AGENT_POOL_TYPE, agent_pool_resource_name(pool.name)):
+            continue
+        if not check_gpu_size(pool.vmSize, floor=cfg.usable_gpu_floor, today=today, exempt=others):
+            continue
+        out.append(
+            Problem(
+                f"{KEY}[{index}].expires",
+                f"the exemption of {e.policy} for {e.resource} (owner {e.owner}) expired on "
+                f"{e.expires.isoformat()}, so it no longer waives gpuPools[{j}] ({pool.name}), which {e.policy} "
+                f"refuses (gpuPools[{j}].vmSize); allowed: fix the pool, or renew the exemption with a new reason and "
+                "an expiry date in the future",
+            )
         )
-    )
+    return out
 
 
 def exemption_problems(cfg: StackConfig) -> list[Problem]:
+    today = clock.today()
     problems = [Problem(MAX_DAYS_KEY, f.message) for f in max_days_findings(cfg.exemptionMaxDays)]
-    _, found = parse_entries(cfg.exemptions, today=clock.today(), max_days=max_days(cfg))
+    checked, found = check_entries(cfg.exemptions, today=today, max_days=max_days(cfg))
     problems += [Problem(KEY + f.field if f.field else KEY, f.message) for f in found]
+    for i, (_, parsed, refused) in enumerate(checked):
+        problems += [Problem(f"{KEY}[{i}]" + (f".{f.field}" if f.field else ""), f.message) for f in refused]
+        if parsed is not None and not parsed.applies(today) and parsed.policy in SIZE_RULES:
+            problems += _expired_pool_problems(cfg, i, parsed, today)
     return problems

@@ -88,5 +88,14 @@ def test_on_the_expiry_date_the_pool_is_refused_again(monkeypatch: pytest.Monkey
     monkeypatch.setenv(TODAY_ENV, "2027-01-15")
     run = run_main(merged(BASE, exemptions=[entry()]))
     assert isinstance(run.error, StackConfigError), run.error
-    assert run.error.paths == ["gpuPools[1].vmSize"]
+    # the refusal names the pool and the expired entry, with its date
+    assert run.error.paths == ["gpuPools[1].vmSize", "exemptions[0].expires"]
+    assert "expired on 2027-01-15, so it no longer waives gpuPools[1] (t4)" in str(run.error)
     assert run.records == []
+
+
+def test_an_expired_exemption_of_a_pool_that_now_passes_is_not_a_problem(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Expired entries are kept (they no longer apply); only a pool the rule refuses again makes it a problem."""
+    monkeypatch.setenv(TODAY_ENV, "2027-01-15")
+    run = run_main(merged(BASE, policy={}, exemptions=[entry()]))  # the default floor: the T4 pool passes it
+    assert run.error is None, run.error
