@@ -150,3 +150,19 @@ def test_the_order_holds_for_a_subscription_assignment_and_an_existing_group(cha
     assignment, cluster = run.one(ASSIGNMENT), run.one(CLUSTER)
     assert assignment.urn in cluster.dependencies
     assert all(assignment.urn in depends_on(run, pool) for pool in run.of_type(POOL))
+
+
+def test_a_misspelt_pool_is_named_with_the_closest_pool_in_the_refusal() -> None:
+    """The floor refuses the T4 pool before the program runs; the typo that left it unexempted is named with the
+    closest pool (the preflight's match against every resource would only run after the program)."""
+    run = run_main(merged(BASE, exemptions=[entry(resource="aks-t5")]))
+    assert isinstance(run.error, StackConfigError), run.error
+    assert run.error.paths == ["gpuPools[1].vmSize", "exemptions[0].resource"]
+    assert (
+        "exemptions[0].resource: 'aks-t5' names no GPU pool of the stack; did you mean 'aks-t4' (the AgentPool of "
+        "gpuPools[1], t4, which gpu-size-minimum refuses)? Allowed: a pool's AgentPool name aks-<gpuPools[].name> "
+        "(aks-a100, aks-t4) or another resource's name or URN"
+    ) in str(run.error)
+    # the closest pool passes the rule (default floor): nothing hides the typo here (the preflight still checks it)
+    far = run_main(merged(BASE, policy={}, exemptions=[entry(resource="aks-t5")]))
+    assert far.error is None, far.error
