@@ -316,6 +316,18 @@ def _one_op(expr: Mapping[str, Any], subject: str, allowed: Collection[str]) -> 
     return ops.pop()
 
 
+def _hits(members: list[Any], where: Any, ctx: _Context, binding: dict[str, Any], key: str) -> int:
+    """How many members make ``where`` true (all of them without one), each bound to ``key`` while evaluated."""
+    hits = 0
+    for member in members:
+        binding[key] = member
+        try:
+            hits += 1 if where is None or _evaluate(where, ctx) else 0
+        finally:
+            del binding[key]
+    return hits
+
+
 def _field_count(expr: Mapping[str, Any], spec: Mapping[str, Any], ctx: _Context) -> bool:
     op = _one_op(expr, "count", _NUMERIC)
     alias = spec["field"]
@@ -326,15 +338,7 @@ def _field_count(expr: Mapping[str, Any], spec: Mapping[str, Any], ctx: _Context
     members = ctx.array(alias)
     if members is None:
         return False  # a missing array: the count expression is false
-    where = spec.get("where")
-    hits = 0
-    for member in members:
-        ctx.bound[alias] = member
-        try:
-            hits += 1 if where is None or _evaluate(where, ctx) else 0
-        finally:
-            del ctx.bound[alias]
-    return _compare(op, hits, ctx.param(expr[op]))
+    return _compare(op, _hits(members, spec.get("where"), ctx, ctx.bound, alias), ctx.param(expr[op]))
 
 
 def _value_count(expr: Mapping[str, Any], spec: Mapping[str, Any], ctx: _Context) -> bool:
@@ -349,15 +353,7 @@ def _value_count(expr: Mapping[str, Any], spec: Mapping[str, Any], ctx: _Context
     name = spec.get("name", "default")
     if (ctx.bound or ctx.named) and "name" not in spec:
         raise UnsupportedPolicy("a value count inside another count needs count.name")
-    where = spec.get("where")
-    hits = 0
-    for member in members:
-        ctx.named[name] = member
-        try:
-            hits += 1 if where is None or _evaluate(where, ctx) else 0
-        finally:
-            del ctx.named[name]
-    return _compare(op, hits, ctx.param(expr[op]))
+    return _compare(op, _hits(members, spec.get("where"), ctx, ctx.named, name), ctx.param(expr[op]))
 
 
 def _evaluate(expr: Mapping[str, Any], ctx: _Context) -> bool:
