@@ -69,14 +69,13 @@ def pack_config(
         return {}, problems
     for e in exemptions:
         entry = config.get(e.policy)
+        if entry is not None and not isinstance(entry, str | Mapping):
+            continue  # the pack's schema check names it (policy.<name>)
         settings: dict[str, Any] = {"enforcementLevel": entry} if isinstance(entry, str) else dict(entry or {})
         listed = settings.setdefault(EXEMPTIONS_KEY, [])
         if not isinstance(listed, list):
-            problems.append(
-                Problem(
-                    f"{POLICY_KEY}.{e.policy}.{EXEMPTIONS_KEY}", "write exemptions under the stack's exemptions key"
-                )
-            )
+            where = f"{POLICY_KEY}.{e.policy}.{EXEMPTIONS_KEY}"
+            problems.append(Problem(where, f"must be a list of exemptions; got {show(listed)}"))
             continue
         listed.append(
             {
