@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -402,7 +402,17 @@ class AksGpuCluster(pulumi.ComponentResource):
     """What every Kubernetes resource must wait for: the data-plane role assignments' propagation wait (or the
     cluster when access is granted elsewhere)."""
 
-    def __init__(self, name: str, args: AksGpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        args: AksGpuClusterArgs,
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        before_cluster: Callable[[resources.ResourceGroup | None], Sequence[pulumi.Resource]] | None = None,
+    ) -> None:
+        """``before_cluster``: called once the resource group is registered (with it, or ``None`` for an existing
+        group); the ManagedCluster — and so every GPU pool after it — depends on what it returns (e.g. an Azure Policy
+        assignment that must judge their PUTs with its current parameters)."""
         super().__init__(TYPE_TOKEN, name, None, opts)
         self._name = name
         self._k8s_provider: k8s.Provider | None = None
@@ -423,13 +433,19 @@ class AksGpuCluster(pulumi.ComponentResource):
             self.resource_group = None
             rg_deps = []
 
+        guards = list(before_cluster(self.resource_group)) if before_cluster is not None else []
         owned_by_channel = channel_owns_version(args.auto_upgrade_channel)
         rg_deps = [*rg_deps, *self._landing_identities(name, args, rg_deps)]
         system_pool = _system_pool_profile(args)
         log_workspace_id = self._log_workspace(name, args, rg_deps)
         addons = _addon_profiles(args, log_workspace_id)
         self.cluster = self._managed_cluster(
-            name, args, system_pool=system_pool, addons=addons, rg_deps=rg_deps, owned_by_channel=owned_by_channel
+            name,
+            args,
+            system_pool=system_pool,
+            addons=addons,
+            rg_deps=[*rg_deps, *guards],
+            owned_by_channel=owned_by_channel,
         )
         if "omsagent" in addons and log_workspace_id is not None:  # managed-identity Container Insights
             ci = ContainerInsightsArgs(args.cluster_name, rg_name, args.location, tags)

@@ -5,17 +5,20 @@ Resources (azure-native ``authorization``, REST API 2025-01-01)::
     AksGpuSizePolicy "<name>"
       PolicyDefinition "<name>-definition"   (subscription scope: policy definitions live in a subscription)
       PolicyAssignment "<name>-assignment"   (the cluster's resource group, or the subscription)
-      PolicyExemption  "<name>-exemption-<resource>"   (one per exempted resource, REST API 2022-07-01-preview)
 
 The definition refuses (``Deny``) or reports (``Audit``) AKS agent pools, standalone or inline in a managed cluster,
-whose N-family VM size the size rules refuse; the assignment passes the effect and says in its non-compliance message
-which rules refused and what to use instead. Creating both needs *Resource Policy Contributor* (or Owner) on the
-subscription (docs/guardrail-layers.md).
+whose N-family VM size the size rules refuse; the assignment passes the effect, the pools the stack's exemptions waive
+(``exemptedPools``, each until its expiry: :class:`exports.azure_policy.ExemptedPool`) and says in its
+non-compliance message which rules refused and what to use instead. The exempted pools are a parameter of the
+assignment, not a ``PolicyExemption`` scoped to a pool: such an exemption can only be created after the pool, whose
+PUT ``Deny`` has already refused, and does not cover the cluster's inline profiles. The platform creates this
+component before the cluster and its pools (``AksGpuCluster(before_cluster=...)``), so the assignment, with its
+exempted pools, is in place when they are created or replaced. Creating both needs *Resource Policy Contributor* (or
+Owner) on the subscription (docs/guardrail-layers.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -44,6 +47,8 @@ class AksGpuSizePolicyArgs:
     """The GPU floor of the size rules (policy ``gpu-size-minimum``)."""
     today: date | None = field(default=None, compare=False, repr=False)
     """The day the allowed sizes are listed on (the platform build passes the stack's); ``None``: today's."""
+    exempted_pools: tuple[azure_policy.ExemptedPool, ...] = ()
+    """The pools the stack's exemptions waive from the size rules (the assignment's ``exemptedPools``)."""
 
     def __post_init__(self) -> None:
         problems: list[Finding] = []
@@ -60,35 +65,12 @@ class AksGpuSizePolicyArgs:
             floor_size(self.floor)
         except ValueError as exc:
             problems.append(Finding("floor", str(exc)))
+        try:
+            azure_policy.exempted_pools_value(self.exempted_pools)
+        except ValueError as exc:
+            problems.append(Finding("exempted_pools", str(exc)))
         if problems:
             raise InvalidArgsError(POLICY_COMPONENT, self.definition_name, problems)
-
-
-@dataclass(frozen=True)
-class AzurePolicyExemption:
-    """A stack exemption of a size rule (:mod:`rules.exemptions`) for one resource, as an Azure Policy exemption of
-    the assignment at that resource's scope. The assignment is one definition checking every size rule, so the ARM
-    exemption waives all of them for that resource; the pack and the preflight keep waiving only the named rules."""
-
-    resource: str
-    """The Pulumi name of the exempted resource (the child's name suffix)."""
-    scope: pulumi.Input[str]
-    """The exempted resource's Azure id."""
-    policies: tuple[str, ...]
-    reason: str
-    owner: str
-    expires: date
-    category: str = "Waiver"
-
-    @property
-    def azure_name(self) -> str:
-        return f"agp-exempt-{self.resource}"[:64]
-
-    @property
-    def expires_on(self) -> str:
-        """ARM's ``expiresOn`` (UTC ISO 8601 ``yyyy-MM-ddTHH:mm:ssZ``): the start of the expiry day, the day the
-        pack and the preflight stop applying the exemption."""
-        return f"{self.expires.isoformat()}T00:00:00Z"
 
 
 def _scope_id(args: AksGpuSizePolicyArgs, resource_group_id: pulumi.Input[str] | None) -> pulumi.Output[str]:
@@ -101,7 +83,8 @@ def _scope_id(args: AksGpuSizePolicyArgs, resource_group_id: pulumi.Input[str] |
 
 class AksGpuSizePolicy(pulumi.ComponentResource):
     """The size rules at the ARM layer. ``resource_group_id``: the group to assign to (required with scope
-    ``resourceGroup``). Outputs: ``definition_id``, ``assignment_id``."""
+    ``resourceGroup``). Outputs: ``definition_id``, ``assignment_id``; ``assignment``: what a pool (or its cluster)
+    depends on so that its PUT is judged with the current exempted pools."""
 
     definition_id: pulumi.Output[str]
     assignment_id: pulumi.Output[str]
@@ -113,7 +96,6 @@ class AksGpuSizePolicy(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         resource_group_id: pulumi.Input[str] | None = None,
-        exemptions: Sequence[AzurePolicyExemption] = (),
     ) -> None:
         if args.scope == "resourceGroup" and resource_group_id is None:
             raise InvalidArgsError(
@@ -159,7 +141,12 @@ class AksGpuSizePolicy(pulumi.ComponentResource):
             display_name=props["displayName"],
             description=props["description"],
             enforcement_mode="Default",
-            parameters={azure_policy.EFFECT_PARAMETER: authorization.ParameterValuesValueArgs(value=args.effect)},
+            parameters={
+                azure_policy.EFFECT_PARAMETER: authorization.ParameterValuesValueArgs(value=args.effect),
+                azure_policy.EXEMPTED_PARAMETER: authorization.ParameterValuesValueArgs(
+                    value=azure_policy.exempted_pools_value(args.exempted_pools)
+                ),
+            },
             non_compliance_messages=[
                 authorization.NonComplianceMessageArgs(
                     message=azure_policy.non_compliance_message(args.floor, args.today)
@@ -168,21 +155,7 @@ class AksGpuSizePolicy(pulumi.ComponentResource):
             metadata={"source": props["metadata"]["source"], "rules": props["metadata"]["rules"]},
             opts=pulumi.ResourceOptions(parent=self),
         )
-        self.exemptions = [
-            authorization.PolicyExemption(
-                f"{name}-exemption-{e.resource}",
-                policy_exemption_name=e.azure_name,
-                scope=e.scope,
-                policy_assignment_id=assignment.id,
-                exemption_category=e.category,
-                expires_on=e.expires_on,
-                display_name=f"{', '.join(e.policies)}: {e.resource}"[:128],
-                description=e.reason,
-                metadata={"owner": e.owner, "policies": list(e.policies), "source": "azure-gpu-platform exemptions"},
-                opts=pulumi.ResourceOptions(parent=self),
-            )
-            for e in exemptions
-        ]
+        self.assignment = assignment
         self.definition_id = definition.id
         self.assignment_id = assignment.id
         self.register_outputs({"definitionId": self.definition_id, "assignmentId": self.assignment_id})

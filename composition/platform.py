@@ -24,6 +24,7 @@ Resource tree (URNs are pinned by the snapshot tests in ``tests/components/snaps
     DatabricksGpuCluster "databricks-<cluster>" → databricks Cluster            (per databricks.clusters entry)
     AksGpuSizePolicy "azure-policy" → PolicyDefinition "azure-policy-definition",
       PolicyAssignment "azure-policy-assignment"                               (azurePolicy.enabled)
+      (registered before the cluster, after the resource group: the ManagedCluster depends on the assignment)
     GpuMonitoring "monitoring" → AzureMonitorWorkspace, DataCollectionEndpoint, DataCollectionRule,
       DataCollectionRuleAssociation, ActionGroup, PrometheusRuleGroup, ServiceMonitor,
       DcgmExporter "monitoring-dcgm-exporter" (without the operator's exporter)  (monitoring.enabled)
@@ -51,6 +52,8 @@ from stack_config.specs import pool_gpu_operator
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+
+    from pulumi_azure_native.resources import ResourceGroup
 
     from components.aks_cluster import AksGpuClusterArgs
     from components.azure_policy import AksGpuSizePolicy, AksGpuSizePolicyArgs
@@ -104,7 +107,7 @@ def _component_args(cfg: StackConfig) -> _ComponentArgs:
     cluster_args = wiring.aks_cluster_args(cfg, operator, tags)
     kaito_args = [wiring.kaito_workspace_args(cfg, ws) for ws in cfg.kaito.workspaces]
     nap_args = [wiring.nap_pool_args(cfg, pool, operator, tags) for pool in cfg.gpuNodePools]
-    policy_args = wiring.azure_policy_args(cfg) if cfg.azurePolicy.enabled else None
+    policy_args = wiring.azure_policy_args(cfg, cluster_args) if cfg.azurePolicy.enabled else None
     monitoring_args = _monitoring_args(cfg, tags)
     databricks_policy = wiring.databricks_cluster_policy_args(cfg)
     databricks_clusters = (
@@ -138,7 +141,8 @@ def build_platform(cfg: StackConfig) -> Platform:
     A section's component module is imported only when the stack has the section (NAP pools, KAITO workspaces,
     Databricks, Azure Policy, monitoring): a program pays for the components its stack uses."""
     args = _component_args(cfg)
-    cluster = AksGpuCluster(CLUSTER_COMPONENT, args.cluster)
+    azure_policy = _AzurePolicyFirst(cfg, args.policy) if args.policy is not None else None
+    cluster = AksGpuCluster(CLUSTER_COMPONENT, args.cluster, before_cluster=azure_policy)
     nap_pools = _nap_pools(cluster, args.nap)
     gpu_operator, device_plugin = _node_stack(cfg, args.operator, cluster, nap_pools)
     kaito = _kaito_workspaces(cluster, args.kaito)
@@ -147,7 +151,6 @@ def build_platform(cfg: StackConfig) -> Platform:
         if cfg.databricks is not None
         else None
     )
-    azure_policy = _azure_policy(cfg, cluster, args.policy)
     monitoring = _monitoring(cluster, args.monitoring, gpu_operator)
     return Platform(
         cfg=cfg,
@@ -157,7 +160,7 @@ def build_platform(cfg: StackConfig) -> Platform:
         kaito_workspaces=kaito,
         databricks=databricks,
         nap_pools=nap_pools,
-        azure_policy=azure_policy,
+        azure_policy=azure_policy.policy if azure_policy is not None else None,
         monitoring=monitoring,
     )
 
@@ -218,22 +221,23 @@ def _node_stack(
     return gpu_operator, device_plugin
 
 
-def _azure_policy(
-    cfg: StackConfig, cluster: AksGpuCluster, policy_args: AksGpuSizePolicyArgs | None
-) -> AksGpuSizePolicy | None:
-    """The Azure Policy definition and assignment (``azurePolicy.enabled``), on the cluster's resource group when
-    scoped to it."""
-    if policy_args is None:
-        return None
-    from components.azure_policy import AksGpuSizePolicy
+@dataclass
+class _AzurePolicyFirst:
+    """``AksGpuCluster``'s ``before_cluster``: the Azure Policy definition and assignment (``azurePolicy.enabled``),
+    created once the resource group is registered and before the cluster and its GPU pools, which depend on the
+    assignment: under ``Deny`` every pool PUT (create, replace) and cluster PUT is judged with the assignment's current
+    exempted pools (docs/exemptions.md)."""
 
-    rg_id = _resource_group_id(cfg, cluster)[0] if policy_args.scope == "resourceGroup" else None
-    return AksGpuSizePolicy(
-        AZURE_POLICY_COMPONENT,
-        policy_args,
-        resource_group_id=rg_id,
-        exemptions=wiring.azure_policy_exemptions(cfg, cluster.pools),
-    )
+    cfg: StackConfig
+    args: AksGpuSizePolicyArgs
+    policy: AksGpuSizePolicy | None = None
+
+    def __call__(self, resource_group: ResourceGroup | None) -> list[pulumi.Resource]:
+        from components.azure_policy import AksGpuSizePolicy
+
+        rg_id = _resource_group_id(self.cfg, resource_group)[0] if self.args.scope == "resourceGroup" else None
+        self.policy = AksGpuSizePolicy(AZURE_POLICY_COMPONENT, self.args, resource_group_id=rg_id)
+        return [self.policy.assignment]
 
 
 def _monitoring(
@@ -258,10 +262,12 @@ def _monitoring(
     )
 
 
-def _resource_group_id(cfg: StackConfig, cluster: AksGpuCluster) -> tuple[pulumi.Output[str], list[pulumi.Resource]]:
+def _resource_group_id(
+    cfg: StackConfig, resource_group: ResourceGroup | None
+) -> tuple[pulumi.Output[str], list[pulumi.Resource]]:
     """The cluster's resource group id, and the resource to depend on when the stack creates the group."""
-    if cluster.resource_group is not None:
-        return cluster.resource_group.id, [cluster.resource_group]
+    if resource_group is not None:
+        return resource_group.id, [resource_group]
     from pulumi_azure_native import resources
 
     return resources.get_resource_group_output(resource_group_name=cfg.resource_group_name).id, []
@@ -279,7 +285,7 @@ def _build_databricks(
 
     if cfg.databricks is None:  # pragma: no cover - the caller checks
         raise ValueError("no databricks section")
-    rg_id, deps = _resource_group_id(cfg, cluster)
+    rg_id, deps = _resource_group_id(cfg, cluster.resource_group)
     return build_databricks(
         wiring.databricks_workspace_args(cfg, cfg.databricks.workspace, tags, rg_id),
         clusters,

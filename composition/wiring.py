@@ -22,14 +22,12 @@ from components.device_plugin import NvidiaDevicePluginArgs
 from components.gpu_node_pool import GpuNodePool, GpuPoolSpec
 from components.gpu_operator import GpuOperatorArgs
 from components.pool_scheduling import POOL_LABEL, GpuSharing, PoolGpuOperator
-from rules.exemptions import matches_type_and_name
 from rules.hardening import ApiServer
 from rules.karpenter import resolve_sizes
 from rules.node_stack import DEVICE_PLUGIN_CHART
-from rules.sizes import SIZE_RULES
 from stack_config import GpuOperatorConfig, GpuPoolConfig, SharingConfig, StackConfig
 from stack_config.databricks import DatabricksClusterConfig, DatabricksWorkspaceConfig
-from stack_config.exemptions import AGENT_POOL_TYPE, agent_pool_resource_name, stack_exemptions
+from stack_config.exemptions import pool_size_exemptions
 from stack_config.kaito import KaitoWorkspaceConfig
 from stack_config.nap import GpuNodePoolConfig
 from stack_config.specs import gpu_pool, pool_device_plugin
@@ -37,10 +35,11 @@ from stack_config.specs import gpu_pool, pool_device_plugin
 from .landing_zone_wiring import landing_zone_args
 
 if TYPE_CHECKING:  # each imported where its Args are built: only by a stack that has the section
-    from components.azure_policy import AksGpuSizePolicyArgs, AzurePolicyExemption
+    from components.azure_policy import AksGpuSizePolicyArgs
     from components.databricks import DatabricksClusterPolicyArgs, DatabricksGpuClusterArgs, DatabricksWorkspaceArgs
     from components.kaito import KaitoWorkspaceArgs
     from components.nap_pool import NapGpuPool, NapGpuPoolArgs
+    from exports.azure_policy import ExemptedPool
 
 MANAGED_BY = "pulumi:azure-gpu-platform"
 """The ``managed-by`` tag on the platform's Azure resources."""
@@ -282,9 +281,10 @@ def databricks_cluster_args(
     )
 
 
-def azure_policy_args(cfg: StackConfig) -> AksGpuSizePolicyArgs:
+def azure_policy_args(cfg: StackConfig, cluster: AksGpuClusterArgs) -> AksGpuSizePolicyArgs:
     """``azurePolicy``: the size rules with the stack's GPU floor, assigned to the cluster's resource group or the
-    subscription. Azure names carry the environment: definitions of several stacks share a subscription."""
+    subscription, with the pools the stack's exemptions waive today. Azure names carry the environment: definitions of
+    several stacks share a subscription."""
     from components.azure_policy import AksGpuSizePolicyArgs
 
     ap = cfg.azurePolicy
@@ -295,37 +295,33 @@ def azure_policy_args(cfg: StackConfig) -> AksGpuSizePolicyArgs:
         effect=ap.effect,
         floor=cfg.gpu_floor,
         today=cfg.today,
+        exempted_pools=azure_policy_exempted_pools(cfg, cluster),
     )
 
 
-def azure_policy_exemptions(cfg: StackConfig, pools: Sequence[GpuNodePool]) -> list[AzurePolicyExemption]:
-    """``exemptions`` of the size rules that apply today, one Azure Policy exemption per exempted GPU pool (its
-    AgentPool's id as the scope), with the entries' reason, owner, category and earliest expiry."""
-    from components.azure_policy import AzurePolicyExemption
+def azure_policy_exempted_pools(cfg: StackConfig, cluster: AksGpuClusterArgs) -> tuple[ExemptedPool, ...]:
+    """One entry per GPU pool an exemption of a size rule waives today (:mod:`rules.exemptions`), by the cluster's
+    and the pool's Azure names, with the entries' reason, owner, category and earliest expiry."""
+    from exports.azure_policy import ExemptedPool
 
     today = cfg.today
-    out: list[AzurePolicyExemption] = []
-    for pool in pools:
-        name = agent_pool_resource_name(pool.pool.name)
-        entries = [
-            e
-            for e in stack_exemptions(cfg)
-            if e.policy in SIZE_RULES and e.applies(today) and matches_type_and_name(e.resource, AGENT_POOL_TYPE, name)
-        ]
+    out: list[ExemptedPool] = []
+    for pool in cluster.gpu_pools:
+        entries = pool_size_exemptions(cfg, pool.name, today)
         if entries:
             first = min(entries, key=lambda e: e.expires)
             out.append(
-                AzurePolicyExemption(
-                    resource=name,
-                    scope=pool.agent_pool.id,
+                ExemptedPool(
+                    cluster=cluster.cluster_name,
+                    pool=pool.azure_name or pool.name,
+                    expires=first.expires,
                     policies=tuple(e.policy for e in entries),
                     reason="; ".join(dict.fromkeys(e.reason for e in entries)),
                     owner=", ".join(dict.fromkeys(e.owner for e in entries)),
-                    expires=first.expires,
                     category=first.category,
                 )
             )
-    return out
+    return tuple(out)
 
 
 def databricks_cluster_policy_args(cfg: StackConfig) -> DatabricksClusterPolicyArgs | None:

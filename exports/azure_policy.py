@@ -25,12 +25,19 @@ Policy language (MicrosoftDocs/azure-docs ``articles/governance/policy/concepts/
   tell an explicitly GPU NodePool from one that excludes or does not constrain GPUs (``rules.karpenter.GpuScope``);
   those three cases live in the policy pack and the cost estimate, and leave the allowed list unchanged
   (docs/guardrail-layers.md, "What the Azure Policy does not see").
+- The stack's exemptions of the size rules reach the definition as the assignment's ``exemptedPools`` parameter
+  (:class:`ExemptedPool`): every branch also requires that no unexpired entry names the pool — an agent pool by
+  ``fullName`` (``<cluster>/<pool>``), an inline profile by the cluster's ``name`` and the profile's ``name`` in a
+  ``value count`` nested in the count over the profiles — with ``expiresOn`` compared to ``utcNow()``
+  (``definition-structure-policy-rule.md``; why not a ``PolicyExemption``: docs/exemptions.md).
 - ``like`` and ``notIn`` compare strings case-insensitively (only ``match``/``notMatch`` are case-sensitive), so
   ``standard_nc6s_v3`` is treated like ``Standard_NC6s_v3``, as the catalog does.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 from typing import Any, Final
 
@@ -54,10 +61,19 @@ AGENT_POOL_MANUAL_SIZE: Final = f"{AGENT_POOL_MANUAL}.size"
 GPU_SIZE_PATTERN: Final = f"{N_FAMILY_PREFIX}*"
 """``like`` pattern of an N-family (GPU) size (the catalog's notion, :data:`gpu_catalog.catalog.N_FAMILY_PREFIX`):
 one wildcard, compared case-insensitively."""
+PROFILE_NAME: Final = "Microsoft.ContainerService/managedClusters/agentPoolProfiles[*].name"
 ALLOWED_PARAMETER: Final = "allowedGpuSizes"
 EFFECT_PARAMETER: Final = "effect"
-VERSION: Final = "1.1.0"
-"""1.1.0: a ``VirtualMachines`` agent pool's ``virtualMachinesProfile.scale.manual[*].size`` is checked too."""
+EXEMPTED_PARAMETER: Final = "exemptedPools"
+"""The pools a stack's exemptions waive, each until its ``expiresOn`` (:class:`ExemptedPool`)."""
+EXEMPTION_INDEX: Final = "exemption"
+"""The ``count.name`` of the value count over :data:`EXEMPTED_PARAMETER` (``current('exemption')``)."""
+MAX_EXEMPTED_POOLS: Final = 100
+"""definition-structure-policy-rule.md, "Policy rule limits": a value count iterates at most 100 members (AKS allows
+at most 100 node pools per cluster, DESIGN §8, so one cluster's pools always fit)."""
+VERSION: Final = "1.2.0"
+"""1.1.0: a ``VirtualMachines`` agent pool's ``virtualMachinesProfile.scale.manual[*].size`` is checked too. 1.2.0:
+the ``exemptedPools`` parameter, honoured by every branch until each entry's ``expiresOn``."""
 
 
 def allowed_sizes(floor: str = DEFAULT_FLOOR, today: date | None = None, catalog: Catalog | None = None) -> list[str]:
@@ -66,6 +82,84 @@ def allowed_sizes(floor: str = DEFAULT_FLOOR, today: date | None = None, catalog
     An adapter: ``today`` defaults to :func:`gpu_catalog.clock.today`, resolved here (the rules take the day)."""
     day = today or clock.today()
     return list(accepted_sizes(floor, today=day, require_aks=True, catalog=catalog))
+
+
+@dataclass(frozen=True)
+class ExemptedPool:
+    """One AKS pool the stack's exemptions (:mod:`rules.exemptions`) waive from the size rules, as an entry of the
+    assignment's :data:`EXEMPTED_PARAMETER`: the definition does not refuse that pool — standalone
+    (``fullName`` ``<cluster>/<pool>``) or inline in its cluster's ``agentPoolProfiles`` — while ``expiresOn`` is later
+    than ``utcNow()``. The definition is one rule for every size rule, so the entry waives all of them for that pool
+    (the pack and the preflight keep waiving only the named ones)."""
+
+    cluster: str
+    """The managed cluster's Azure name."""
+    pool: str
+    """The agent pool's Azure name."""
+    expires: date
+    policies: tuple[str, ...]
+    reason: str
+    owner: str
+    category: str
+
+    @property
+    def expires_on(self) -> str:
+        """``expiresOn`` in exactly the format of Azure Policy's ``utcNow()`` (``yyyy-MM-ddTHH:mm:ss.fffffffZ``), so
+        the rule's ``greater`` gives the same answer whether it compares them as strings or as times (a shorter
+        ``…T00:00:00Z`` sorts after ``…T00:00:00.0000000Z`` as a string): the start of the expiry day, the day the pack
+        and the preflight stop applying the exemption."""
+        return f"{self.expires.isoformat()}T00:00:00.0000000Z"
+
+    def to_parameter(self) -> dict[str, Any]:
+        """The entry as the assignment sends it (what the rule reads: ``cluster``, ``pool``, ``expiresOn``; the rest
+        says why, for whoever reads the assignment)."""
+        return {
+            "cluster": self.cluster,
+            "pool": self.pool,
+            "expiresOn": self.expires_on,
+            "policies": list(self.policies),
+            "reason": self.reason,
+            "owner": self.owner,
+            "category": self.category,
+        }
+
+
+def exempted_pools_value(pools: Sequence[ExemptedPool]) -> list[dict[str, Any]]:
+    """The :data:`EXEMPTED_PARAMETER` value of an assignment; raises ``ValueError`` over :data:`MAX_EXEMPTED_POOLS`."""
+    if len(pools) > MAX_EXEMPTED_POOLS:
+        raise ValueError(f"{len(pools)} exempted pools: a value count iterates at most {MAX_EXEMPTED_POOLS}")
+    return [p.to_parameter() for p in pools]
+
+
+def _current(prop: str) -> str:
+    return f"current('{EXEMPTION_INDEX}').{prop}"
+
+
+def _exempted(*pool_matches: dict[str, Any]) -> dict[str, Any]:
+    """True when an entry of :data:`EXEMPTED_PARAMETER` names the evaluated pool (``pool_matches``) and has not
+    expired (its ``expiresOn`` is later than ``utcNow()``; ISO 8601 UTC strings compare in time order)."""
+    return {
+        "count": {
+            "value": f"[parameters('{EXEMPTED_PARAMETER}')]",
+            "name": EXEMPTION_INDEX,
+            "where": {
+                "allOf": [*pool_matches, {"value": f"[{_current('expiresOn')}]", "greater": "[utcNow()]"}],
+            },
+        },
+        "greater": 0,
+    }
+
+
+AGENT_POOL_EXEMPTED: Final = {
+    "field": "fullName",
+    "equals": f"[concat({_current('cluster')}, '/', {_current('pool')})]",
+}
+"""An agent pool's ``fullName`` is ``<cluster>/<pool>`` (definition-structure-policy-rule.md, "Fields")."""
+PROFILE_EXEMPTED: Final = (
+    {"field": "name", "equals": f"[{_current('cluster')}]"},
+    {"value": f"[current('{PROFILE_NAME}')]", "equals": f"[{_current('pool')}]"},
+)
+"""Inside the count over a cluster's profiles: the cluster's name and the counted profile's ``name``."""
 
 
 def _refused(field: str) -> dict[str, Any]:
@@ -85,21 +179,32 @@ def _any_refused(members: str, size: str) -> dict[str, Any]:
 
 def policy_rule() -> dict[str, Any]:
     """``if``: an agent pool with a refused size (``vmSize``, or any ``VirtualMachines`` manual-scale entry), or a
-    managed cluster with at least one inline profile whose ``vmSize`` is refused."""
+    managed cluster with at least one inline profile whose ``vmSize`` is refused — in each branch unless the pool is an
+    unexpired entry of :data:`EXEMPTED_PARAMETER` (for a cluster: checked per profile, so a full cluster PUT that
+    carries an exempted pool is not refused for it, and still is for any other)."""
+    not_exempted_pool = {"not": _exempted(AGENT_POOL_EXEMPTED)}
+    profile = {"allOf": [_refused(PROFILE_VM_SIZE), {"not": _exempted(*PROFILE_EXEMPTED)}]}
     return {
         "if": {
             "anyOf": [
-                {"allOf": [{"field": "type", "equals": AGENT_POOL_TYPE}, _refused(AGENT_POOL_VM_SIZE)]},
+                {
+                    "allOf": [
+                        {"field": "type", "equals": AGENT_POOL_TYPE},
+                        _refused(AGENT_POOL_VM_SIZE),
+                        not_exempted_pool,
+                    ]
+                },
                 {
                     "allOf": [
                         {"field": "type", "equals": MANAGED_CLUSTER_TYPE},
-                        _any_refused(PROFILES, PROFILE_VM_SIZE),
+                        {"count": {"field": PROFILES, "where": profile}, "greater": 0},
                     ]
                 },
                 {
                     "allOf": [
                         {"field": "type", "equals": AGENT_POOL_TYPE},
                         _any_refused(AGENT_POOL_MANUAL, AGENT_POOL_MANUAL_SIZE),
+                        not_exempted_pool,
                     ]
                 },
             ]
@@ -180,6 +285,16 @@ def policy_definition(
                         "description": "N-family sizes AKS pools may use: generated from the catalog and size rules.",
                     },
                     "defaultValue": allowed_sizes(floor, today, cat),
+                },
+                EXEMPTED_PARAMETER: {
+                    "type": "Array",
+                    "metadata": {
+                        "displayName": "Exempted GPU pools",
+                        "description": "Pools the stack's exemptions waive from the size rules, each until its "
+                        "expiresOn: {cluster, pool, expiresOn (yyyy-MM-ddTHH:mm:ssZ), policies, reason, owner, "
+                        "category}. Generated from the stack's exemptions (docs/exemptions.md).",
+                    },
+                    "defaultValue": [],
                 },
             },
             "policyRule": policy_rule(),

@@ -13,8 +13,12 @@ reported resource by name or URN pattern, not expired on ``gpu_catalog.clock.tod
 pulumi_policy sends every violation at the policy's level and has no "suppressed" result — and is written to the
 engine's log instead (a warning on that resource: the policy, the reason, the owner, the days left, the message), so
 ``pulumi preview`` still shows it. An exemption within 14 days of its end is logged once as a warning too. An entry
-the rule refuses (expiry too far ahead, no reason, a wildcard resource) waives nothing and is logged. What the engine
-cannot show, the preflight does (``preflight/exemptions.py``: structured results, SARIF suppressions).
+the rule refuses (expiry too far ahead, no reason, a wildcard resource) waives nothing and is logged. A violation that
+is reported names the expired or refused entries of its policy and resource, with their dates
+(:func:`rules.exemptions.with_notes`, the words the preflight uses too). What the engine cannot show, the preflight
+does (``preflight/exemptions.py``: structured results, SARIF suppressions, an entry that matches no resource).
+
+The config is written from a stack file by ``python -m preflight.pack_config`` (docs/exemptions.md).
 """
 
 from __future__ import annotations
@@ -22,22 +26,28 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from gpu_catalog import clock
+from rules import Finding
 from rules.exemptions import (
     CATEGORIES,
-    DEFAULT_MAX_DAYS,
+    EXEMPTIONS_KEY,
+    MAX_DAYS_KEY,
     MIN_REASON,
     Exemption,
+    check_entries,
     exempted_message,
     exemption_for,
     expiring_message,
-    parse_entries,
+    lapsed_notes,
+    matches_resource,
+    refused_note,
+    resolve_max_days,
+    with_notes,
 )
-
-EXEMPTIONS_KEY = "exemptions"
-MAX_DAYS_KEY = "exemptionMaxDays"
 
 _engine: dict[str, str] = {}
 _lock = threading.Lock()
@@ -96,42 +106,67 @@ def config_schema(policy: str) -> dict[str, Any]:
     }
 
 
-def policy_exemptions(policy: str, config: Mapping[str, Any] | None) -> list[Exemption]:
-    """This policy's valid exemptions from its config; refused entries are logged (once) and waive nothing."""
+@dataclass(frozen=True)
+class PolicyExemptions:
+    """One policy's exemptions from its config: the valid ones (active, expiring, expired) and the refused entries
+    with their refusals (they waive nothing, and a violation they name says why)."""
+
+    policy: str
+    valid: list[Exemption]
+    refused: list[tuple[Mapping[str, Any], list[Finding]]]
+
+    def notes(self, urn: str, today: date) -> list[str]:
+        """What a violation on ``urn`` that no exemption waives says about the entries naming it."""
+        notes = lapsed_notes(self.valid, self.policy, urn, today)
+        for value, problems in self.refused:
+            resource = value.get("resource")
+            if urn and isinstance(resource, str) and matches_resource(resource, urn):
+                notes.append(refused_note(value, problems))
+        return notes
+
+
+def read_policy_exemptions(policy: str, config: Mapping[str, Any] | None, today: date) -> PolicyExemptions:
+    """This policy's exemptions from its config; refused entries are logged (once) and waive nothing."""
     if not config or not config.get(EXEMPTIONS_KEY):
-        return []
-    raw = config.get(MAX_DAYS_KEY)
-    max_days = raw if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 1 else DEFAULT_MAX_DAYS
+        return PolicyExemptions(policy, [], [])
+    max_days = resolve_max_days(config.get(MAX_DAYS_KEY))
     entries = [{"policy": policy, **e} if isinstance(e, Mapping) else e for e in config[EXEMPTIONS_KEY]]
-    today = clock.today()
-    good, refused = parse_entries(entries, today=today, max_days=max_days, policies={policy})
-    for f in refused:
-        _once(
-            f"refused:{policy}{f.field}:{f.message}",
-            f"{policy}: exemption refused, it waives nothing: {EXEMPTIONS_KEY}{f.field}: {f.message}",
-        )
-    for e in good:
-        if e.status(today) == "expiring":
-            _once(f"expiring:{policy}:{e.resource}", f"{policy}: {expiring_message(e, today)}")
-    return good
+    checked, _ = check_entries(entries, today=today, max_days=max_days, policies={policy})
+    valid: list[Exemption] = []
+    refused: list[tuple[Mapping[str, Any], list[Finding]]] = []
+    for i, (value, parsed, problems) in enumerate(checked):
+        for f in problems:
+            where = f"[{i}]" + (f".{f.field}" if f.field else "")
+            _once(
+                f"refused:{policy}{where}:{f.message}",
+                f"{policy}: exemption refused, it waives nothing: {EXEMPTIONS_KEY}{where}: {f.message}",
+            )
+        if parsed is not None:
+            valid.append(parsed)
+            if parsed.status(today) == "expiring":
+                _once(f"expiring:{policy}:{parsed.resource}", f"{policy}: {expiring_message(parsed, today)}")
+        elif isinstance(value, Mapping):
+            refused.append((value, problems))
+    return PolicyExemptions(policy, valid, refused)
 
 
 def exempting_report(policy: str, args: Any, report_violation: Callable[..., None]) -> Callable[..., None]:
     """``report_violation`` with this policy's exemptions applied (resource and stack policies alike: the reported
-    URN, else the analysed resource's); ``report_violation`` itself when the policy's config lists none."""
+    URN, else the analysed resource's); ``report_violation`` itself when the policy's config lists none. A violation
+    no exemption waives names the expired or refused entries that name its resource, with their dates."""
     config = args.get_config()
     if not config or not config.get(EXEMPTIONS_KEY):
         return report_violation
-    exemptions = policy_exemptions(policy, config)
-    if not exemptions:
-        return report_violation
     today = clock.today()
+    exemptions = read_policy_exemptions(policy, config, today)
+    if not exemptions.valid and not exemptions.refused:
+        return report_violation
 
     def report(message: str, urn: str | None = None) -> None:
         target = urn or getattr(args, "urn", "") or ""
-        e = exemption_for(exemptions, policy, target, today)
+        e = exemption_for(exemptions.valid, policy, target, today)
         if e is None:
-            report_violation(message, urn)
+            report_violation(with_notes(message, exemptions.notes(target, today)), urn)
             return
         engine_log(f"{policy}: {exempted_message(e, today)}: {message}", target)
 

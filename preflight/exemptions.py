@@ -12,25 +12,30 @@ exempted violation in full; the pack applies the same rule itself when a policy'
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
 from gpu_catalog.problems import Problem
 from preflight.analyzer.protocol import PolicyInfo, Violation
 from preflight.model import RecordedResource
+from preflight.wire import STACK_TYPE
 from rules.exemptions import (
-    DEFAULT_MAX_DAYS,
+    EXEMPTIONS_KEY,
+    MAX_DAYS_KEY,
     Exemption,
+    closest_name,
     exemption_for,
     expiring_message,
+    lapsed_notes,
     max_days_findings,
     parse_entries,
+    resolve_max_days,
     unmatched,
+    with_notes,
 )
 
-KEY = "exemptions"
-MAX_DAYS_KEY = "exemptionMaxDays"
+KEY = EXEMPTIONS_KEY
 EXPIRING_POLICY = "exemption-expiring"
 EXPIRING_PACK = "azure-gpu-platform-preflight"
 EXPIRING_DESCRIPTION = (
@@ -62,39 +67,59 @@ def read_exemptions(
 ) -> list[Exemption]:
     """The stack file's valid exemptions; every refusal goes to ``problems`` (exit 2, key and allowed values)."""
     raw_max = values.get(f"{project}:{MAX_DAYS_KEY}")
-    found = max_days_findings(raw_max)
-    problems.extend(Problem(MAX_DAYS_KEY, f.message) for f in found)
-    max_days = raw_max if raw_max is not None and not found else DEFAULT_MAX_DAYS
+    problems.extend(Problem(MAX_DAYS_KEY, f.message) for f in max_days_findings(raw_max))
+    max_days = resolve_max_days(raw_max)
     good, refused = parse_entries(values.get(f"{project}:{KEY}"), today=today, max_days=max_days, policies=policies)
     problems.extend(Problem(KEY + f.field, f.message) for f in refused)
     return good if not refused else []
 
 
+PROVIDER_TYPE_PREFIX = "pulumi:providers:"
+
+
+def _offered(r: RecordedResource) -> bool:
+    """A name an exemption may usefully take: not the stack, not a default provider (``default``, ``default_<v>``:
+    the engine's, never written in the program)."""
+    if r.type.startswith(PROVIDER_TYPE_PREFIX):
+        return r.name != "default" and not r.name.startswith("default_")
+    return r.type != STACK_TYPE
+
+
 def unmatched_problems(exemptions: Sequence[Exemption], resources: Iterable[RecordedResource]) -> list[Problem]:
-    """An exemption that matches no resource: a typo or a resource gone (its reason would outlive it)."""
+    """An exemption that matches no resource: a typo or a resource gone (its reason would outlive it). The names on
+    offer are the program's resources (not the engine's default providers, nor the stack itself), and the closest
+    one is named."""
     rs = list(resources)
-    names = sorted({r.name for r in rs})
+    names = sorted({r.name for r in rs if _offered(r)})
     shown = ", ".join(names[:12]) + (f", … ({len(names)} in all)" if len(names) > 12 else "")
-    return [
-        Problem(
-            f"{KEY}[{i}].resource",
-            f"{exemptions[i].resource!r} matches no resource of the stack; allowed: a resource's name or URN "
-            f"(names: {shown})",
+    out: list[Problem] = []
+    for i in unmatched(exemptions, [r.urn for r in rs]):
+        wanted = exemptions[i].resource
+        close = closest_name(wanted.rsplit("::", 1)[-1], names)
+        hint = f" (did you mean {close!r}?)" if close else ""
+        out.append(
+            Problem(
+                f"{KEY}[{i}].resource",
+                f"{wanted!r} matches no resource of the stack{hint}; allowed: a resource's name or URN "
+                f"(names: {shown})",
+            )
         )
-        for i in unmatched(exemptions, [r.urn for r in rs])
-    ]
+    return out
 
 
 def apply_exemptions(
     violations: Sequence[Violation], exemptions: Sequence[Exemption], today: date, stack_urn: str
 ) -> tuple[list[Violation], list[ExemptedViolation]]:
-    """The violations that still count (plus an advisory per exemption about to end) and the exempted ones."""
+    """The violations that still count (plus an advisory per exemption about to end) and the exempted ones. A
+    violation an expired exemption names says so, with the entry and the date (:func:`rules.exemptions.with_notes`,
+    the words the pack uses too)."""
     kept: list[Violation] = []
     exempted: list[ExemptedViolation] = []
     for v in violations:
         e = exemption_for(exemptions, v.policy_name, v.urn, today)
         if e is None:
-            kept.append(v)
+            notes = lapsed_notes(exemptions, v.policy_name, v.urn, today)
+            kept.append(replace(v, message=with_notes(v.message, notes)) if notes else v)
         else:
             exempted.append(ExemptedViolation(v, e))
     for e in exemptions:

@@ -30,13 +30,17 @@ from gpu_catalog.problems import show
 
 from . import Finding
 
+EXEMPTIONS_KEY = "exemptions"
+"""The list's key: in a stack file (``<project>:exemptions``) and in each policy's config of a policy pack config."""
+MAX_DAYS_KEY = "exemptionMaxDays"
+"""How far ahead an exemption may end: the stack key (``<project>:exemptionMaxDays``) and the policy config key."""
 EXEMPTION_KEYS: tuple[str, ...] = ("policy", "resource", "reason", "owner", "expires", "category")
 REQUIRED_KEYS: tuple[str, ...] = ("policy", "resource", "reason", "owner", "expires")
 CATEGORIES: tuple[str, ...] = ("Waiver", "Mitigated")
 """Azure Policy's exemption categories (``Microsoft.Authorization/policyExemptions``, ``exemptionCategory``)."""
 DEFAULT_CATEGORY = "Waiver"
 DEFAULT_MAX_DAYS = 180
-"""How far ahead an exemption may end, by default (stack key ``exemptionMaxDays``)."""
+"""How far ahead an exemption may end, by default (key :data:`MAX_DAYS_KEY`)."""
 EXPIRING_DAYS = 14
 """An exemption ending within this many days is an advisory finding."""
 MIN_REASON = 10
@@ -244,10 +248,8 @@ def entry_findings(
 
 
 def unknown_policy_message(policy: str, policies: Collection[str]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(policy, sorted(policies), n=1, cutoff=0.6)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    close = closest_name(policy, policies)
+    hint = f" (did you mean {close!r}?)" if close else ""
     return f"{show(policy)} is not a policy of the pack{hint}; allowed: {', '.join(sorted(policies))}"
 
 
@@ -260,6 +262,14 @@ def max_days_findings(value: Any) -> list[Finding]:
             Finding("", f"must be a whole number of days, at least 1 (default {DEFAULT_MAX_DAYS}); got {show(value)}")
         ]
     return []
+
+
+def resolve_max_days(value: Any) -> int:
+    """The days ``exemptionMaxDays`` allows: its value when :func:`max_days_findings` accepts it, else (unset or
+    refused) :data:`DEFAULT_MAX_DAYS`. Every layer resolves it here (a refused value is reported by the caller)."""
+    if value is None or max_days_findings(value):
+        return DEFAULT_MAX_DAYS
+    return int(value)
 
 
 def parse_entry(value: Mapping[str, Any]) -> Exemption:
@@ -277,21 +287,32 @@ def parse_entry(value: Mapping[str, Any]) -> Exemption:
     )
 
 
-def parse_entries(
+def check_entries(
     values: Any, *, today: date, max_days: int = DEFAULT_MAX_DAYS, policies: Collection[str] | None = None
-) -> tuple[list[Exemption], list[Finding]]:
-    """The valid exemptions of a list, and every refusal (field ``[i].key``); a refused entry never applies."""
+) -> tuple[list[tuple[Any, Exemption | None, list[Finding]]], list[Finding]]:
+    """Each entry of a list with its parsed exemption (``None`` when refused) and its own refusals (fields relative to
+    the entry), plus the list's own refusal (not a list)."""
     if values is None:
         return [], []
     if not isinstance(values, list | tuple):
         return [], [Finding("", f"must be a list of exemptions ({', '.join(REQUIRED_KEYS)}); got {show(values)}")]
-    good: list[Exemption] = []
-    found: list[Finding] = []
-    for i, value in enumerate(values):
+    out: list[tuple[Any, Exemption | None, list[Finding]]] = []
+    for value in values:
         problems = entry_findings(value, today=today, max_days=max_days, policies=policies)
+        out.append((value, None if problems else parse_entry(value), problems))
+    return out, []
+
+
+def parse_entries(
+    values: Any, *, today: date, max_days: int = DEFAULT_MAX_DAYS, policies: Collection[str] | None = None
+) -> tuple[list[Exemption], list[Finding]]:
+    """The valid exemptions of a list, and every refusal (field ``[i].key``); a refused entry never applies."""
+    checked, found = check_entries(values, today=today, max_days=max_days, policies=policies)
+    good: list[Exemption] = []
+    for i, (_, parsed, problems) in enumerate(checked):
         found += [Finding(f"[{i}]" + (f".{f.field}" if f.field else ""), f.message) for f in problems]
-        if not problems:
-            good.append(parse_entry(value))
+        if parsed is not None:
+            good.append(parsed)
     return good, found
 
 
@@ -321,3 +342,41 @@ def expiring_message(e: Exemption, today: date) -> str:
 def exempted_message(e: Exemption, today: date) -> str:
     """How an exempted violation is shown where it cannot be a structured result (the pack's engine log)."""
     return f"exempted from {e.policy}: {e.describe(today)}"
+
+
+def closest_name(name: str, names: Iterable[str]) -> str | None:
+    """The one of ``names`` closest to a misspelt ``name`` (difflib ratio at least 0.6), if any."""
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(set(names)), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def expired_note(e: Exemption) -> str:
+    """What a violation an exemption no longer waives says about it: the entry and its date."""
+    return (
+        f"the exemption of {e.policy} for {e.resource} (owner {e.owner}) expired on {e.expires.isoformat()}: from "
+        "that day it no longer waives this violation; fix the resource or renew the exemption with a new reason and "
+        "expiry date"
+    )
+
+
+def refused_note(value: Mapping[str, Any], problems: Sequence[Finding]) -> str:
+    """What a violation says about an entry naming it that the rule refused (so it waives nothing)."""
+    why = "; ".join(f"{f.field}: {f.message}" if f.field else f.message for f in problems)
+    return (
+        f"the exemption of {value.get('policy')} for {value.get('resource')} (expires {value.get('expires')}) is not "
+        f"valid, so it waives nothing: {why}"
+    )
+
+
+def lapsed_notes(exemptions: Sequence[Exemption], policy: str, urn: str, today: date) -> list[str]:
+    """The notes of the exemptions naming this policy and resource that no longer apply (expired)."""
+    if not urn:
+        return []
+    return [expired_note(e) for e in exemptions if not e.applies(today) and e.matches(policy, urn)]
+
+
+def with_notes(message: str, notes: Sequence[str]) -> str:
+    """A violation's message with the notes about its exemptions appended (unchanged without any)."""
+    return message if not notes else f"{message} [{'; '.join(notes)}]"

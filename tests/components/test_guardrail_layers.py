@@ -83,7 +83,7 @@ def test_prod_assigns_it_to_the_resource_group_with_deny_and_a_message(prod: Any
         "displayName": prod.one(POLICY_DEFINITION).inputs["displayName"],
         "description": prod.one(POLICY_DEFINITION).inputs["description"],
         "enforcementMode": "Default",
-        "parameters": {"effect": {"value": "Deny"}},
+        "parameters": {"effect": {"value": "Deny"}, "exemptedPools": {"value": []}},  # prod exempts no pool
         "nonComplianceMessages": [{"message": non_compliance_message("Standard_NC6s_v3")}],
         "metadata": {
             "source": "azure-gpu-platform (exports/azure_policy.py)",
@@ -96,8 +96,10 @@ def test_prod_assigns_it_to_the_resource_group_with_deny_and_a_message(prod: Any
             ],
         },
     }
-    # the assignment waits for the definition (its id) and the resource group (the scope)
+    # the assignment waits for the definition (its id) and the resource group (the scope); the cluster (and so every
+    # GPU pool after it) waits for the assignment: under Deny their PUTs are judged with its exempted pools
     assert any("PolicyDefinition::azure-policy-definition" in d for d in assignment.dependencies)
+    assert assignment.urn in prod.one("azure-native:containerservice:ManagedCluster").dependencies
 
 
 def test_subscription_scope_and_audit() -> None:
@@ -105,7 +107,7 @@ def test_subscription_scope_and_audit() -> None:
     assert run.error is None, run.error
     assignment = run.one(POLICY_ASSIGNMENT).inputs
     assert assignment["scope"] == f"/subscriptions/{SUBSCRIPTION_ID}"
-    assert assignment["parameters"] == {"effect": {"value": "Audit"}}
+    assert assignment["parameters"] == {"effect": {"value": "Audit"}, "exemptedPools": {"value": []}}
     assert run.one(POLICY_DEFINITION).inputs["parameters"]["effect"]["defaultValue"] == "Audit"
     assert any(token == CLIENT_CONFIG_INVOKE for token, _ in run.invokes)
 
@@ -114,7 +116,10 @@ def test_an_existing_resource_group_is_looked_up_for_the_scope() -> None:
     run = run_main(merged(BASE, resourceGroup={"name": "rg-shared", "existing": True}, azurePolicy={"enabled": True}))
     assert run.error is None, run.error
     assert run.one(POLICY_ASSIGNMENT).inputs["scope"] == f"/subscriptions/{SUBSCRIPTION_ID}/resourceGroups/rg-shared"
-    assert run.one(POLICY_ASSIGNMENT).inputs["parameters"] == {"effect": {"value": "Audit"}}  # the default
+    assert run.one(POLICY_ASSIGNMENT).inputs["parameters"] == {
+        "effect": {"value": "Audit"},
+        "exemptedPools": {"value": []},
+    }
 
 
 def test_a_raised_floor_goes_into_the_policy() -> None:

@@ -225,12 +225,51 @@ def test_the_rule_shape() -> None:
             {"field": PROFILE_VM_SIZE, "notIn": "[parameters('allowedGpuSizes')]"},
         ]
     }
+    exempted_profile = {
+        "count": {
+            "value": "[parameters('exemptedPools')]",
+            "name": "exemption",
+            "where": {
+                "allOf": [
+                    {"field": "name", "equals": "[current('exemption').cluster]"},
+                    {
+                        "value": "[current('Microsoft.ContainerService/managedClusters/agentPoolProfiles[*].name')]",
+                        "equals": "[current('exemption').pool]",
+                    },
+                    {"value": "[current('exemption').expiresOn]", "greater": "[utcNow()]"},
+                ]
+            },
+        },
+        "greater": 0,
+    }
     assert props["policyRule"]["if"]["anyOf"][1] == {
         "allOf": [
             {"field": "type", "equals": MANAGED_CLUSTER_TYPE},
-            {"count": {"field": PROFILES, "where": refused}, "greater": 0},
+            {"count": {"field": PROFILES, "where": {"allOf": [refused, {"not": exempted_profile}]}}, "greater": 0},
         ]
     }
+    exempted_pool = {
+        "not": {
+            "count": {
+                "value": "[parameters('exemptedPools')]",
+                "name": "exemption",
+                "where": {
+                    "allOf": [
+                        {
+                            "field": "fullName",
+                            "equals": "[concat(current('exemption').cluster, '/', current('exemption').pool)]",
+                        },
+                        {"value": "[current('exemption').expiresOn]", "greater": "[utcNow()]"},
+                    ]
+                },
+            },
+            "greater": 0,
+        }
+    }
+    assert props["policyRule"]["if"]["anyOf"][0]["allOf"][2] == exempted_pool
+    assert props["policyRule"]["if"]["anyOf"][2]["allOf"][2] == exempted_pool
+    assert props["parameters"]["exemptedPools"]["type"] == "Array"
+    assert props["parameters"]["exemptedPools"]["defaultValue"] == []  # a new parameter of an assigned definition
     assert props["policyRule"]["if"]["anyOf"][0]["allOf"][1]["allOf"][0] == {
         "field": AGENT_POOL_VM_SIZE,
         "like": "Standard_N*",
@@ -251,11 +290,12 @@ def test_the_rule_shape() -> None:
                 },
                 "greater": 0,
             },
+            exempted_pool,
         ]
     }
     assert len(props["policyRule"]["if"]["anyOf"]) == 3
     assert props["policyRule"]["then"] == {"effect": "[parameters('effect')]"}
-    assert props["metadata"]["version"] == "1.1.0"
+    assert props["metadata"]["version"] == "1.2.0"
     assert "gpu-size-not-retired" in props["description"] and props["metadata"]["gpuFloor"] == "Standard_NC6s_v3"
 
 
@@ -264,7 +304,7 @@ def test_one_refused_size_condition_for_every_size_field() -> None:
     rule = DEFINITION["properties"]["policyRule"]["if"]["anyOf"]
     conditions = {
         AGENT_POOL_VM_SIZE: rule[0]["allOf"][1],
-        PROFILE_VM_SIZE: rule[1]["allOf"][1]["count"]["where"],
+        PROFILE_VM_SIZE: rule[1]["allOf"][1]["count"]["where"]["allOf"][0],
         AGENT_POOL_MANUAL_SIZE: rule[2]["allOf"][1]["count"]["where"],
     }
     texts = {json.dumps(c).replace(field, "<size>") for field, c in conditions.items()}

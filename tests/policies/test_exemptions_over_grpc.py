@@ -96,3 +96,32 @@ def test_the_config_schema_refuses_malformed_entries_as_the_engine_would(
     with pytest.raises(PolicyConfigError) as exc:
         pack.configure({"gpu-size-minimum": {"exemptions": [entry]}})
     assert any(needle in e for e in exc.value.errors), exc.value.errors
+
+
+def messages(pack: PolicyPackProcess, *resources: RecordedResource) -> dict[tuple[str, str], str]:
+    analysis = pack.analyze_many(list(resources))
+    return {(v.policy_name, v.urn.rsplit("::", 1)[-1]): v.message for v in analysis.violations}
+
+
+def test_an_expired_or_refused_exemption_is_named_on_the_violation_with_its_date(pack: PolicyPackProcess) -> None:
+    """Issue 40: under ``pulumi up`` the violation an exemption no longer waives names the entry and its date."""
+    pack.configure(
+        {
+            "gpu-size-minimum": {
+                "exemptions": [exemption(expires="2026-11-30"), exemption(resource="other", expires="2027-09-01")]
+            }
+        }
+    )
+    found = messages(pack, pool("legacy"), pool("other"))
+    assert found[("gpu-size-minimum", "legacy")].endswith(
+        " [the exemption of gpu-size-minimum for legacy (owner ml-platform@contoso.com) expired on 2026-11-30: from "
+        "that day it no longer waives this violation; fix the resource or renew the exemption with a new reason and "
+        "expiry date]"
+    )
+    assert "is below the GPU floor Standard_NC6s_v3" in found[("gpu-size-minimum", "legacy")]
+    assert found[("gpu-size-minimum", "other")].endswith(
+        " [the exemption of gpu-size-minimum for other (expires 2027-09-01) is not valid, so it waives nothing: "
+        "expires: 2027-09-01 is 275 days ahead; allowed: at most 180 days ahead (on or before 2027-05-29); renew it "
+        "when it runs out]"
+    )
+    assert "[the exemption" not in found[("gpu-size-not-retired", "legacy")]  # another policy's entries only

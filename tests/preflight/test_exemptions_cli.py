@@ -145,10 +145,12 @@ def test_malformed_entries_are_each_refused_with_the_key_and_the_allowed_values(
 def test_an_exemption_that_matches_no_resource_is_refused(tmp_path: Path) -> None:
     run = run_raw(raw_stack(tmp_path, entry(resource="p200")), "text")
     assert run.code == 2, run.stdout
+    # the closest name is offered; the names are the program's resources, not the engine's default providers
     assert (
-        f"{tmp_path / 'Pulumi.test.yaml'}: exemptions[0].resource: 'p200' matches no resource of the stack; allowed: a "
-        "resource's name or URN (names: "
+        f"{tmp_path / 'Pulumi.test.yaml'}: exemptions[0].resource: 'p200' matches no resource of the stack (did you "
+        "mean 'p100'?); allowed: a resource's name or URN (names: aks, amd, p100, rg, t4-photon)\n"
     ) in run.stderr
+    assert "default_" not in run.stderr
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -177,8 +179,19 @@ def test_stack_with_an_exemption_ending_soon_gets_an_advisory_finding() -> None:
 
 
 def test_stack_on_the_expiry_date_is_refused_again_by_the_floor() -> None:
+    """What the example's comment says: from 2027-01-15 the preflight exits 2 (the stack config refuses the pool
+    before anything runs) and the refusal names the expired entry with its date."""
     run = preflight("--config-file", str(EXAMPLE), "--today", "2027-01-15")
     assert run.code == 2, run.stdout
     assert (
         "gpuPools[1].vmSize: Standard_NC4as_T4_v3 (NVIDIA Tesla T4 16 GiB, 1 GPU) is below the GPU floor" in run.stderr
     )
+    assert (
+        "Pulumi.legacy-t4.yaml: exemptions[0].expires: the exemption of gpu-size-minimum for aks-t4 (owner "
+        "ml-platform@contoso.com) expired on 2027-01-15, so it no longer waives gpuPools[1] (t4), which "
+        "gpu-size-minimum refuses (gpuPools[1].vmSize); allowed: fix the pool, or renew the exemption with a new "
+        "reason and an expiry date in the future\n"
+    ) in run.stderr
+    assert "(2 problems;" in run.stderr
+    comment = EXAMPLE.read_text(encoding="utf-8")
+    assert "`preflight` exits 2" in comment and "exits 1" not in comment

@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from rules.exemptions import (
+    EXEMPTIONS_KEY,
+    MAX_DAYS_KEY,
     Exemption,
+    closest_name,
     entry_findings,
     exemption_for,
+    lapsed_notes,
     matches_resource,
     matches_type_and_name,
+    max_days_findings,
     parse_entries,
+    refused_note,
+    resolve_max_days,
     unmatched,
+    with_notes,
 )
 
 TODAY = date(2026, 11, 30)
@@ -129,3 +138,62 @@ def test_the_maximum_is_configurable() -> None:
 def test_an_exemption_that_matches_no_resource_is_found() -> None:
     good, _ = parse_entries([entry(), entry(resource="aks-gone")], today=TODAY)
     assert unmatched(good, [POOL_URN, OTHER_URN]) == [1]
+
+
+@pytest.mark.parametrize(
+    ("value", "days"),
+    [(None, 180), (30, 30), (1, 1), (0, 180), (-5, 180), (True, 180), ("90", 180), (90.0, 180)],
+)
+def test_max_days_resolves_in_one_place(value: Any, days: int) -> None:
+    """``exemptionMaxDays``: its value when valid, else the default (the refusal is reported by the caller)."""
+    assert resolve_max_days(value) == days
+    assert (max_days_findings(value) == []) == (value is None or days == value)
+
+
+def test_the_keys_are_defined_once_in_the_rules() -> None:
+    """Issue 39: the stack config, the preflight, the pack and the pack-config writer use the rules' keys (no layer
+    spells ``exemptions`` / ``exemptionMaxDays`` as its own constant or resolves the maximum itself)."""
+    assert (EXEMPTIONS_KEY, MAX_DAYS_KEY) == ("exemptions", "exemptionMaxDays")
+    repo = Path(__file__).resolve().parents[2]
+    for rel in (
+        "stack_config/exemptions.py",
+        "preflight/exemptions.py",
+        "policies/_exemptions.py",
+        "preflight/pack_config.py",
+        "composition/wiring.py",
+        "exports/azure_policy.py",
+        "components/azure_policy.py",
+    ):
+        text = (repo / rel).read_text(encoding="utf-8")
+        assert '"exemptionMaxDays"' not in text and '= "exemptions"' not in text, rel
+        assert "DEFAULT_MAX_DAYS" not in text, rel  # the maximum is resolved by resolve_max_days only
+
+
+def test_an_expired_exemption_is_named_on_the_violation_it_no_longer_waives() -> None:
+    (e,) = parse_entries([entry()], today=TODAY)[0]
+    assert lapsed_notes([e], "gpu-size-minimum", POOL_URN, TODAY) == []  # still applies
+    notes = lapsed_notes([e], "gpu-size-minimum", POOL_URN, date(2027, 1, 15))
+    assert notes == [
+        "the exemption of gpu-size-minimum for aks-legacy (owner ml-platform@contoso.com) expired on 2027-01-15: from "
+        "that day it no longer waives this violation; fix the resource or renew the exemption with a new reason and "
+        "expiry date"
+    ]
+    assert lapsed_notes([e], "gpu-size-minimum", OTHER_URN, date(2027, 1, 15)) == []  # another resource
+    assert lapsed_notes([e], "gpu-size-known", POOL_URN, date(2027, 1, 15)) == []  # another policy
+    assert with_notes("below the GPU floor.", notes) == f"below the GPU floor. [{notes[0]}]"
+    assert with_notes("below the GPU floor.", []) == "below the GPU floor."
+
+
+def test_a_refused_entry_is_named_with_its_date_and_why() -> None:
+    value = entry(expires="2027-09-01")
+    found = entry_findings(value, today=TODAY)
+    assert refused_note(value, found) == (
+        "the exemption of gpu-size-minimum for aks-legacy (expires 2027-09-01) is not valid, so it waives nothing: "
+        "expires: 2027-09-01 is 275 days ahead; allowed: at most 180 days ahead (on or before 2027-05-29); renew it "
+        "when it runs out"
+    )
+
+
+def test_the_closest_name_is_offered() -> None:
+    assert closest_name("aks-t5", ["aks-a100", "aks-t4", "aks-cluster"]) == "aks-t4"
+    assert closest_name("databricks", ["aks-a100", "aks-t4"]) is None
