@@ -23,10 +23,15 @@ import pytest
 
 from component_package.args import pool_spec
 from components.gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
+from components.nap_pool import NapGpuPool, NapGpuPoolArgs
 from components.pool_scheduling import GpuSharing
+from composition.wiring import platform_tags
+from rules.karpenter import resolve_sizes
 from stack_config import GpuPoolConfig, StackConfig, validate_stack_config
+from stack_config.nap import GpuNodePoolConfig
 from stack_config.specs import gpu_pool, pool_device_plugin, pool_gpu_operator
 from tests.components.harness import AGENT_POOL, NAMESPACE, Run, run_program, run_stack, stack_config
+from tests.conftest import TODAY
 
 STACKS = ("dev", "staging", "prod")
 WIRED_BY_THE_CLUSTER = ("resourceGroupName", "resourceName")
@@ -180,3 +185,116 @@ def test_every_pool_key_of_a_stack_file_is_a_spec_field() -> None:
     from stack_config.specs import snake
 
     assert {snake(k) for k in GpuPoolConfig.model_fields} - AKS_GPU_POOL_FIELDS == {"driver"}
+
+
+# ------------------------------------------------------------------------------------------- NAP GPU NodePools
+
+NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+NODE_CLASS = "kubernetes:karpenter.azure.com/v1beta1:AKSNodeClass"
+
+
+@dataclass(frozen=True)
+class ShippedNapPool:
+    stack: str
+    cfg: StackConfig
+    pool: GpuNodePoolConfig
+
+    @property
+    def id(self) -> str:
+        return f"{self.stack}-{self.pool.name}"
+
+    def cluster_given(self) -> dict[str, Any]:
+        """What the cluster gives the NodePool: its region, Kubernetes version, the platform's tags."""
+        return {
+            "location": self.cfg.location,
+            "kubernetes_version": self.cfg.cluster.kubernetesVersion,
+            "tags": {**platform_tags(self.cfg), "gpu-node-pool": self.pool.name},
+            "kaito_addon": self.cfg.kaito_addon,
+            "gpu_floor": self.cfg.gpu_floor,
+        }
+
+    def python(self) -> NapGpuPoolArgs:
+        p = self.pool
+        written = p.model_fields_set
+        kwargs: dict[str, Any] = {
+            "name": p.name,
+            "sizes": tuple(resolve_sizes(p.sizes, p.series, p.gpuModels, floor=self.cfg.gpu_floor, today=TODAY)[0]),
+            "gpu_limit": p.limits.gpus,
+            **self.cluster_given(),
+        }
+        for key in ("capacityTypes", "zones", "taints"):
+            if key in written:
+                kwargs[_snake(key)] = tuple(getattr(p, key))
+        for key in ("labels", "imageFamily", "osDiskSizeGB", "expireAfter", "weight"):
+            if key in written:
+                kwargs[{"osDiskSizeGB": "os_disk_size_gb"}.get(key, _snake(key))] = getattr(p, key)
+        if p.driver is not None:
+            kwargs["driver_skipped"] = p.driver == "operator"
+        if p.sharing is not None and p.sharing.mode != "none":
+            kwargs["sharing"] = GpuSharing(p.sharing.mode, p.sharing.replicas, p.sharing.rename_by_default)
+        d = p.disruption
+        kwargs |= {"consolidation_policy": d.consolidationPolicy, "consolidate_after": d.consolidateAfter}
+        return NapGpuPoolArgs(
+            **kwargs, gpu_operator=pool_gpu_operator(self.cfg), device_plugin=pool_device_plugin(self.cfg)
+        )
+
+    def package(self) -> dict[str, Any]:
+        p = self.pool
+        written = p.model_fields_set
+        args: dict[str, Any] = {"kubeconfig": "k", "pool_name": p.name, "gpu_limit": p.limits.gpus}
+        args |= self.cluster_given()
+        del args["kubernetes_version"]  # a standalone NodePool: the package takes no cluster version
+        for key in ("sizes", "series", "gpuModels", "capacityTypes", "zones", "taints", "labels", "imageFamily"):
+            if key in written:
+                args[_snake(key)] = getattr(p, key)
+        if p.driver is not None:
+            args["driver"] = p.driver
+        if p.sharing is not None and p.sharing.mode != "none":
+            args["sharing"] = {"mode": p.sharing.mode, "replicas": p.sharing.replicas}
+        d = p.disruption
+        args["disruption"] = {"consolidation_policy": d.consolidationPolicy, "consolidate_after": d.consolidateAfter}
+        operator = pool_gpu_operator(self.cfg)
+        if operator is not None:
+            args["gpu_operator"] = {"installs_driver": operator.installs_driver, "version": operator.version}
+        return args
+
+
+SHIPPED_NAP = [
+    ShippedNapPool(p.stack, p.cfg, nap) for p in {s.stack: s for s in SHIPPED}.values() for nap in p.cfg.gpuNodePools
+]
+
+
+@pytest.fixture(scope="module")
+def nap_api_runs() -> Run:
+    """Every shipped NodePool from Python (``py-<stack>-<pool>``) and from the package's inputs (``pkg-...``)."""
+    import pulumi_kubernetes as k8s
+
+    from component_package.nap_gpu_pool import NapGpuPool as PackageNapGpuPool
+
+    def program() -> None:
+        for shipped in SHIPPED_NAP:
+            provider = k8s.Provider(f"k8s-{shipped.id}", kubeconfig="k")
+            NapGpuPool(f"py-{shipped.id}", shipped.python(), provider=provider)
+            PackageNapGpuPool(f"pkg-{shipped.id}", shipped.package())  # type: ignore[arg-type]
+
+    run = run_program(program, config={})
+    assert run.error is None, run.error
+    return run
+
+
+def test_the_shipped_nap_pools() -> None:
+    assert [p.id for p in SHIPPED_NAP] == ["staging-infer"]
+
+
+@pytest.mark.parametrize("shipped", SHIPPED_NAP, ids=[p.id for p in SHIPPED_NAP])
+@pytest.mark.parametrize("kind", [NODE_POOL, NODE_CLASS])
+def test_a_shipped_nap_pool_sends_the_same_inputs_whichever_door_it_comes_in_by(
+    shipped: ShippedNapPool, kind: str, stack_runs: dict[str, Run], nap_api_runs: Run
+) -> None:
+    def inputs(run: Run, prefix: str) -> dict[str, Any]:
+        [record] = [r for r in run.of_type(kind) if r.name.startswith(f"{prefix}-")]
+        return record.inputs
+
+    from_stack = inputs(stack_runs[shipped.stack], f"nap-{shipped.pool.name}")
+    assert inputs(nap_api_runs, f"py-{shipped.id}") == from_stack
+    assert inputs(nap_api_runs, f"pkg-{shipped.id}") == from_stack
