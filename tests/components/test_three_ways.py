@@ -1,4 +1,5 @@
-"""Same input, same resources: every shipped GPU pool built three ways sends the same inputs.
+"""Same input, same resources: every shipped GPU pool, NAP NodePool, KAITO workspace and Databricks cluster built
+three ways sends the same inputs.
 
 Each ``gpuPools`` entry of ``stacks/Pulumi.{dev,staging,prod}.yaml`` is built
 
@@ -11,6 +12,10 @@ at host, max pods, taints, labels, driver, counts, OS SKU. Only the keys the sta
 default comes from the pool's spec (:mod:`rules.specs`). What the cluster gives its pools (the GPU operator or device
 plugin it runs, the KAITO add-on, its Kubernetes version, tags, the Azure name) is passed the way each door takes it.
 The three stack runs are shared; the Python and package pools of all stacks register in one program.
+
+The same for ``gpuNodePools`` (NodePool and AKSNodeClass inputs), ``kaito.workspaces`` (the Workspace) and
+``databricks.clusters`` (the cluster request; a stack file's ``workload``/``tasksPerGpu`` are written as the request
+fields they stand for, and the cluster policy's id, which the package's cluster does not take, is left out).
 """
 
 from __future__ import annotations
@@ -28,9 +33,20 @@ from components.pool_scheduling import GpuSharing
 from composition.wiring import platform_tags
 from rules.karpenter import resolve_sizes
 from stack_config import GpuPoolConfig, StackConfig, validate_stack_config
+from stack_config.databricks import DatabricksClusterConfig
+from stack_config.kaito import KaitoWorkspaceConfig
 from stack_config.nap import GpuNodePoolConfig
 from stack_config.specs import gpu_pool, pool_device_plugin, pool_gpu_operator
-from tests.components.harness import AGENT_POOL, NAMESPACE, Run, run_program, run_stack, stack_config
+from tests.components.harness import (
+    AGENT_POOL,
+    DATABRICKS_CLUSTER,
+    KAITO_WORKSPACE,
+    NAMESPACE,
+    Run,
+    run_program,
+    run_stack,
+    stack_config,
+)
 from tests.conftest import TODAY
 
 STACKS = ("dev", "staging", "prod")
@@ -298,3 +314,177 @@ def test_a_shipped_nap_pool_sends_the_same_inputs_whichever_door_it_comes_in_by(
     from_stack = inputs(stack_runs[shipped.stack], f"nap-{shipped.pool.name}")
     assert inputs(nap_api_runs, f"py-{shipped.id}") == from_stack
     assert inputs(nap_api_runs, f"pkg-{shipped.id}") == from_stack
+
+
+# ------------------------------------------------------------------------------------------- KAITO workspaces
+
+
+@dataclass(frozen=True)
+class ShippedWorkspace:
+    stack: str
+    cfg: StackConfig
+    ws: KaitoWorkspaceConfig
+
+    @property
+    def id(self) -> str:
+        return f"{self.stack}-{self.ws.name}"
+
+    def python(self) -> dict[str, Any]:
+        """The Args' fields: the workspace's keys (``match_labels`` written out: the Args and the package require it)
+        and what the cluster gives it (its version and add-on)."""
+        ws = self.ws
+        out: dict[str, Any] = {
+            "workspace_name": ws.name,
+            "preset": ws.preset,
+            "instance_type": ws.instanceType,
+            "match_labels": ws.match_labels,
+            "kubernetes_version": self.cfg.cluster.kubernetesVersion,
+            "addon_enabled": self.cfg.kaito_addon,
+            "gpu_floor": self.cfg.gpu_floor,
+        }
+        for key in ("count", "namespace", "modelAccessSecret", "modelAccessTokenConfig"):
+            if key in ws.model_fields_set:
+                out[_snake(key)] = getattr(ws, key)
+        return out
+
+
+SHIPPED_WORKSPACES = [
+    ShippedWorkspace(p.stack, p.cfg, ws)
+    for p in {s.stack: s for s in SHIPPED}.values()
+    for ws in p.cfg.kaito.workspaces
+]
+
+
+@pytest.fixture(scope="module")
+def kaito_api_runs() -> Run:
+    import pulumi_kubernetes as k8s
+
+    from component_package.kaito_workspace import KaitoWorkspace as PackageKaitoWorkspace
+    from components.kaito import KaitoWorkspace, KaitoWorkspaceArgs
+
+    def program() -> None:
+        for shipped in SHIPPED_WORKSPACES:
+            provider = k8s.Provider(f"k8s-{shipped.id}", kubeconfig="k")
+            KaitoWorkspace(f"py-{shipped.id}", KaitoWorkspaceArgs(**shipped.python()), provider=provider)
+            PackageKaitoWorkspace(f"pkg-{shipped.id}", {"kubeconfig": "k", **shipped.python()})  # type: ignore[typeddict-item]
+
+    run = run_program(program, config={})
+    assert run.error is None, run.error
+    return run
+
+
+def test_the_shipped_kaito_workspaces() -> None:
+    assert [w.id for w in SHIPPED_WORKSPACES] == ["staging-phi-4-mini", "prod-phi-4", "prod-mistral-7b"]
+
+
+@pytest.mark.parametrize("shipped", SHIPPED_WORKSPACES, ids=[w.id for w in SHIPPED_WORKSPACES])
+def test_a_shipped_workspace_sends_the_same_inputs_whichever_door_it_comes_in_by(
+    shipped: ShippedWorkspace, stack_runs: dict[str, Run], kaito_api_runs: Run
+) -> None:
+    def inputs(run: Run, name: str) -> dict[str, Any]:
+        return run.by_name(name, KAITO_WORKSPACE).inputs
+
+    from_stack = inputs(stack_runs[shipped.stack], f"kaito-{shipped.ws.name}")
+    assert inputs(kaito_api_runs, f"py-{shipped.id}") == from_stack
+    assert inputs(kaito_api_runs, f"pkg-{shipped.id}") == from_stack
+
+
+# ------------------------------------------------------------------------------------------- Databricks clusters
+
+POLICY_ID = "policyId"
+"""The cluster policy a stack's clusters reference (``databricks.clusterPolicy``); the package's cluster takes none."""
+
+
+@dataclass(frozen=True)
+class ShippedDatabricksCluster:
+    stack: str
+    cfg: StackConfig
+    cluster: DatabricksClusterConfig
+
+    @property
+    def id(self) -> str:
+        return f"{self.stack}-{self.cluster.name}"
+
+    def request(self) -> dict[str, Any]:
+        """The request a stack file's keys describe (``workload``, ``tasksPerGpu`` and the runtime key become the
+        request's own fields), with the platform's tags: what a Python or package caller writes."""
+        c = self.cluster
+        out: dict[str, Any] = {
+            "cluster_name": c.name,
+            "node_type_id": c.nodeTypeId,
+            "single_user_name": c.principal,
+            "spark_version": c.api_spark_version,
+            "data_security_mode": c.data_security_mode,
+            "spark_conf": c.gpu_spark_conf(),
+            "tags": {**platform_tags(self.cfg), **c.tags},
+            "gpu_floor": self.cfg.gpu_floor,
+        }
+        for key, value in (
+            ("driver_node_type_id", c.driverNodeTypeId),
+            ("kind", c.kind),
+            ("use_ml_runtime", c.use_ml_runtime),
+            ("num_workers", c.numWorkers),
+            ("custom_image", c.customImage),
+        ):
+            if value is not None:
+                out[key] = value
+        if c.workload == "singleNode":
+            out["single_node"] = True
+        if "autoterminationMinutes" in c.model_fields_set:
+            out["autotermination_minutes"] = c.autoterminationMinutes
+        return out
+
+
+SHIPPED_DATABRICKS = [
+    ShippedDatabricksCluster(p.stack, p.cfg, c)
+    for p in {s.stack: s for s in SHIPPED}.values()
+    if p.cfg.databricks is not None
+    for c in p.cfg.databricks.clusters
+]
+
+
+@pytest.fixture(scope="module")
+def databricks_api_runs() -> Run:
+    import pulumi_databricks
+
+    from component_package.databricks_gpu_cluster import DatabricksGpuCluster as PackageCluster
+    from components.databricks import DatabricksAutoscale, DatabricksGpuCluster, DatabricksGpuClusterArgs
+
+    def program() -> None:
+        for shipped in SHIPPED_DATABRICKS:
+            request = shipped.request()
+            autoscale = shipped.cluster.autoscale
+            provider = pulumi_databricks.Provider(f"dbx-{shipped.id}", host="https://adb-1.2.azuredatabricks.net")
+            bounds = DatabricksAutoscale(autoscale.minWorkers, autoscale.maxWorkers) if autoscale is not None else None
+            args = DatabricksGpuClusterArgs(**request, autoscale=bounds)
+            DatabricksGpuCluster(f"py-{shipped.id}", args, provider=provider)
+            package: dict[str, Any] = {"workspace_url": "https://adb-1.2.azuredatabricks.net", **request}
+            if autoscale is not None:
+                package["autoscale"] = {"min_workers": autoscale.minWorkers, "max_workers": autoscale.maxWorkers}
+            PackageCluster(f"pkg-{shipped.id}", package)  # type: ignore[arg-type]
+
+    run = run_program(program, config={})
+    assert run.error is None, run.error
+    return run
+
+
+def test_the_shipped_databricks_clusters() -> None:
+    assert [c.id for c in SHIPPED_DATABRICKS] == ["prod-ml-training", "prod-batch-inference"]
+
+
+@pytest.mark.parametrize("shipped", SHIPPED_DATABRICKS, ids=[c.id for c in SHIPPED_DATABRICKS])
+def test_a_shipped_databricks_cluster_sends_the_same_inputs_whichever_door_it_comes_in_by(
+    shipped: ShippedDatabricksCluster, stack_runs: dict[str, Run], databricks_api_runs: Run
+) -> None:
+    def inputs(run: Run, prefix: str) -> dict[str, Any]:
+        [record] = [r for r in run.of_type(DATABRICKS_CLUSTER) if r.name.startswith(prefix)]
+        return {k: v for k, v in record.inputs.items() if k != POLICY_ID}
+
+    stack_run = stack_runs[shipped.stack]
+    [from_stack] = [
+        {k: v for k, v in r.inputs.items() if k != POLICY_ID}
+        for r in stack_run.of_type(DATABRICKS_CLUSTER)
+        if r.inputs.get("clusterName") == shipped.cluster.name
+    ]
+    assert inputs(databricks_api_runs, f"py-{shipped.id}") == from_stack
+    assert inputs(databricks_api_runs, f"pkg-{shipped.id}") == from_stack
