@@ -41,6 +41,7 @@ from tests.components.harness import (
     AGENT_POOL,
     DATABRICKS_CLUSTER,
     KAITO_WORKSPACE,
+    MANAGED_CLUSTER,
     NAMESPACE,
     Run,
     run_program,
@@ -105,6 +106,10 @@ class ShippedPool:
         )
 
     def package(self) -> GpuPoolSpec:
+        return pool_spec(self.package_inputs(), kaito_addon=self.cfg.kaito_addon)  # type: ignore[arg-type]
+
+    def package_inputs(self) -> dict[str, Any]:
+        """The schema's ``GpuPool`` object for the pool."""
         pool: dict[str, Any] = self.written() | self.cluster_given()
         sharing = self.pool.sharing
         if sharing is not None and sharing.mode != "none":
@@ -122,7 +127,7 @@ class ShippedPool:
         if chart is not None:
             pool["device_plugin"] = {"version": chart.version, "mig_strategy": chart.mig_strategy}
         pool["gpu_floor"] = self.cfg.gpu_floor
-        return pool_spec(pool, kaito_addon=self.cfg.kaito_addon)  # type: ignore[arg-type]
+        return pool
 
 
 def _shipped() -> list[ShippedPool]:
@@ -488,3 +493,109 @@ def test_a_shipped_databricks_cluster_sends_the_same_inputs_whichever_door_it_co
     ]
     assert inputs(databricks_api_runs, f"py-{shipped.id}") == from_stack
     assert inputs(databricks_api_runs, f"pkg-{shipped.id}") == from_stack
+
+
+# ------------------------------------------------------------------------------------------- AKS clusters
+
+
+def _cluster_written(stack: str) -> tuple[StackConfig, dict[str, Any]]:
+    """The stack's ``cluster`` keys as the Args' fields, sections as their own field names, and what the stack as a
+    whole decides for the cluster (names, region, tags, protection, add-ons the other sections turn on)."""
+    cfg = next(p.cfg for p in SHIPPED if p.stack == stack)
+    c = cfg.cluster
+    written = c.model_fields_set
+    direct = {
+        "kubernetesVersion": "kubernetes_version",
+        "skuTier": "sku_tier",
+        "supportPlan": "support_plan",
+        "autoUpgradeChannel": "auto_upgrade_channel",
+        "nodeOsUpgradeChannel": "node_os_upgrade_channel",
+        "oidcIssuer": "oidc_issuer",
+        "workloadIdentity": "workload_identity",
+        "costAnalysis": "cost_analysis",
+    }
+    out: dict[str, Any] = {field: getattr(c, key) for key, field in direct.items() if key in written}
+    out |= {
+        "cluster_name": cfg.cluster_name,
+        "resource_group_name": cfg.resource_group_name,
+        "location": cfg.location,
+        "kubernetes_version": c.kubernetesVersion,
+        "tags": platform_tags(cfg),
+        "protect": cfg.protect,
+        "kaito_addon": cfg.kaito_addon,
+        "secrets_store": cfg.secrets_store,
+        "node_auto_provisioning": cfg.node_auto_provisioning,
+    }
+    return cfg, out
+
+
+def _section(model: Any) -> dict[str, Any]:
+    """A written section's keys in snake case (lists as given)."""
+    return {_snake(k): getattr(model, k) for k in model.model_fields_set}
+
+
+def python_cluster(stack: str) -> Any:
+    from components.aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
+    from components.pool_scheduling import POOL_LABEL
+    from rules.hardening import ApiServer
+
+    cfg, kwargs = _cluster_written(stack)
+    c = cfg.cluster
+    system = _section(c.systemPool)
+    if "zones" in system:
+        system["zones"] = tuple(system["zones"])
+    kwargs["system_pool"] = SystemPoolSpec(**system)
+    kwargs["access"] = ClusterAccess(**_section(c.access))
+    kwargs["api_server"] = ApiServer(tuple(c.apiServer.authorizedIpRanges), c.apiServer.privateCluster)
+    kwargs |= {f"network_{k}": v for k, v in _section(c.network).items()}
+    if "containerInsights" in c.monitoring.model_fields_set:
+        kwargs["container_insights"] = c.monitoring.containerInsights
+    kwargs["prometheus_node_labels"] = (POOL_LABEL,) if cfg.monitoring.enabled else None
+    kwargs["gpu_pools"] = tuple(p.python() for p in SHIPPED if p.stack == stack)
+    return AksGpuClusterArgs(**kwargs)
+
+
+def package_cluster(stack: str) -> dict[str, Any]:
+    cfg, args = _cluster_written(stack)
+    del args["secrets_store"]  # the package's cluster does not derive it from the workspaces: written below
+    c = cfg.cluster
+    args["system_pool"] = _section(c.systemPool)
+    args["access"] = _section(c.access)
+    args["api_server"] = _section(c.apiServer)
+    args |= {f"network_{k}": v for k, v in _section(c.network).items()}
+    if "containerInsights" in c.monitoring.model_fields_set:
+        args["container_insights"] = c.monitoring.containerInsights
+    if cfg.secrets_store:
+        args["secrets_store"] = True
+    if cfg.monitoring.enabled:
+        args["prometheus_node_labels"] = ["azure-gpu-platform/pool"]
+    args["gpu_pools"] = [p.package_inputs() for p in SHIPPED if p.stack == stack]
+    return args
+
+
+@pytest.fixture(scope="module")
+def cluster_api_runs() -> dict[str, Run]:
+    from component_package.aks_gpu_cluster import AksGpuCluster as PackageCluster
+    from components.aks_cluster import AksGpuCluster
+
+    runs: dict[str, Run] = {}
+    for stack in STACKS:  # one program per stack: each registers its resource group and role assignments
+
+        def program(stack: str = stack) -> None:
+            # Named as the platform names its cluster: the mock ids of its children (the log workspace) carry the name.
+            AksGpuCluster("aks", python_cluster(stack))
+            PackageCluster("aks", package_cluster(stack))  # type: ignore[arg-type]
+
+        runs[stack] = run_program(program, config={}, stack=stack)
+        assert runs[stack].error is None, runs[stack].error
+    return runs
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_a_shipped_cluster_sends_the_same_inputs_whichever_door_it_comes_in_by(
+    stack: str, stack_runs: dict[str, Run], cluster_api_runs: dict[str, Run]
+) -> None:
+    from_stack = stack_runs[stack].by_name("aks-cluster", MANAGED_CLUSTER).inputs
+    by_door = {"index:AksGpuCluster" in r.urn: r.inputs for r in cluster_api_runs[stack].of_type(MANAGED_CLUSTER)}
+    assert by_door[False] == from_stack  # Python
+    assert by_door[True] == from_stack  # the package
