@@ -54,7 +54,6 @@ from ..node_stack import (
     KAITO_SAFE_TAINT,
     NodeStack,
     Sharing,
-    pool_node_stack,
 )
 from ..sizes import DEFAULT_FLOOR
 from .pool_software import MigStrategy, PoolDevicePlugin, PoolGpuOperator
@@ -178,20 +177,7 @@ class AksGpuPool:
     def node_stack(self, size: GpuSize) -> NodeStack:
         """The software stack of the pool's nodes (:mod:`rules.node_stack`): which device plugins land on them and
         what they advertise."""
-        return pool_node_stack(
-            self.name,
-            os=self.os,
-            gpus=int(size.gpu_count),
-            whole_gpu_memory_gib=size.whole_gpu_memory_gib,
-            taints=self.node_taints,
-            spot=self.spot,
-            sharing=self.sharing,
-            driver_skipped=self.skips_driver,
-            mig_profile=self.mig_profile,
-            manager=self.manager,
-            mig_strategy=self.mig_strategy,
-            kaito_addon=self.kaito_addon,
-        )
+        return self.checklist.node_stack(size)
 
     @property
     def checklist(self) -> AksGpuPoolFacts:
