@@ -21,11 +21,8 @@ from component_package.inputs import ApiServerAccess, ClusterAccess, GpuPool, Sy
 from component_package.outputs import GpuPoolInfo
 from component_package.package import PACKAGE_NAME
 from components import aks_cluster, gpu_node_pool
-from gpu_catalog.node_disks import node_disks
 from rules.hardening import (
     ApiServer,
-    default_encryption_at_host,
-    default_os_disk_type,
 )
 
 
@@ -87,6 +84,11 @@ class AksGpuClusterArgs(TypedDict):
     """The Key Vault Secrets Store CSI add-on with secret rotation."""
     secret_rotation_poll_interval: NotRequired[str]
     """Default `2m`."""
+    node_auto_provisioning: NotRequired[bool]
+    """Node auto-provisioning (`nodeProvisioningProfile.mode: Auto`), for `NapGpuPool` NodePools; default false."""
+    prometheus_node_labels: NotRequired[list[str]]
+    """Azure Monitor managed Prometheus on, with these node label keys in kube-state-metrics' `kube_node_labels`
+    (e.g. `azure-gpu-platform/pool`); default: off."""
 
 
 class AksGpuCluster(pulumi.ComponentResource):
@@ -150,7 +152,11 @@ def _cluster_kwargs(args: AksGpuClusterArgs, specs: list[gpu_node_pool.GpuPoolSp
         "log_analytics_workspace_id",
         "secrets_store",
         "secret_rotation_poll_interval",
+        "node_auto_provisioning",
     )
+    labels = args.get("prometheus_node_labels")
+    if labels is not None:
+        kwargs["prometheus_node_labels"] = tuple(labels)
     api = args.get("api_server")
     if api is not None:
         kwargs["api_server"] = ApiServer(
@@ -163,9 +169,6 @@ def _cluster_kwargs(args: AksGpuClusterArgs, specs: list[gpu_node_pool.GpuPoolSp
     zones = system.get("zones")
     if zones is not None:
         sp["zones"] = tuple(zones)
-    disks = node_disks(str(sp.get("vm_size", aks_cluster.SystemPoolSpec.vm_size)))
-    sp.setdefault("encryption_at_host", default_encryption_at_host(disks))
-    sp.setdefault("os_disk_type", default_os_disk_type(disks))
     kwargs["system_pool"] = aks_cluster.SystemPoolSpec(**sp)
     access = args.get("access")
     if access is not None:

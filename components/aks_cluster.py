@@ -71,6 +71,8 @@ from rules.hardening import (
     api_server_access,
     api_server_open,
     container_insights_off,
+    default_encryption_at_host,
+    default_os_disk_type,
     encryption_at_host_off,
     encryption_at_host_unverified,
     network_policy,
@@ -120,14 +122,23 @@ class SystemPoolSpec:
     os_sku: str = "AzureLinux"
     only_critical_addons: bool = False
     """Taint the pool ``CriticalAddonsOnly=true:NoSchedule``."""
-    encryption_at_host: bool = False
-    """Needs the subscription feature ``Microsoft.Compute/EncryptionAtHost``."""
-    os_disk_type: str = "Managed"
-    """``Ephemeral`` or ``Managed``; the OS disk is :data:`rules.hardening.DEFAULT_OS_DISK_GIB` GiB."""
+    encryption_at_host: bool | None = None
+    """Needs the subscription feature ``Microsoft.Compute/EncryptionAtHost``. ``None``: on where the size's support is
+    sourced (:func:`rules.hardening.default_encryption_at_host`), as a stack file's system pool."""
+    os_disk_type: str | None = None
+    """``Ephemeral`` or ``Managed``; the OS disk is :data:`rules.hardening.DEFAULT_OS_DISK_GIB` GiB. ``None``:
+    ``Ephemeral`` where the size's temp disk holds it (:func:`rules.hardening.default_os_disk_type`)."""
     max_pods: int = DEFAULT_MAX_PODS
     vnet_subnet_id: str | None = None
     pod_subnet_id: str | None = None
     upgrade: UpgradeSettings | None = None
+
+    def __post_init__(self) -> None:
+        disks = node_disks(self.vm_size)
+        if self.encryption_at_host is None:
+            object.__setattr__(self, "encryption_at_host", default_encryption_at_host(disks))
+        if self.os_disk_type is None:
+            object.__setattr__(self, "os_disk_type", default_os_disk_type(disks))
 
 
 @dataclass(frozen=True)
@@ -297,7 +308,7 @@ def advisory_findings(args: AksGpuClusterArgs) -> list[Finding]:
         *api_server_open(args.api_server),
         *network_policy_off(args.network_policy),
         *container_insights_off(args.container_insights),
-        *encryption_at_host_unverified(sp.vm_size, node_disks(sp.vm_size), sp.encryption_at_host),
+        *encryption_at_host_unverified(sp.vm_size, node_disks(sp.vm_size), bool(sp.encryption_at_host)),
         *encryption_at_host_off(
             [
                 *([SYSTEM_POOL_NAME] if not sp.encryption_at_host else []),

@@ -216,7 +216,7 @@ class DatabricksGpuClusterArgs:
     """A GPU ML runtime key; with ``kind``, the DBR release (and ``use_ml_runtime``); with a custom image, a standard
     runtime."""
     driver_node_type_id: str | None = None
-    """``None``: the workers' node type."""
+    """``None``: the workers' node type (resolved when the Args are built, and sent)."""
     kind: str | None = None
     """``CLASSIC_PREVIEW``: the request shape of group-dedicated compute."""
     use_ml_runtime: bool | None = None
@@ -239,6 +239,8 @@ class DatabricksGpuClusterArgs:
     :func:`gpu_catalog.clock.today`, read once when the Args are built."""
 
     def __post_init__(self) -> None:
+        if self.driver_node_type_id is None:  # the workers' node type, sent as a stack file's cluster sends it
+            object.__setattr__(self, "driver_node_type_id", self.node_type_id)
         refuse_findings(CLUSTER_COMPONENT, self.cluster_name, cluster_findings(self), _CLUSTER_FIELDS)
 
     @property
@@ -246,7 +248,8 @@ class DatabricksGpuClusterArgs:
         """The request as the Databricks rules (and the policy pack) see it."""
         return DatabricksCluster(
             node_type=self.node_type_id,
-            driver_node_type=self.driver_node_type_id,
+            # the workers' own node type, checked once, on node_type_id
+            driver_node_type=None if self.driver_node_type_id == self.node_type_id else self.driver_node_type_id,
             declared_gpu=True,
             spark_version=self.spark_version,
             use_ml_runtime=bool(self.use_ml_runtime),

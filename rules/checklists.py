@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
-from gpu_catalog import default_catalog
+from gpu_catalog import GpuSize, default_catalog
 from gpu_catalog.karpenter import load_karpenter_facts
 from gpu_catalog.node_disks import node_disks
 from gpu_catalog.problems import key_path
@@ -62,7 +62,7 @@ from .karpenter import GPU_RESOURCE, gpu_nodepool_limits, resolve_sizes
 from .kube_names import label_value_problem, node_label_key_problem
 from .lifecycle import check_operator_platform
 from .node_os import image_family_problem, size_os_problem
-from .node_stack import KAITO_ADDON, Sharing, node_stack_findings, pool_node_stack
+from .node_stack import KAITO_ADDON, NodeStack, Sharing, node_stack_findings, pool_node_stack
 from .sizes import DEFAULT_FLOOR, check_amd_features, check_gpu_size, check_is_gpu_size, check_mig_profile
 
 
@@ -108,6 +108,24 @@ class AksGpuPoolFacts:
     def operator_manages(self) -> bool:
         """The GPU operator manages every Linux GPU pool of a cluster it runs on."""
         return self.operator is not None and self.os == "Linux"
+
+    def node_stack(self, size: GpuSize) -> NodeStack:
+        """The software stack of the pool's nodes of ``size`` (:mod:`rules.node_stack`): which device plugins land on
+        them and what they advertise."""
+        return pool_node_stack(
+            self.name,
+            os=self.os,
+            gpus=int(size.gpu_count),
+            whole_gpu_memory_gib=size.whole_gpu_memory_gib,
+            taints=self.taints,
+            spot=self.spot,
+            sharing=self.sharing,
+            driver_skipped=self.driver_skipped,
+            mig_profile=self.mig_profile,
+            manager=self.manager,
+            mig_strategy=self.mig_strategy,
+            kaito_addon=self.kaito_addon,
+        )
 
     @property
     def facts(self) -> GpuPool:
@@ -181,20 +199,7 @@ def aks_gpu_pool(pool: AksGpuPoolFacts, *, today: date) -> list[Finding]:
     )
     size = default_catalog().lookup(pool.vm_size)
     if size is not None and mig is None and not taint_findings:
-        stack = pool_node_stack(
-            pool.name,
-            os=pool.os,
-            gpus=int(size.gpu_count),
-            whole_gpu_memory_gib=size.whole_gpu_memory_gib,
-            taints=pool.taints,
-            spot=pool.spot,
-            sharing=pool.sharing,
-            driver_skipped=pool.driver_skipped,
-            mig_profile=pool.mig_profile,
-            manager=pool.manager,
-            mig_strategy=pool.mig_strategy,
-            kaito_addon=pool.kaito_addon,
-        )
+        stack = pool.node_stack(size)
         where = "taints" if any(p.plugin == KAITO_ADDON for p in stack.plugins) else ""
         found += [Finding(where or f.field, f.message) for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
     return found

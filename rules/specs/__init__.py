@@ -11,7 +11,7 @@ the same pool, written three ways, sends the same inputs (``tests/components/tes
 
 from __future__ import annotations
 
-from .aks_gpu_pool import AKS_GPU_POOL_FIELDS, AksGpuPool
+from .aks_gpu_pool import AKS_GPU_POOL_FIELDS, AksGpuPool, pool_defaults
 from .pool_software import PoolDevicePlugin, PoolGpuOperator
 
-__all__ = ["AKS_GPU_POOL_FIELDS", "AksGpuPool", "PoolDevicePlugin", "PoolGpuOperator"]
+__all__ = ["AKS_GPU_POOL_FIELDS", "AksGpuPool", "PoolDevicePlugin", "PoolGpuOperator", "pool_defaults"]

@@ -55,7 +55,6 @@ from ..node_stack import (
     KAITO_SAFE_TAINT,
     NodeStack,
     Sharing,
-    pool_node_stack,
 )
 from ..sizes import DEFAULT_FLOOR
 from .pool_software import MigStrategy, PoolDevicePlugin, PoolGpuOperator
@@ -187,20 +186,7 @@ class AksGpuPool:
     def node_stack(self, size: GpuSize) -> NodeStack:
         """The software stack of the pool's nodes (:mod:`rules.node_stack`): which device plugins land on them and
         what they advertise."""
-        return pool_node_stack(
-            self.name,
-            os=self.os,
-            gpus=int(size.gpu_count),
-            whole_gpu_memory_gib=size.whole_gpu_memory_gib,
-            taints=self.node_taints,
-            spot=self.spot,
-            sharing=self.sharing,
-            driver_skipped=self.skips_driver,
-            mig_profile=self.mig_profile,
-            manager=self.manager,
-            mig_strategy=self.mig_strategy,
-            kaito_addon=self.kaito_addon,
-        )
+        return self.checklist.node_stack(size)
 
     @property
     def checklist(self) -> AksGpuPoolFacts:
@@ -293,6 +279,14 @@ class AksGpuPool:
         return [Finding("osSku" if self.os_sku not in facts.os_images else "gpuOperator", problem)]
 
 
+def pool_defaults(operator: PoolGpuOperator | None, os: str, kaito_addon: bool) -> tuple[bool, tuple[str, ...]]:
+    """The driver and taint defaults every GPU pool shares (an agent pool, a NAP NodePool): the driver is skipped on
+    a Linux pool of a cluster whose GPU operator installs drivers; the taint is the GPU taint, or on a cluster with the
+    KAITO add-on a key its device plugin does not tolerate."""
+    skipped = operator is not None and operator.installs_driver and os == "Linux"
+    return skipped, (KAITO_SAFE_TAINT if kaito_addon else DEFAULT_GPU_TAINT,)
+
+
 AKS_GPU_POOL_FIELDS: frozenset[str] = frozenset(f.name for f in fields(AksGpuPool))
 """The spec's field names: a door maps its keys onto them (a stack file's ``osDiskType`` is ``os_disk_type``)."""
 
@@ -308,16 +302,16 @@ def _defaults(pool: AksGpuPool) -> dict[str, object]:
         out["mig_profile"] = canonical_mig_profile(pool.mig_profile) or pool.mig_profile
     if pool.os_sku is None:
         out["os_sku"] = DEFAULT_OS_SKU.get(pool.os, DEFAULT_OS_SKU["Linux"])
+    driver, taints = pool_defaults(pool.gpu_operator, pool.os, pool.kaito_addon)
     if pool.driver_skipped is None:
-        op = pool.gpu_operator
-        out["driver_skipped"] = op is not None and op.installs_driver and pool.os == "Linux"
+        out["driver_skipped"] = driver
     autoscaling = pool.max_count is not None
     min_count = pool.min_count if pool.min_count is not None or not autoscaling else 1
     out["min_count"] = min_count
     if pool.count is None:
         out["count"] = (min_count or 0) if autoscaling else 1
     if pool.taints is None:
-        out["taints"] = (KAITO_SAFE_TAINT if pool.kaito_addon else DEFAULT_GPU_TAINT,)
+        out["taints"] = taints
     if pool.max_pods is None:
         out["max_pods"] = WINDOWS_MAX_PODS if pool.os == "Windows" else DEFAULT_MAX_PODS
     disks = node_disks(pool.vm_size)

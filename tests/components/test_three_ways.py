@@ -1,4 +1,5 @@
-"""Same input, same resources: every shipped GPU pool built three ways sends the same inputs.
+"""Same input, same resources: every shipped GPU pool, NAP NodePool, KAITO workspace and Databricks cluster built
+three ways sends the same inputs.
 
 Each ``gpuPools`` entry of ``stacks/Pulumi.{dev,staging,prod}.yaml`` is built
 
@@ -11,6 +12,10 @@ at host, max pods, taints, labels, driver, counts, OS SKU. Only the keys the sta
 default comes from the pool's spec (:mod:`rules.specs`). What the cluster gives its pools (the GPU operator or device
 plugin it runs, the KAITO add-on, its Kubernetes version, tags, the Azure name) is passed the way each door takes it.
 The three stack runs are shared; the Python and package pools of all stacks register in one program.
+
+The same for ``gpuNodePools`` (NodePool and AKSNodeClass inputs), ``kaito.workspaces`` (the Workspace) and
+``databricks.clusters`` (the cluster request; a stack file's ``workload``/``tasksPerGpu`` are written as the request
+fields they stand for, and the cluster policy's id, which the package's cluster does not take, is left out).
 """
 
 from __future__ import annotations
@@ -23,10 +28,27 @@ import pytest
 
 from component_package.args import pool_spec
 from components.gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
+from components.nap_pool import NapGpuPool, NapGpuPoolArgs
 from components.pool_scheduling import GpuSharing
+from composition.wiring import platform_tags
+from rules.karpenter import resolve_sizes
 from stack_config import GpuPoolConfig, StackConfig, validate_stack_config
+from stack_config.databricks import DatabricksClusterConfig
+from stack_config.kaito import KaitoWorkspaceConfig
+from stack_config.nap import GpuNodePoolConfig
 from stack_config.specs import gpu_pool, pool_device_plugin, pool_gpu_operator
-from tests.components.harness import AGENT_POOL, NAMESPACE, Run, run_program, run_stack, stack_config
+from tests.components.harness import (
+    AGENT_POOL,
+    DATABRICKS_CLUSTER,
+    KAITO_WORKSPACE,
+    MANAGED_CLUSTER,
+    NAMESPACE,
+    Run,
+    run_program,
+    run_stack,
+    stack_config,
+)
+from tests.conftest import TODAY
 
 STACKS = ("dev", "staging", "prod")
 WIRED_BY_THE_CLUSTER = ("resourceGroupName", "resourceName")
@@ -84,6 +106,10 @@ class ShippedPool:
         )
 
     def package(self) -> GpuPoolSpec:
+        return pool_spec(self.package_inputs(), kaito_addon=self.cfg.kaito_addon)  # type: ignore[arg-type]
+
+    def package_inputs(self) -> dict[str, Any]:
+        """The schema's ``GpuPool`` object for the pool."""
         pool: dict[str, Any] = self.written() | self.cluster_given()
         sharing = self.pool.sharing
         if sharing is not None and sharing.mode != "none":
@@ -101,7 +127,7 @@ class ShippedPool:
         if chart is not None:
             pool["device_plugin"] = {"version": chart.version, "mig_strategy": chart.mig_strategy}
         pool["gpu_floor"] = self.cfg.gpu_floor
-        return pool_spec(pool, kaito_addon=self.cfg.kaito_addon)  # type: ignore[arg-type]
+        return pool
 
 
 def _shipped() -> list[ShippedPool]:
@@ -180,3 +206,396 @@ def test_every_pool_key_of_a_stack_file_is_a_spec_field() -> None:
     from stack_config.specs import snake
 
     assert {snake(k) for k in GpuPoolConfig.model_fields} - AKS_GPU_POOL_FIELDS == {"driver"}
+
+
+# ------------------------------------------------------------------------------------------- NAP GPU NodePools
+
+NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+NODE_CLASS = "kubernetes:karpenter.azure.com/v1beta1:AKSNodeClass"
+
+
+@dataclass(frozen=True)
+class ShippedNapPool:
+    stack: str
+    cfg: StackConfig
+    pool: GpuNodePoolConfig
+
+    @property
+    def id(self) -> str:
+        return f"{self.stack}-{self.pool.name}"
+
+    def cluster_given(self) -> dict[str, Any]:
+        """What the cluster gives the NodePool: its region, Kubernetes version, the platform's tags."""
+        return {
+            "location": self.cfg.location,
+            "kubernetes_version": self.cfg.cluster.kubernetesVersion,
+            "tags": {**platform_tags(self.cfg), "gpu-node-pool": self.pool.name},
+            "kaito_addon": self.cfg.kaito_addon,
+            "gpu_floor": self.cfg.gpu_floor,
+        }
+
+    def python(self) -> NapGpuPoolArgs:
+        p = self.pool
+        written = p.model_fields_set
+        kwargs: dict[str, Any] = {
+            "name": p.name,
+            "sizes": tuple(resolve_sizes(p.sizes, p.series, p.gpuModels, floor=self.cfg.gpu_floor, today=TODAY)[0]),
+            "gpu_limit": p.limits.gpus,
+            **self.cluster_given(),
+        }
+        for key in ("capacityTypes", "zones", "taints"):
+            if key in written:
+                kwargs[_snake(key)] = tuple(getattr(p, key))
+        for key in ("labels", "imageFamily", "osDiskSizeGB", "expireAfter", "weight"):
+            if key in written:
+                kwargs[{"osDiskSizeGB": "os_disk_size_gb"}.get(key, _snake(key))] = getattr(p, key)
+        if p.driver is not None:
+            kwargs["driver_skipped"] = p.driver == "operator"
+        if p.sharing is not None and p.sharing.mode != "none":
+            kwargs["sharing"] = GpuSharing(p.sharing.mode, p.sharing.replicas, p.sharing.rename_by_default)
+        d = p.disruption
+        kwargs |= {"consolidation_policy": d.consolidationPolicy, "consolidate_after": d.consolidateAfter}
+        return NapGpuPoolArgs(
+            **kwargs, gpu_operator=pool_gpu_operator(self.cfg), device_plugin=pool_device_plugin(self.cfg)
+        )
+
+    def package(self) -> dict[str, Any]:
+        p = self.pool
+        written = p.model_fields_set
+        args: dict[str, Any] = {"kubeconfig": "k", "pool_name": p.name, "gpu_limit": p.limits.gpus}
+        args |= self.cluster_given()
+        del args["kubernetes_version"]  # a standalone NodePool: the package takes no cluster version
+        for key in ("sizes", "series", "gpuModels", "capacityTypes", "zones", "taints", "labels", "imageFamily"):
+            if key in written:
+                args[_snake(key)] = getattr(p, key)
+        if p.driver is not None:
+            args["driver"] = p.driver
+        if p.sharing is not None and p.sharing.mode != "none":
+            args["sharing"] = {"mode": p.sharing.mode, "replicas": p.sharing.replicas}
+        d = p.disruption
+        args["disruption"] = {"consolidation_policy": d.consolidationPolicy, "consolidate_after": d.consolidateAfter}
+        operator = pool_gpu_operator(self.cfg)
+        if operator is not None:
+            args["gpu_operator"] = {"installs_driver": operator.installs_driver, "version": operator.version}
+        return args
+
+
+SHIPPED_NAP = [
+    ShippedNapPool(p.stack, p.cfg, nap) for p in {s.stack: s for s in SHIPPED}.values() for nap in p.cfg.gpuNodePools
+]
+
+
+@pytest.fixture(scope="module")
+def nap_api_runs() -> Run:
+    """Every shipped NodePool from Python (``py-<stack>-<pool>``) and from the package's inputs (``pkg-...``)."""
+    import pulumi_kubernetes as k8s
+
+    from component_package.nap_gpu_pool import NapGpuPool as PackageNapGpuPool
+
+    def program() -> None:
+        for shipped in SHIPPED_NAP:
+            provider = k8s.Provider(f"k8s-{shipped.id}", kubeconfig="k")
+            NapGpuPool(f"py-{shipped.id}", shipped.python(), provider=provider)
+            PackageNapGpuPool(f"pkg-{shipped.id}", shipped.package())  # type: ignore[arg-type]
+
+    run = run_program(program, config={})
+    assert run.error is None, run.error
+    return run
+
+
+def test_the_shipped_nap_pools() -> None:
+    assert [p.id for p in SHIPPED_NAP] == ["staging-infer"]
+
+
+@pytest.mark.parametrize("shipped", SHIPPED_NAP, ids=[p.id for p in SHIPPED_NAP])
+@pytest.mark.parametrize("kind", [NODE_POOL, NODE_CLASS])
+def test_a_shipped_nap_pool_sends_the_same_inputs_whichever_door_it_comes_in_by(
+    shipped: ShippedNapPool, kind: str, stack_runs: dict[str, Run], nap_api_runs: Run
+) -> None:
+    def inputs(run: Run, prefix: str) -> dict[str, Any]:
+        [record] = [r for r in run.of_type(kind) if r.name.startswith(f"{prefix}-")]
+        return record.inputs
+
+    from_stack = inputs(stack_runs[shipped.stack], f"nap-{shipped.pool.name}")
+    assert inputs(nap_api_runs, f"py-{shipped.id}") == from_stack
+    assert inputs(nap_api_runs, f"pkg-{shipped.id}") == from_stack
+
+
+# ------------------------------------------------------------------------------------------- KAITO workspaces
+
+
+@dataclass(frozen=True)
+class ShippedWorkspace:
+    stack: str
+    cfg: StackConfig
+    ws: KaitoWorkspaceConfig
+
+    @property
+    def id(self) -> str:
+        return f"{self.stack}-{self.ws.name}"
+
+    def python(self) -> dict[str, Any]:
+        """The Args' fields: the workspace's keys (``match_labels`` written out: the Args and the package require it)
+        and what the cluster gives it (its version and add-on)."""
+        ws = self.ws
+        out: dict[str, Any] = {
+            "workspace_name": ws.name,
+            "preset": ws.preset,
+            "instance_type": ws.instanceType,
+            "match_labels": ws.match_labels,
+            "kubernetes_version": self.cfg.cluster.kubernetesVersion,
+            "addon_enabled": self.cfg.kaito_addon,
+            "gpu_floor": self.cfg.gpu_floor,
+        }
+        for key in ("count", "namespace", "modelAccessSecret", "modelAccessTokenConfig"):
+            if key in ws.model_fields_set:
+                out[_snake(key)] = getattr(ws, key)
+        return out
+
+
+SHIPPED_WORKSPACES = [
+    ShippedWorkspace(p.stack, p.cfg, ws)
+    for p in {s.stack: s for s in SHIPPED}.values()
+    for ws in p.cfg.kaito.workspaces
+]
+
+
+@pytest.fixture(scope="module")
+def kaito_api_runs() -> Run:
+    import pulumi_kubernetes as k8s
+
+    from component_package.kaito_workspace import KaitoWorkspace as PackageKaitoWorkspace
+    from components.kaito import KaitoWorkspace, KaitoWorkspaceArgs
+
+    def program() -> None:
+        for shipped in SHIPPED_WORKSPACES:
+            provider = k8s.Provider(f"k8s-{shipped.id}", kubeconfig="k")
+            KaitoWorkspace(f"py-{shipped.id}", KaitoWorkspaceArgs(**shipped.python()), provider=provider)
+            PackageKaitoWorkspace(f"pkg-{shipped.id}", {"kubeconfig": "k", **shipped.python()})  # type: ignore[typeddict-item]
+
+    run = run_program(program, config={})
+    assert run.error is None, run.error
+    return run
+
+
+def test_the_shipped_kaito_workspaces() -> None:
+    assert [w.id for w in SHIPPED_WORKSPACES] == ["staging-phi-4-mini", "prod-phi-4", "prod-mistral-7b"]
+
+
+@pytest.mark.parametrize("shipped", SHIPPED_WORKSPACES, ids=[w.id for w in SHIPPED_WORKSPACES])
+def test_a_shipped_workspace_sends_the_same_inputs_whichever_door_it_comes_in_by(
+    shipped: ShippedWorkspace, stack_runs: dict[str, Run], kaito_api_runs: Run
+) -> None:
+    def inputs(run: Run, name: str) -> dict[str, Any]:
+        return run.by_name(name, KAITO_WORKSPACE).inputs
+
+    from_stack = inputs(stack_runs[shipped.stack], f"kaito-{shipped.ws.name}")
+    assert inputs(kaito_api_runs, f"py-{shipped.id}") == from_stack
+    assert inputs(kaito_api_runs, f"pkg-{shipped.id}") == from_stack
+
+
+# ------------------------------------------------------------------------------------------- Databricks clusters
+
+POLICY_ID = "policyId"
+"""The cluster policy a stack's clusters reference (``databricks.clusterPolicy``); the package's cluster takes none."""
+
+
+@dataclass(frozen=True)
+class ShippedDatabricksCluster:
+    stack: str
+    cfg: StackConfig
+    cluster: DatabricksClusterConfig
+
+    @property
+    def id(self) -> str:
+        return f"{self.stack}-{self.cluster.name}"
+
+    def request(self) -> dict[str, Any]:
+        """The request a stack file's keys describe (``workload``, ``tasksPerGpu`` and the runtime key become the
+        request's own fields), with the platform's tags: what a Python or package caller writes."""
+        c = self.cluster
+        out: dict[str, Any] = {
+            "cluster_name": c.name,
+            "node_type_id": c.nodeTypeId,
+            "single_user_name": c.principal,
+            "spark_version": c.api_spark_version,
+            "data_security_mode": c.data_security_mode,
+            "spark_conf": c.gpu_spark_conf(),
+            "tags": {**platform_tags(self.cfg), **c.tags},
+            "gpu_floor": self.cfg.gpu_floor,
+        }
+        for key, value in (
+            ("driver_node_type_id", c.driverNodeTypeId),
+            ("kind", c.kind),
+            ("use_ml_runtime", c.use_ml_runtime),
+            ("num_workers", c.numWorkers),
+            ("custom_image", c.customImage),
+        ):
+            if value is not None:
+                out[key] = value
+        if c.workload == "singleNode":
+            out["single_node"] = True
+        if "autoterminationMinutes" in c.model_fields_set:
+            out["autotermination_minutes"] = c.autoterminationMinutes
+        return out
+
+
+SHIPPED_DATABRICKS = [
+    ShippedDatabricksCluster(p.stack, p.cfg, c)
+    for p in {s.stack: s for s in SHIPPED}.values()
+    if p.cfg.databricks is not None
+    for c in p.cfg.databricks.clusters
+]
+
+
+@pytest.fixture(scope="module")
+def databricks_api_runs() -> Run:
+    import pulumi_databricks
+
+    from component_package.databricks_gpu_cluster import DatabricksGpuCluster as PackageCluster
+    from components.databricks import DatabricksAutoscale, DatabricksGpuCluster, DatabricksGpuClusterArgs
+
+    def program() -> None:
+        for shipped in SHIPPED_DATABRICKS:
+            request = shipped.request()
+            autoscale = shipped.cluster.autoscale
+            provider = pulumi_databricks.Provider(f"dbx-{shipped.id}", host="https://adb-1.2.azuredatabricks.net")
+            bounds = DatabricksAutoscale(autoscale.minWorkers, autoscale.maxWorkers) if autoscale is not None else None
+            args = DatabricksGpuClusterArgs(**request, autoscale=bounds)
+            DatabricksGpuCluster(f"py-{shipped.id}", args, provider=provider)
+            package: dict[str, Any] = {"workspace_url": "https://adb-1.2.azuredatabricks.net", **request}
+            if autoscale is not None:
+                package["autoscale"] = {"min_workers": autoscale.minWorkers, "max_workers": autoscale.maxWorkers}
+            PackageCluster(f"pkg-{shipped.id}", package)  # type: ignore[arg-type]
+
+    run = run_program(program, config={})
+    assert run.error is None, run.error
+    return run
+
+
+def test_the_shipped_databricks_clusters() -> None:
+    assert [c.id for c in SHIPPED_DATABRICKS] == ["prod-ml-training", "prod-batch-inference"]
+
+
+@pytest.mark.parametrize("shipped", SHIPPED_DATABRICKS, ids=[c.id for c in SHIPPED_DATABRICKS])
+def test_a_shipped_databricks_cluster_sends_the_same_inputs_whichever_door_it_comes_in_by(
+    shipped: ShippedDatabricksCluster, stack_runs: dict[str, Run], databricks_api_runs: Run
+) -> None:
+    def inputs(run: Run, prefix: str) -> dict[str, Any]:
+        [record] = [r for r in run.of_type(DATABRICKS_CLUSTER) if r.name.startswith(prefix)]
+        return {k: v for k, v in record.inputs.items() if k != POLICY_ID}
+
+    stack_run = stack_runs[shipped.stack]
+    [from_stack] = [
+        {k: v for k, v in r.inputs.items() if k != POLICY_ID}
+        for r in stack_run.of_type(DATABRICKS_CLUSTER)
+        if r.inputs.get("clusterName") == shipped.cluster.name
+    ]
+    assert inputs(databricks_api_runs, f"py-{shipped.id}") == from_stack
+    assert inputs(databricks_api_runs, f"pkg-{shipped.id}") == from_stack
+
+
+# ------------------------------------------------------------------------------------------- AKS clusters
+
+
+def _cluster_written(stack: str) -> tuple[StackConfig, dict[str, Any]]:
+    """The stack's ``cluster`` keys as the Args' fields, sections as their own field names, and what the stack as a
+    whole decides for the cluster (names, region, tags, protection, add-ons the other sections turn on)."""
+    cfg = next(p.cfg for p in SHIPPED if p.stack == stack)
+    c = cfg.cluster
+    written = c.model_fields_set
+    direct = {
+        "kubernetesVersion": "kubernetes_version",
+        "skuTier": "sku_tier",
+        "supportPlan": "support_plan",
+        "autoUpgradeChannel": "auto_upgrade_channel",
+        "nodeOsUpgradeChannel": "node_os_upgrade_channel",
+        "oidcIssuer": "oidc_issuer",
+        "workloadIdentity": "workload_identity",
+        "costAnalysis": "cost_analysis",
+    }
+    out: dict[str, Any] = {field: getattr(c, key) for key, field in direct.items() if key in written}
+    out |= {
+        "cluster_name": cfg.cluster_name,
+        "resource_group_name": cfg.resource_group_name,
+        "location": cfg.location,
+        "kubernetes_version": c.kubernetesVersion,
+        "tags": platform_tags(cfg),
+        "protect": cfg.protect,
+        "kaito_addon": cfg.kaito_addon,
+        "secrets_store": cfg.secrets_store,
+        "node_auto_provisioning": cfg.node_auto_provisioning,
+    }
+    return cfg, out
+
+
+def _section(model: Any) -> dict[str, Any]:
+    """A written section's keys in snake case (lists as given)."""
+    return {_snake(k): getattr(model, k) for k in model.model_fields_set}
+
+
+def python_cluster(stack: str) -> Any:
+    from components.aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
+    from components.pool_scheduling import POOL_LABEL
+    from rules.hardening import ApiServer
+
+    cfg, kwargs = _cluster_written(stack)
+    c = cfg.cluster
+    system = _section(c.systemPool)
+    if "zones" in system:
+        system["zones"] = tuple(system["zones"])
+    kwargs["system_pool"] = SystemPoolSpec(**system)
+    kwargs["access"] = ClusterAccess(**_section(c.access))
+    kwargs["api_server"] = ApiServer(tuple(c.apiServer.authorizedIpRanges), c.apiServer.privateCluster)
+    kwargs |= {f"network_{k}": v for k, v in _section(c.network).items()}
+    if "containerInsights" in c.monitoring.model_fields_set:
+        kwargs["container_insights"] = c.monitoring.containerInsights
+    kwargs["prometheus_node_labels"] = (POOL_LABEL,) if cfg.monitoring.enabled else None
+    kwargs["gpu_pools"] = tuple(p.python() for p in SHIPPED if p.stack == stack)
+    return AksGpuClusterArgs(**kwargs)
+
+
+def package_cluster(stack: str) -> dict[str, Any]:
+    cfg, args = _cluster_written(stack)
+    del args["secrets_store"]  # the package's cluster does not derive it from the workspaces: written below
+    c = cfg.cluster
+    args["system_pool"] = _section(c.systemPool)
+    args["access"] = _section(c.access)
+    args["api_server"] = _section(c.apiServer)
+    args |= {f"network_{k}": v for k, v in _section(c.network).items()}
+    if "containerInsights" in c.monitoring.model_fields_set:
+        args["container_insights"] = c.monitoring.containerInsights
+    if cfg.secrets_store:
+        args["secrets_store"] = True
+    if cfg.monitoring.enabled:
+        args["prometheus_node_labels"] = ["azure-gpu-platform/pool"]
+    args["gpu_pools"] = [p.package_inputs() for p in SHIPPED if p.stack == stack]
+    return args
+
+
+@pytest.fixture(scope="module")
+def cluster_api_runs() -> dict[str, Run]:
+    from component_package.aks_gpu_cluster import AksGpuCluster as PackageCluster
+    from components.aks_cluster import AksGpuCluster
+
+    runs: dict[str, Run] = {}
+    for stack in STACKS:  # one program per stack: each registers its resource group and role assignments
+
+        def program(stack: str = stack) -> None:
+            # Named as the platform names its cluster: the mock ids of its children (the log workspace) carry the name.
+            AksGpuCluster("aks", python_cluster(stack))
+            PackageCluster("aks", package_cluster(stack))  # type: ignore[arg-type]
+
+        runs[stack] = run_program(program, config={}, stack=stack)
+        assert runs[stack].error is None, runs[stack].error
+    return runs
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_a_shipped_cluster_sends_the_same_inputs_whichever_door_it_comes_in_by(
+    stack: str, stack_runs: dict[str, Run], cluster_api_runs: dict[str, Run]
+) -> None:
+    from_stack = stack_runs[stack].by_name("aks-cluster", MANAGED_CLUSTER).inputs
+    by_door = {"index:AksGpuCluster" in r.urn: r.inputs for r in cluster_api_runs[stack].of_type(MANAGED_CLUSTER)}
+    assert by_door[False] == from_stack  # Python
+    assert by_door[True] == from_stack  # the package
