@@ -25,6 +25,7 @@ from rules.budget import budget_shape
 from rules.checklists import AksGpuPoolFacts, NapGpuPoolFacts, aks_cluster, aks_gpu_pool, nap_gpu_pool
 from rules.hardening import ApiServer, api_server_access, network_policy, node_hardening, rotation_poll_interval
 from rules.karpenter import AgentPoolFacts, nap_agent_pools
+from rules.kube_names import chart_namespace_problem
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
 from rules.limits import ClusterScale, cluster_scale
 from rules.monitoring import (
@@ -376,6 +377,13 @@ def _device_plugin_problems(cfg: StackConfig) -> list[Problem]:
                 "otherwise). Remove devicePlugin, or set gpuOperator.enabled: false.",
             )
         )
+    for key, chart_name, namespace in (
+        ("devicePlugin.namespace", chart.name, cfg.devicePlugin.namespace),
+        ("gpuOperator.namespace", GPU_OPERATOR, cfg.gpuOperator.namespace),
+    ):
+        refused = chart_namespace_problem(chart_name, namespace)
+        if refused is not None:
+            problems.append(Problem(key, refused))
     if cfg.devicePlugin.version != chart.version:
         problems.append(
             Problem(
