@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 
 import pulumi
 from pulumi.resource import DependencyResource
-from pulumi_azure_native import authorization, containerservice, operationalinsights, resources
+from pulumi_azure_native import authorization, containerservice, monitor, operationalinsights, resources
 from pulumiverse_time import Sleep
 
 from gpu_catalog import clock
@@ -63,25 +63,34 @@ from rules.aks import (
 )
 from rules.checklists import aks_cluster
 from rules.hardening import (
+    CONTROL_PLANE_LOG_CATEGORIES,
     DEFAULT_MAX_PODS,
     DEFAULT_OS_DISK_GIB,
     DEFAULT_ROTATION_POLL,
+    IMAGE_CLEANER_DEFAULT_HOURS,
     ApiServer,
+    SshAccess,
     api_server_access,
     api_server_open,
     container_insights_off,
+    control_plane_logs_missing,
     encryption_at_host_off,
     encryption_at_host_unverified,
+    image_cleaner_interval,
+    image_cleaner_off,
     network_policy,
     network_policy_off,
     node_hardening,
+    node_ssh_enabled,
     rotation_poll_interval,
+    run_command_enabled,
 )
 from rules.karpenter import AgentPoolFacts, nap_agent_pools
 from rules.lifecycle import check_kubernetes_version
 from rules.node_stack import kaito_addon_with_nap
 from rules.upgrade import channel_owns_version, upgrade_channel_range, validated_minors, version_pin_fits_channel
 
+from .control_plane_logs import control_plane_logs
 from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
 from .validation import refuse_findings
 
@@ -114,6 +123,8 @@ class SystemPoolSpec:
     os_disk_type: str = "Managed"
     """``Ephemeral`` or ``Managed``; the OS disk is :data:`rules.hardening.DEFAULT_OS_DISK_GIB` GiB."""
     max_pods: int = DEFAULT_MAX_PODS
+    ssh_access: SshAccess | None = None
+    """``securityProfile.sshAccess``; ``None``: AKS's default (``LocalUser``, SSH on)."""
 
 
 @dataclass(frozen=True)
@@ -140,6 +151,7 @@ _FIELDS = {
     "dataplane": "network_dataplane",
     "policy": "network_policy",
     "rotationPollInterval": "secret_rotation_poll_interval",
+    "intervalHours": "image_cleaner_interval_hours",
 }
 """A rule's field → the :class:`AksGpuClusterArgs` field."""
 
@@ -195,6 +207,15 @@ class AksGpuClusterArgs:
     prometheus_node_labels: tuple[str, ...] | None = None
     """``azureMonitorProfile.metrics`` (Azure Monitor managed Prometheus, :mod:`components.monitoring`) on, with these
     node label keys added to kube-state-metrics' ``kube_node_labels``; ``None``: off."""
+    disable_run_command: bool = False
+    """``apiServerAccessProfile.disableRunCommand``: Run Command bypasses the authorized ranges (an advisory warning
+    while on; :func:`rules.hardening.run_command_enabled`)."""
+    image_cleaner: bool = False
+    """``securityProfile.imageCleaner`` on, every :attr:`image_cleaner_interval_hours`."""
+    image_cleaner_interval_hours: int = IMAGE_CLEANER_DEFAULT_HOURS
+    control_plane_logs: bool = False
+    """A diagnostic setting sending the control-plane logs (:mod:`components.control_plane_logs`) to
+    :attr:`log_analytics_workspace_id`, or to the workspace this component creates (``log-<cluster name>``)."""
 
     def __post_init__(self) -> None:
         refuse_findings(COMPONENT, self.cluster_name, cluster_findings(self), _FIELDS)
@@ -257,6 +278,7 @@ def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
         node_auto_provisioning=args.node_auto_provisioning,
     )
     found += rotation_poll_interval(args.secret_rotation_poll_interval)
+    found += image_cleaner_interval(args.image_cleaner_interval_hours) if args.image_cleaner else []
     sp = args.system_pool
     found += [
         Finding(f"system_pool.{f.field}", f.message)
@@ -269,10 +291,16 @@ def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
 
 def advisory_findings(args: AksGpuClusterArgs) -> list[Finding]:
     """What the cluster leaves open (reported as warnings, never refused): an API server open to the internet, no
-    network policy, no Container Insights, encryption at host not verifiable offline."""
+    network policy, no Container Insights, encryption at host not verifiable offline, and Microsoft's built-in AKS
+    definitions it does not satisfy (Run Command, SSH on the nodes, Image Cleaner, control-plane logs)."""
     sp = args.system_pool
+    ssh = {SYSTEM_POOL_NAME: sp.ssh_access, **{p.name: p.ssh_access for p in args.gpu_pools}}
     return [
         *api_server_open(args.api_server),
+        *run_command_enabled(args.disable_run_command),
+        *node_ssh_enabled(ssh),
+        *image_cleaner_off(args.image_cleaner),
+        *control_plane_logs_missing(CONTROL_PLANE_LOG_CATEGORIES if args.control_plane_logs else None),
         *network_policy_off(args.network_policy),
         *container_insights_off(args.container_insights),
         *encryption_at_host_unverified(sp.vm_size, node_disks(sp.vm_size), sp.encryption_at_host),
@@ -332,6 +360,9 @@ def _system_pool_profile(args: AksGpuClusterArgs) -> containerservice.ManagedClu
         os_disk_type=sp.os_disk_type,
         os_disk_size_gb=DEFAULT_OS_DISK_GIB,
         max_pods=sp.max_pods,
+        security_profile=containerservice.AgentPoolSecurityProfileArgs(ssh_access=sp.ssh_access)
+        if sp.ssh_access is not None
+        else None,
     )
 
 
@@ -358,7 +389,10 @@ class AksGpuCluster(pulumi.ComponentResource):
     resource_group: resources.ResourceGroup | None
     cluster: containerservice.ManagedCluster
     log_analytics_workspace: operationalinsights.Workspace | None
-    """The Container Insights workspace this component created (``None``: none, or one given by id)."""
+    """The Container Insights / control-plane log workspace this component created (``None``: none, or one given by
+    id)."""
+    control_plane_logs: monitor.DiagnosticSetting | None
+    """The diagnostic setting sending the control-plane logs to the workspace (``None``: off)."""
     pools: list[GpuNodePool]
     resource_group_name: pulumi.Output[str]
     cluster_name: pulumi.Output[str]
@@ -393,9 +427,17 @@ class AksGpuCluster(pulumi.ComponentResource):
 
         owned_by_channel = channel_owns_version(args.auto_upgrade_channel)
         system_pool = _system_pool_profile(args)
-        addons = _addon_profiles(args, self._log_workspace(name, args, rg_deps))
+        workspace_id = self._log_workspace(name, args, rg_deps)
+        addons = _addon_profiles(args, workspace_id)
         self.cluster = self._managed_cluster(
             name, args, system_pool=system_pool, addons=addons, rg_deps=rg_deps, owned_by_channel=owned_by_channel
+        )
+        self.control_plane_logs = (
+            control_plane_logs(
+                name, cluster_id=self.cluster.id, workspace_id=workspace_id, parent=self, depends_on=[self.cluster]
+            )
+            if args.control_plane_logs and workspace_id is not None
+            else None
         )
 
         # Known strings (not provider outputs) for names, with explicit dependencies: values stay known in a
@@ -438,7 +480,6 @@ class AksGpuCluster(pulumi.ComponentResource):
         owned_by_channel: bool,
     ) -> containerservice.ManagedCluster:
         """The ManagedCluster (Entra ID + Azure RBAC, Azure CNI Overlay, the System pool inline, GPU pools apart)."""
-        api = args.api_server
         return containerservice.ManagedCluster(
             f"{name}-cluster",
             resource_group_name=args.resource_group_name,
@@ -460,11 +501,7 @@ class AksGpuCluster(pulumi.ComponentResource):
                 admin_group_object_ids=list(args.admin_group_object_ids) or None,
             ),
             oidc_issuer_profile=containerservice.ManagedClusterOIDCIssuerProfileArgs(enabled=args.oidc_issuer),
-            security_profile=containerservice.ManagedClusterSecurityProfileArgs(
-                workload_identity=containerservice.ManagedClusterSecurityProfileWorkloadIdentityArgs(
-                    enabled=args.workload_identity
-                ),
-            ),
+            security_profile=_security_profile(args),
             auto_upgrade_profile=containerservice.ManagedClusterAutoUpgradeProfileArgs(
                 upgrade_channel=args.auto_upgrade_channel,
                 node_os_upgrade_channel=args.node_os_upgrade_channel,
@@ -476,12 +513,7 @@ class AksGpuCluster(pulumi.ComponentResource):
                 network_policy=args.network_policy,
                 load_balancer_sku="standard",
             ),
-            api_server_access_profile=containerservice.ManagedClusterAPIServerAccessProfileArgs(
-                authorized_ip_ranges=list(api.authorized_ip_ranges) or None,
-                enable_private_cluster=True if api.private_cluster else None,
-            )
-            if api.restricted
-            else None,
+            api_server_access_profile=_api_server_access_profile(args),
             addon_profiles=addons or None,
             metrics_profile=containerservice.ManagedClusterMetricsProfileArgs(
                 cost_analysis=containerservice.ManagedClusterCostAnalysisArgs(enabled=True)
@@ -510,10 +542,11 @@ class AksGpuCluster(pulumi.ComponentResource):
     def _log_workspace(
         self, name: str, args: AksGpuClusterArgs, rg_deps: list[pulumi.Resource]
     ) -> pulumi.Input[str] | None:
-        """The Log Analytics workspace Container Insights sends to: the stack's, or one created here."""
+        """The Log Analytics workspace Container Insights and the control-plane logs go to: the stack's, or one created
+        here."""
         self.log_analytics_workspace = None
         workspace_id: pulumi.Input[str] | None = args.log_analytics_workspace_id
-        if args.container_insights and workspace_id is None:
+        if (args.container_insights or args.control_plane_logs) and workspace_id is None:
             self.log_analytics_workspace = operationalinsights.Workspace(
                 f"{name}-logs",
                 resource_group_name=args.resource_group_name,
@@ -598,6 +631,34 @@ class AksGpuCluster(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[self.cluster, *self.kubernetes_access]),
             )
         return self._k8s_provider
+
+
+def _security_profile(args: AksGpuClusterArgs) -> containerservice.ManagedClusterSecurityProfileArgs:
+    """Workload identity, and Image Cleaner when on (``intervalHours`` is always sent: ARM clients must)."""
+    return containerservice.ManagedClusterSecurityProfileArgs(
+        workload_identity=containerservice.ManagedClusterSecurityProfileWorkloadIdentityArgs(
+            enabled=args.workload_identity
+        ),
+        image_cleaner=containerservice.ManagedClusterSecurityProfileImageCleanerArgs(
+            enabled=True, interval_hours=args.image_cleaner_interval_hours
+        )
+        if args.image_cleaner
+        else None,
+    )
+
+
+def _api_server_access_profile(
+    args: AksGpuClusterArgs,
+) -> containerservice.ManagedClusterAPIServerAccessProfileArgs | None:
+    """Authorized ranges or a private cluster, and Run Command off; ``None`` when none of them is set."""
+    api = args.api_server
+    if not (api.restricted or args.disable_run_command):
+        return None
+    return containerservice.ManagedClusterAPIServerAccessProfileArgs(
+        authorized_ip_ranges=list(api.authorized_ip_ranges) or None,
+        enable_private_cluster=True if api.private_cluster else None,
+        disable_run_command=True if args.disable_run_command else None,
+    )
 
 
 def _azure_monitor_profile(

@@ -46,7 +46,7 @@ from rules.aks import (
     DEFAULT_GPU_TAINT,
 )
 from rules.checklists import AksGpuPoolFacts, aks_gpu_pool
-from rules.hardening import DEFAULT_OS_DISK_GIB, encryption_at_host_unverified
+from rules.hardening import DEFAULT_OS_DISK_GIB, SshAccess, encryption_at_host_unverified
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
 from rules.node_os import pool_node_os_problem
 from rules.node_stack import (
@@ -55,8 +55,10 @@ from rules.node_stack import (
     GPU_OPERATOR,
     GPU_RESOURCE,
     NodeStack,
+    advisories,
     mig_instance,
     pool_node_stack,
+    refused,
 )
 from rules.sizes import DEFAULT_FLOOR
 
@@ -155,11 +157,13 @@ class GpuPoolSpec:
     """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
     exempt_rules: tuple[str, ...] = ()
     """Size rules an active exemption (stack ``exemptions``, :mod:`rules.exemptions`) waives for this pool."""
+    ssh_access: SshAccess | None = None
+    """``securityProfile.sshAccess`` (``Disabled``: no SSH on the nodes); ``None``: AKS's default, ``LocalUser``."""
 
     def __post_init__(self) -> None:
         if self.mig_profile is not None:  # AKS reads enum strings case-insensitively: send its own spelling
             object.__setattr__(self, "mig_profile", canonical_mig_profile(self.mig_profile) or self.mig_profile)
-        refuse_findings(COMPONENT, self.name, pool_findings(self), _FIELDS)
+        refuse_findings(COMPONENT, self.name, refused(pool_findings(self)), _FIELDS)
 
     @property
     def autoscaling(self) -> bool:
@@ -265,7 +269,8 @@ def pool_findings(pool: GpuPoolSpec) -> list[Finding]:
 
 def _fix(pool: GpuPoolSpec) -> str:
     return (
-        "Enable the GPU operator or the nvidia-device-plugin chart for the pool."
+        "Enable the GPU operator or the nvidia-device-plugin chart for the pool, or declare a device plugin installed "
+        "outside this program (GitOps, kubectl, another stack) with external_device_plugin=True."
         if pool.os == "Linux"
         else "Keep the AKS driver on the Windows pool (AKS then installs its DirectX device plugin)."
     )
@@ -311,7 +316,13 @@ def pool_tolerations(pool: GpuPoolSpec) -> list[Toleration]:
 
 
 def pool_node_labels(pool: GpuPoolSpec, size: GpuSize) -> dict[str, str]:
-    labels = base_node_labels(pool.labels, pool.name, plugin_managed=pool.manager is not None, sharing=pool.sharing)
+    labels = base_node_labels(
+        pool.labels,
+        pool.name,
+        plugin_managed=pool.manager is not None,
+        sharing=pool.sharing,
+        external_plugin=pool.manager == EXTERNAL,
+    )
     labels[GPU_MODEL_LABEL] = _slug(size.gpu_model)
     if pool.mig_partitioned_by_operator:
         labels[MIG_CONFIG_LABEL] = f"all-{mig_profile_name(pool, size)}"
@@ -428,6 +439,9 @@ class GpuNodePool(pulumi.ComponentResource):
             os_disk_type=pool.os_disk_type,
             os_disk_size_gb=DEFAULT_OS_DISK_GIB,
             enable_node_public_ip=False,
+            security_profile=containerservice.AgentPoolSecurityProfileArgs(ssh_access=pool.ssh_access)
+            if pool.ssh_access is not None
+            else None,
             tags={**pool.tags, "gpu-pool": pool.name},
             enable_auto_scaling=pool.autoscaling,
             min_count=pool.min_count,
@@ -447,6 +461,7 @@ class GpuNodePool(pulumi.ComponentResource):
                 delete_before_replace=False,
             ),
         )
-        for finding in encryption_at_host_unverified(pool.vm_size, node_disks(pool.vm_size), pool.encryption_at_host):
+        unverified = encryption_at_host_unverified(pool.vm_size, node_disks(pool.vm_size), pool.encryption_at_host)
+        for finding in [*advisories(pool_findings(pool)), *unverified]:
             pulumi.log.warn(f"{COMPONENT} '{pool.name}': {finding.message}", resource=self)
         self.register_outputs({"azureName": self.azure_name, "agentPoolId": self.agent_pool.id})

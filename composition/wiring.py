@@ -130,6 +130,7 @@ def gpu_pool_spec(cfg: StackConfig, pool: GpuPoolConfig, operator: PoolGpuOperat
         kaito_addon=cfg.kaito_addon,
         gpu_floor=cfg.gpu_floor,
         exempt_rules=pool_exempt_rules(cfg, pool.name),
+        ssh_access=cfg.cluster.sshAccess,
     )
 
 
@@ -154,8 +155,13 @@ def aks_cluster_args(cfg: StackConfig, operator: PoolGpuOperator | None, tags: M
             encryption_at_host=cfg.pool_encryption_at_host(sp),
             os_disk_type=cfg.pool_os_disk_type(sp),
             max_pods=sp.maxPods,
+            ssh_access=c.sshAccess,
         ),
         api_server=ApiServer(tuple(c.apiServer.authorizedIpRanges), c.apiServer.privateCluster),
+        disable_run_command=c.apiServer.disableRunCommand,
+        image_cleaner=c.imageCleaner.enabled,
+        image_cleaner_interval_hours=c.imageCleaner.intervalHours,
+        control_plane_logs=c.monitoring.controlPlaneLogs,
         network_dataplane=c.network.dataplane,
         network_policy=c.network.policy,
         container_insights=c.monitoring.containerInsights,

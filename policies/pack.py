@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from . import (
+    aks_control_plane_logs,
     aks_cost_analysis_requires_paid_tier,
+    aks_image_cleaner_enabled,
     aks_kaito_addon_version,
     aks_kaito_requires_oidc,
     aks_kubernetes_version_expiring,
     aks_kubernetes_version_supported,
     aks_node_os_supported,
+    aks_node_ssh_disabled,
+    aks_run_command_disabled,
     databricks_gpu_dedicated_access,
     databricks_gpu_no_photon,
     databricks_gpu_node_types,
@@ -18,6 +22,7 @@ from . import (
     gpu_driver_skipped_needs_operator,
     gpu_mig_profile_capable_size,
     gpu_node_device_plugin,
+    gpu_node_device_plugin_missing,
     gpu_nodepool_constrains_gpus,
     gpu_nodepool_limits,
     gpu_operator_autoscale_min_count,
@@ -60,6 +65,10 @@ ALL_POLICIES: list[DocumentedPolicy] = [
     aks_kaito_addon_version.POLICY,
     aks_kubernetes_version_expiring.POLICY,
     aks_node_os_supported.POLICY,
+    # Microsoft's built-in Azure Policy definitions for AKS that fit a GPU platform (advisory; docs/security-checks.md)
+    aks_run_command_disabled.POLICY,
+    aks_node_ssh_disabled.POLICY,
+    aks_image_cleaner_enabled.POLICY,
     # Databricks GPU clusters
     databricks_gpu_node_types.POLICY,
     databricks_gpu_runtime.POLICY,
@@ -74,8 +83,11 @@ ALL_POLICIES: list[DocumentedPolicy] = [
     gpu_driver_skipped_needs_operator.POLICY,
     gpu_operator_autoscale_min_count.POLICY,
     gpu_operator_platform_supported.POLICY,
+    # Stack: control-plane logs (Microsoft's built-in definition for AKS resource logs)
+    aks_control_plane_logs.POLICY,
     # Stack: idle cost
     gpu_pool_idle_minimum.POLICY,
     # Stack: what runs on each GPU node
     gpu_node_device_plugin.POLICY,
+    gpu_node_device_plugin_missing.POLICY,
 ]

@@ -26,7 +26,7 @@ from the Pulumi config) stays in the stack config.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Literal
 
@@ -127,7 +127,9 @@ class AksGpuPoolFacts:
 def aks_gpu_pool(pool: AksGpuPoolFacts, *, today: date) -> list[Finding]:
     """Every guard rail an AKS GPU pool breaks on ``today``: its size (GPU floor, NVv4, known, retired), MIG, AMD,
     autoscaling with the operator, OS SKU, Windows, who installs the driver, GPU sharing and its replicas, taints,
-    labels, node hardening, and what runs on its nodes (exactly one device plugin, something a pod can request)."""
+    labels, node hardening, and what runs on its nodes (exactly one device plugin, something a pod can request).
+    A node-stack finding keeps its kind (:class:`rules.node_stack.NodeStackFinding`): callers refuse
+    :func:`rules.node_stack.refused` and warn about :func:`rules.node_stack.advisories` (no plugin landing)."""
     found: list[Finding] = list(pool_name(pool.name, pool.os))
     not_gpu = check_is_gpu_size(pool.vm_size)
     if not_gpu is not None:
@@ -195,7 +197,7 @@ def aks_gpu_pool(pool: AksGpuPoolFacts, *, today: date) -> list[Finding]:
             kaito_addon=pool.kaito_addon,
         )
         where = "taints" if any(p.plugin == KAITO_ADDON for p in stack.plugins) else ""
-        found += [Finding(where or f.field, f.message) for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
+        found += [replace(f, field=where or f.field) for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
     return found
 
 
@@ -327,7 +329,7 @@ def nap_gpu_pool(pool: NapGpuPoolFacts, *, today: date) -> list[Finding]:
             mig_strategy=pool.mig_strategy,
             kaito_addon=pool.kaito_addon,
         )
-        found += [Finding("taints", f.message) for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
+        found += [replace(f, field="taints") for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
     if pool.image_family and pool.kubernetes_version is not None:
         os_problem = image_family_problem(pool.image_family, pool.kubernetes_version, today)
         if os_problem is not None:

@@ -203,7 +203,12 @@ def test_construct_registers_the_pool_and_its_agent_pool_with_the_engines_inputs
         "count": 1.0,
         "gpuProfile": {"driver": "Install"},
         "nodeTaints": [DEFAULT_GPU_TAINT],
-        "nodeLabels": {"azure-gpu-platform/pool": "a100", "azure-gpu-platform/gpu-model": "nvidia-a100-pcie-80-gib"},
+        # no operator or chart given: the cluster's own device plugin, declared for the policy pack (issue 40)
+        "nodeLabels": {
+            "azure-gpu-platform/pool": "a100",
+            "azure-gpu-platform/device-plugin": "external",
+            "azure-gpu-platform/gpu-model": "nvidia-a100-pcie-80-gib",
+        },
         "enableNodePublicIP": False,
         # hardening (issue 29): NC24ads_A100_v4's 64 GiB temp disk cannot hold the 128 GiB OS disk; its encryption at
         # host support is not sourced, so both stay off by default
