@@ -8,7 +8,7 @@ from typing import Any, NotRequired, TypedDict
 
 import pulumi
 
-from component_package.args import checked, pool_spec, present
+from component_package.args import checked, plain, pool_spec, present
 from component_package.enums import (
     AutoUpgradeChannel,
     NetworkDataplane,
@@ -107,7 +107,11 @@ class AksGpuCluster(pulumi.ComponentResource):
     """Each GPU pool's output-contract entry, with its scheduling data, by pool name."""
 
     def __init__(self, name: str, args: AksGpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        specs = [checked(lambda p=p: pool_spec(p), f"gpuPools[{i}].") for i, p in enumerate(args.get("gpu_pools", []))]
+        kaito = bool(plain(args.get("kaito_addon", False)))
+        specs = [
+            checked(lambda p=p: pool_spec(p, kaito_addon=kaito), f"gpuPools[{i}].")
+            for i, p in enumerate(args.get("gpu_pools", []))
+        ]
         cluster_args = checked(lambda: aks_cluster.AksGpuClusterArgs(**_cluster_kwargs(args, specs)))
         super().__init__(f"{PACKAGE_NAME}:index:AksGpuCluster", name, None, opts)
         cluster = aks_cluster.AksGpuCluster(name, cluster_args, opts=pulumi.ResourceOptions(parent=self))

@@ -16,11 +16,7 @@ from component_package.inputs import GpuPool, PoolGpuOperator
 from components import device_plugin, gpu_node_pool
 from components.validation import InvalidArgsError
 from gpu_catalog.lifecycle import default_gpu_operator_version
-from gpu_catalog.node_disks import node_disks
-from rules.hardening import (
-    default_encryption_at_host,
-    default_os_disk_type,
-)
+from rules.specs import AKS_GPU_POOL_FIELDS
 
 
 class ArgsRefusedError(Exception):
@@ -77,46 +73,29 @@ def pool_operator(operator: PoolGpuOperator) -> gpu_node_pool.PoolGpuOperator:
     return gpu_node_pool.PoolGpuOperator(**kwargs)
 
 
-def pool_spec(pool: GpuPool) -> gpu_node_pool.GpuPoolSpec:
+_TRANSLATED = frozenset({"sharing", "gpu_operator", "device_plugin"})
+"""``GpuPool`` keys that are spec fields but arrive as the schema's objects (the others are the spec field itself: a
+new pool key needs no line here)."""
+
+
+def pool_spec(pool: GpuPool, *, kaito_addon: bool = False) -> gpu_node_pool.GpuPoolSpec:
     """A package pool as the component's :class:`~components.gpu_node_pool.GpuPoolSpec` (raises
-    :class:`InvalidArgsError` with the rules' messages)."""
-    kwargs = present(
-        pool,
-        "name",
-        "vm_size",
-        "azure_name",
-        "os",
-        "os_sku",
-        "count",
-        "min_count",
-        "max_count",
-        "mig_profile",
-        "spot",
-        "max_pods",
-        "orchestrator_version",
-        "gpu_floor",
-        "encryption_at_host",
-        "os_disk_type",
-    )
-    disks = node_disks(str(kwargs.get("vm_size", "")))
-    kwargs.setdefault("encryption_at_host", default_encryption_at_host(disks))
-    kwargs.setdefault("os_disk_type", default_os_disk_type(disks))
+    :class:`InvalidArgsError` with the rules' messages): the schema's keys are the spec's fields
+    (``tests/package/test_provider.py`` checks it), a key left out gets the spec's default (:mod:`rules.specs`).
+    ``kaito_addon``: the pool's cluster runs the KAITO add-on (an ``AksGpuCluster``'s pools; the spec's default taint
+    then keeps the add-on's device plugin off the pool)."""
+    kwargs: dict[str, Any] = {
+        key: tuple(value) if isinstance(value, list) else value
+        for key, value in present(pool, *(k for k in pool if k in AKS_GPU_POOL_FIELDS and k not in _TRANSLATED)).items()
+    }
     driver = pool.get("driver")
     if driver is not None:
         kwargs["driver_skipped"] = plain(driver) == "operator"  # the GPU operator installs the driver
     sharing = pool.get("sharing")
     if sharing is not None:
         kwargs["sharing"] = gpu_node_pool.GpuSharing(**present(sharing, "mode", "replicas", "rename_by_default"))
-    for key in ("taints", "zones"):
-        value = pool.get(key)
-        if value is not None:
-            kwargs[key] = tuple(value)
-    for key in ("labels", "tags"):
-        value = pool.get(key)
-        if value is not None:
-            kwargs[key] = dict(value)
     kwargs |= pool_plugin_kwargs(pool)
-    return gpu_node_pool.GpuPoolSpec(**kwargs)
+    return gpu_node_pool.GpuPoolSpec(**kwargs, kaito_addon=kaito_addon)
 
 
 def checked(build: typing.Callable[[], Any], prefix: str = "", paths: Mapping[str, str] | None = None) -> Any:

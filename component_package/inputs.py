@@ -65,21 +65,24 @@ class GpuPool(TypedDict):
     os: NotRequired[OsType]
     """Default `Linux`."""
     os_sku: NotRequired[OsSku]
-    """Default: AKS's default for the OS."""
+    """Default `Ubuntu` on Linux, `Windows2022` on Windows."""
     count: NotRequired[int]
-    """Nodes of a fixed-size pool; the initial node count of an autoscaling one. Default 1."""
+    """Nodes of a fixed-size pool; the initial node count of an autoscaling one. Default: `minCount` when
+    autoscaling, else 1."""
     min_count: NotRequired[int]
-    """Autoscaling lower bound (at least 1 when the GPU operator manages the pool: Azure/AKS #2832)."""
+    """Autoscaling lower bound (at least 1 when the GPU operator manages the pool: Azure/AKS #2832); default 1."""
     max_count: NotRequired[int]
     """Setting it turns the cluster autoscaler on."""
     driver: NotRequired[DriverMode]
-    """Who installs the NVIDIA driver; default `aks`. `operator` needs `gpuOperator` with `installsDriver`."""
+    """Who installs the NVIDIA driver; default `operator` on a Linux pool whose `gpuOperator` installs drivers, else
+    `aks`. `operator` needs `gpuOperator` with `installsDriver`."""
     mig_profile: NotRequired[MigProfile]
     """MIG partitioning (A100/H100/H200 sizes)."""
     sharing: NotRequired[Sharing]
     """Time-slicing or MPS through the GPU operator."""
     taints: NotRequired[list[str]]
-    """Node taints; default `nvidia.com/gpu=present:NoSchedule`."""
+    """Node taints; default `nvidia.com/gpu=present:NoSchedule` (in an `AksGpuCluster` with the KAITO add-on, a
+    taint the add-on's device plugin does not tolerate)."""
     labels: NotRequired[dict[str, str]]
     """Node labels of your own (the pool, GPU model, device-plugin and MIG labels are added)."""
     zones: NotRequired[list[str]]
@@ -87,7 +90,7 @@ class GpuPool(TypedDict):
     spot: NotRequired[bool]
     """Spot VMs (evicted with delete)."""
     max_pods: NotRequired[int]
-    """Maximum pods per node (Azure CNI Overlay's default: 250)."""
+    """Maximum pods per node; default 250 (Azure CNI Overlay's default) on Linux, 110 on Windows."""
     encryption_at_host: NotRequired[bool]
     """Encryption at host (needs the subscription feature `Microsoft.Compute/EncryptionAtHost`); default: on where the
     catalog sources the size's support, otherwise off; refused on a size without it."""

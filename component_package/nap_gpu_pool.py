@@ -69,12 +69,13 @@ class NapGpuPoolArgs(TypedDict):
     zones: NotRequired[list[str]]
     """Availability zones (`1`, `2`, `3`)."""
     driver: NotRequired[DriverMode]
-    """Who installs the NVIDIA driver; default `aks` (AKSNodeClass `gpu.mode: Driver`); `operator` (`gpu.mode:
-    None`) needs `gpuOperator` with `installsDriver`."""
+    """Who installs the NVIDIA driver; default `operator` (AKSNodeClass `gpu.mode: None`) when `gpuOperator` installs
+    drivers, else `aks` (`gpu.mode: Driver`); `operator` needs `gpuOperator` with `installsDriver`."""
     sharing: NotRequired[Sharing]
     """Time-slicing or MPS through the GPU operator."""
     taints: NotRequired[list[str]]
-    """Node taints; default `nvidia.com/gpu=present:NoSchedule`."""
+    """Node taints; default `nvidia.com/gpu=present:NoSchedule` (with `kaitoAddon`, a taint the add-on's device
+    plugin does not tolerate)."""
     labels: NotRequired[dict[str, str]]
     """Node labels of your own (the pool label, and the device-plugin label of a shared pool, are added)."""
     image_family: NotRequired[ImageFamily]
@@ -94,6 +95,8 @@ class NapGpuPoolArgs(TypedDict):
     """The NVIDIA GPU operator on the cluster, when one runs: it manages the pool's nodes."""
     gpu_floor: NotRequired[str]
     """The smallest GPU size allowed (policy `gpu-size-minimum`); default `Standard_NC6s_v3`."""
+    kaito_addon: NotRequired[bool]
+    """The cluster runs the KAITO add-on: the default taint is then one its device plugin does not tolerate."""
 
 
 NAP_PATHS = {
@@ -111,7 +114,9 @@ def nap_pool_args(args: NapGpuPoolArgs) -> nap_pool.NapGpuPoolArgs:
     """A package NodePool as the component's :class:`~components.nap_pool.NapGpuPoolArgs`: ``sizes``, ``series`` and
     ``gpu_models`` resolved through the catalog as the stack config resolves ``gpuNodePools`` (raises
     :class:`InvalidArgsError` with the rules' messages)."""
-    kwargs = present(args, "location", "image_family", "os_disk_size_gb", "expire_after", "weight", "gpu_floor")
+    kwargs = present(
+        args, "location", "image_family", "os_disk_size_gb", "expire_after", "weight", "gpu_floor", "kaito_addon"
+    )
     kwargs["name"] = args["pool_name"]
     # Unset (an engine that sends no gpuLimit): refused by the rules, with their message, as a 0 is from Python.
     kwargs["gpu_limit"] = plain(args.get("gpu_limit")) or 0

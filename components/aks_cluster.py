@@ -43,6 +43,7 @@ import asyncio
 import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import TYPE_CHECKING
 
 import pulumi
@@ -217,6 +218,10 @@ class AksGpuClusterArgs:
     """A diagnostic setting sending the control-plane logs (:mod:`components.control_plane_logs`) to
     :attr:`log_analytics_workspace_id`, or to the workspace this component creates (``log-<cluster name>``)."""
 
+    today: date | None = field(default=None, compare=False, repr=False)
+    """The day the rules are checked on (the platform build passes the stack's); ``None``:
+    :func:`gpu_catalog.clock.today`, read once when the Args are built."""
+
     def __post_init__(self) -> None:
         refuse_findings(COMPONENT, self.cluster_name, cluster_findings(self), _FIELDS)
 
@@ -236,7 +241,7 @@ class AksGpuClusterArgs:
 def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
     """Every guard rail the cluster breaks (its GPU pools check themselves), on :func:`gpu_catalog.clock.today` (read
     once)."""
-    today = clock.today()
+    today = args.today or clock.today()
     found: list[Finding] = []
     version = check_kubernetes_version(
         args.kubernetes_version, today=today, tier=args.sku_tier, support_plan=args.support_plan

@@ -16,7 +16,7 @@ subscription (docs/guardrail-layers.md).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 import pulumi
@@ -43,6 +43,8 @@ class AksGpuSizePolicyArgs:
     effect: azure_policy.EnforcedEffect = "Audit"
     floor: str = DEFAULT_FLOOR
     """The GPU floor of the size rules (policy ``gpu-size-minimum``)."""
+    today: date | None = field(default=None, compare=False, repr=False)
+    """The day the allowed sizes are listed on (the platform build passes the stack's); ``None``: today's."""
 
     def __post_init__(self) -> None:
         problems: list[Finding] = []
@@ -123,7 +125,9 @@ class AksGpuSizePolicy(pulumi.ComponentResource):
         super().__init__(POLICY_TYPE, name, None, opts)
         from pulumi_azure_native import authorization
 
-        doc = azure_policy.policy_definition(floor=args.floor, effect=args.effect, name=args.definition_name)
+        doc = azure_policy.policy_definition(
+            floor=args.floor, effect=args.effect, name=args.definition_name, today=args.today
+        )
         props = doc["properties"]
         parameters = {
             key: authorization.ParameterDefinitionsValueArgs(
@@ -158,7 +162,9 @@ class AksGpuSizePolicy(pulumi.ComponentResource):
             enforcement_mode="Default",
             parameters={azure_policy.EFFECT_PARAMETER: authorization.ParameterValuesValueArgs(value=args.effect)},
             non_compliance_messages=[
-                authorization.NonComplianceMessageArgs(message=azure_policy.non_compliance_message(args.floor))
+                authorization.NonComplianceMessageArgs(
+                    message=azure_policy.non_compliance_message(args.floor, args.today)
+                )
             ],
             metadata={"source": props["metadata"]["source"], "rules": props["metadata"]["rules"]},
             opts=pulumi.ResourceOptions(parent=self),

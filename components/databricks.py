@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from functools import cached_property
 
 import pulumi
@@ -226,6 +227,10 @@ class DatabricksGpuClusterArgs:
     gpu_floor: str = DEFAULT_FLOOR
     """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
 
+    today: date | None = field(default=None, compare=False, repr=False)
+    """The day the rules are checked on (the platform build passes the stack's); ``None``:
+    :func:`gpu_catalog.clock.today`, read once when the Args are built."""
+
     def __post_init__(self) -> None:
         refuse_findings(CLUSTER_COMPONENT, self.cluster_name, cluster_findings(self), _CLUSTER_FIELDS)
 
@@ -260,7 +265,7 @@ class DatabricksGpuClusterArgs:
 def cluster_findings(args: DatabricksGpuClusterArgs) -> list[Finding]:
     """Every guard rail the cluster request breaks: the Databricks checklist
     (:func:`rules.checklists.databricks_cluster`, the one the stack config calls)."""
-    return databricks_cluster(args.checklist, today=clock.today())
+    return databricks_cluster(args.checklist, today=args.today or clock.today())
 
 
 class DatabricksGpuCluster(pulumi.ComponentResource):
@@ -339,11 +344,15 @@ class DatabricksClusterPolicyArgs:
     gpu_floor: str = DEFAULT_FLOOR
     cost_tags: tuple[str, ...] = databricks_policy.DEFAULT_COST_TAGS
 
+    today: date | None = field(default=None, compare=False, repr=False)
+    """The day the rules are checked on (the platform build passes the stack's); ``None``:
+    :func:`gpu_catalog.clock.today`, read once when the Args are built."""
+
     def __post_init__(self) -> None:
         problems: list[Finding] = []
         if not self.policy_name.strip():
             problems.append(Finding("policy_name", "the cluster policy needs a name"))
-        if (problem := databricks_policy.floor_problem(self.gpu_floor)) is not None:
+        if (problem := databricks_policy.floor_problem(self.gpu_floor, self.today or clock.today())) is not None:
             problems.append(Finding("gpu_floor", problem))
         if (problem := databricks_policy.cost_tags_problem(self.cost_tags)) is not None:
             problems.append(Finding("cost_tags", problem))
@@ -354,7 +363,9 @@ class DatabricksClusterPolicyArgs:
     def definition(self) -> str:
         """The policy definition as the API takes it: a JSON document (keys sorted, so it diffs only on change).
         Generated once, on first use."""
-        doc = databricks_policy.cluster_policy_definition(floor=self.gpu_floor, cost_tags=self.cost_tags)
+        doc = databricks_policy.cluster_policy_definition(
+            floor=self.gpu_floor, cost_tags=self.cost_tags, today=self.today
+        )
         return json.dumps(doc, sort_keys=True)
 
 
@@ -421,7 +432,7 @@ def build_databricks(
     :class:`~components.validation.InvalidArgsError` before anything is registered: no cluster is left without the
     policy, and none fails only at ``pulumi up``."""
     if cluster_policy is not None:
-        today = clock.today()
+        today = cluster_policy.today or clock.today()
         node_types = databricks_policy.allowed_node_types(cluster_policy.gpu_floor, today)
         for cluster in clusters:
             problems = policy_refusals(cluster.facts, node_types, today=today)

@@ -36,7 +36,8 @@ stack config's message.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date
 from importlib.metadata import version
 from typing import Any
 
@@ -112,6 +113,10 @@ class KaitoWorkspaceArgs:
     gpu_floor: str = DEFAULT_FLOOR
     """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
 
+    today: date | None = field(default=None, compare=False, repr=False)
+    """The day the rules are checked on (the platform build passes the stack's); ``None``:
+    :func:`gpu_catalog.clock.today`, read once when the Args are built."""
+
     def __post_init__(self) -> None:
         refuse_findings(COMPONENT, self.workspace_name, workspace_findings(self), _FIELDS)
 
@@ -146,7 +151,7 @@ class KaitoWorkspaceArgs:
 def workspace_findings(args: KaitoWorkspaceArgs) -> list[Finding]:
     """Every guard rail the workspace breaks: the KAITO checklist (:func:`rules.checklists.kaito_workspace`, the one
     the stack config calls), with the cluster's add-on and its version."""
-    return kaito_workspace(args.checklist, today=clock.today())
+    return kaito_workspace(args.checklist, today=args.today or clock.today())
 
 
 def workspace_manifest(args: KaitoWorkspaceArgs) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 import pulumi
@@ -37,7 +38,7 @@ import pulumi
 from gpu_catalog import GpuSize, clock, default_catalog
 from gpu_catalog.karpenter import load_karpenter_facts
 from rules import Finding
-from rules.aks import DEFAULT_GPU_TAINT, parse_taint
+from rules.aks import parse_taint
 from rules.checklists import NapGpuPoolFacts, nap_gpu_pool
 from rules.karpenter import (
     CAPACITY_TYPE,
@@ -61,6 +62,7 @@ from rules.node_stack import (
 )
 from rules.resource_types import KARPENTER_NODE_POOL
 from rules.sizes import DEFAULT_FLOOR
+from rules.specs import pool_defaults
 
 from .contract import NapGpuPoolContract, Scheduling
 from .pool_scheduling import (
@@ -108,10 +110,13 @@ class NapGpuPoolArgs:
     """The cluster's region (zone values are ``<location>-<zone>``)."""
     capacity_types: tuple[str, ...] = DEFAULT_CAPACITY_TYPES
     zones: tuple[str, ...] = ()
-    driver_skipped: bool = False
-    """``gpu.mode: None``: the GPU operator installs the driver."""
+    driver_skipped: bool | None = None
+    """``gpu.mode: None``: the GPU operator installs the driver. ``None``: skipped when the cluster's GPU operator
+    installs drivers (:func:`rules.specs.pool_defaults`, as for an agent pool and a stack file's NodePool)."""
     sharing: GpuSharing | None = None
-    taints: tuple[str, ...] = (DEFAULT_GPU_TAINT,)
+    taints: tuple[str, ...] | None = None
+    """``None``: the GPU taint, or on a cluster with the KAITO add-on a key its device plugin does not tolerate
+    (:func:`rules.specs.pool_defaults`)."""
     labels: Mapping[str, str] = field(default_factory=dict)
     image_family: str | None = None
     os_disk_size_gb: int | None = None
@@ -135,8 +140,22 @@ class NapGpuPoolArgs:
     ``image_family`` past its node OS end of support on that version (``gpu_catalog/facts/aks_node_os.json``) and,
     with ``gpu_operator``, an image family NVIDIA does not validate the operator on for that version."""
 
+    today: date | None = field(default=None, compare=False, repr=False)
+    """The day the rules are checked on (the platform build passes the stack's); ``None``:
+    :func:`gpu_catalog.clock.today`, read once when the Args are built."""
+
     def __post_init__(self) -> None:
+        driver, taints = pool_defaults(self.gpu_operator, "Linux", self.kaito_addon)
+        if self.driver_skipped is None:
+            object.__setattr__(self, "driver_skipped", driver)
+        if self.taints is None:
+            object.__setattr__(self, "taints", taints)
         refuse_findings(COMPONENT, self.name, refused(nap_pool_findings(self)), _FIELDS)
+
+    @property
+    def node_taints(self) -> tuple[str, ...]:
+        """:attr:`taints`, resolved (typed for callers)."""
+        return self.taints or ()
 
     @property
     def operator_managed(self) -> bool:
@@ -159,7 +178,7 @@ class NapGpuPoolArgs:
                 where=self.name,
                 os="Linux",
                 gpus=gpus,
-                taints=self.taints,
+                taints=self.node_taints,
                 labels=node_labels(self),
                 driver="operator" if self.driver_skipped else "aks",
             ),
@@ -186,9 +205,9 @@ def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:
             capacity_types=args.capacity_types,
             image_family=args.image_family,
             consolidation_policy=args.consolidation_policy,
-            driver_skipped=args.driver_skipped,
+            driver_skipped=bool(args.driver_skipped),
             sharing=rule_sharing(args.sharing),
-            taints=args.taints,
+            taints=args.node_taints,
             labels=args.labels,
             gpu_floor=args.gpu_floor,
             operator=operator.facts if operator is not None else None,
@@ -201,7 +220,7 @@ def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:
             "a device plugin installed outside this program (GitOps, kubectl, another stack) with "
             "external_device_plugin=True.",
         ),
-        today=clock.today(),
+        today=args.today or clock.today(),
     )
 
 
@@ -241,7 +260,7 @@ def node_pool_manifest(args: NapGpuPoolArgs) -> dict[str, Any]:
     if args.zones:
         requirements.append({"key": ZONE, "operator": "In", "values": [f"{args.location}-{z}" for z in args.zones]})
     taints = []
-    for taint in args.taints:
+    for taint in args.node_taints:
         parsed = parse_taint(taint)
         if parsed is not None:
             key, value, effect = parsed
@@ -287,7 +306,7 @@ def scheduling(args: NapGpuPoolArgs) -> Scheduling:
     advertised = stack.advertised[0] if stack.advertised else None
     return Scheduling(
         node_selector={POOL_LABEL: args.name},
-        tolerations=taint_tolerations(args.taints),
+        tolerations=taint_tolerations(args.node_taints),
         resource_name=advertised.resource if advertised is not None else GPU_RESOURCE,
         sharing=shared.mode,
         replicas=shared.replicas,

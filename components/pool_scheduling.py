@@ -8,11 +8,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from rules import aks as rules_aks
 from rules.aks import sharing_replicas
 from rules.node_stack import DEVICE_PLUGIN_CONFIG_LABEL as _CONFIG_LABEL
 from rules.node_stack import EXTERNAL_PLUGIN_LABEL, EXTERNAL_PLUGIN_VALUE, Sharing
 from rules.node_stack import taint_tolerations as _rule_tolerations
+from rules.specs.pool_software import MigStrategy, PoolDevicePlugin, PoolGpuOperator
 
 from .contract import Toleration
 from .validation import refuse_findings
@@ -28,47 +28,15 @@ SPOT_TAINT = Toleration(
 )
 """What tolerates :data:`SPOT_TAINT_TEXT`."""
 
-MigStrategy = Literal["single", "mixed"]
-
 
 @dataclass(frozen=True)
-class GpuSharing:
-    """GPU sharing on a pool (the GPU operator's device plugin renders it): time-slicing or MPS."""
-
-    mode: Literal["timeSlicing", "mps"]
-    replicas: int
-    """Workloads per physical GPU."""
-    rename_by_default: bool = False
-    """Advertise the shared GPUs as ``<resource>.shared`` (``nvidia.com/gpu.shared``)."""
+class GpuSharing(Sharing):
+    """GPU sharing on a pool (the device plugin renders it): time-slicing or MPS, ``replicas`` workloads per physical
+    GPU, ``rename_by_default``: advertise the shared GPUs as ``<resource>.shared`` (``nvidia.com/gpu.shared``). The
+    spec's :class:`rules.node_stack.Sharing`, refusing a replica count outside the rule's bounds when built."""
 
     def __post_init__(self) -> None:
         refuse_findings("GpuSharing", self.mode, sharing_replicas(self.mode, self.replicas), _SHARING_FIELDS)
-
-
-@dataclass(frozen=True)
-class PoolGpuOperator:
-    """The NVIDIA GPU operator running on a pool's cluster, as the pool sees it. It manages every Linux GPU pool."""
-
-    version: str
-    """Chart version (validated platforms: ``gpu_catalog/facts/gpu_operator.json``)."""
-    installs_driver: bool
-    """``driver.enabled`` and ``toolkit.enabled``: true when some pool it manages skips the AKS driver."""
-    mig_strategy: MigStrategy = "single"
-    """``single``: MIG slices are advertised as ``nvidia.com/gpu``; ``mixed``: as ``nvidia.com/mig-<profile>``."""
-
-    @property
-    def facts(self) -> rules_aks.GpuOperator:
-        """The operator as the AKS rules see it."""
-        return rules_aks.GpuOperator(driver_enabled=self.installs_driver, toolkit_enabled=self.installs_driver)
-
-
-@dataclass(frozen=True)
-class PoolDevicePlugin:
-    """NVIDIA's nvidia-device-plugin chart on a pool's cluster (the platform deploys it when the GPU operator is off):
-    it serves every Linux GPU pool whose driver AKS installs (:mod:`components.device_plugin`)."""
-
-    version: str
-    mig_strategy: MigStrategy = "single"
 
 
 @dataclass(frozen=True)
@@ -78,14 +46,14 @@ class SharedPool:
 
     resource_name: str
     """What the device plugin advertises before sharing (``nvidia.com/gpu``, ``nvidia.com/mig-3g.40gb``)."""
-    sharing: GpuSharing
+    sharing: Sharing
 
 
 _SHARING_FIELDS = {"sharing.timeSlicing.replicas": "replicas", "sharing.mps.replicas": "replicas"}
 """The replica rule's fields (named as in a stack file) → the :class:`GpuSharing` field."""
 
 
-def rule_sharing(sharing: GpuSharing | None) -> Sharing | None:
+def rule_sharing(sharing: Sharing | None) -> Sharing | None:
     return Sharing(sharing.mode, sharing.replicas, sharing.rename_by_default) if sharing is not None else None
 
 
@@ -103,7 +71,7 @@ def base_node_labels(
     name: str,
     *,
     plugin_managed: bool,
-    sharing: GpuSharing | None,
+    sharing: Sharing | None,
     external_plugin: bool = False,
 ) -> dict[str, str]:
     """A pool's own labels plus the pool label (the contract's node selector) and, when the platform's device plugin
@@ -129,7 +97,7 @@ class SharedScheduling:
     mode: Literal["none", "timeSlicing", "mps"]
 
 
-def shared_scheduling(resource: str, sharing: GpuSharing | None) -> SharedScheduling:
+def shared_scheduling(resource: str, sharing: Sharing | None) -> SharedScheduling:
     """``resource`` (what the device plugin advertises before sharing) as pods request it under ``sharing``:
     ``<resource>.shared`` when renamed, ``replicas`` workloads per GPU, ``100 // replicas`` % of the threads with
     MPS."""
@@ -138,3 +106,10 @@ def shared_scheduling(resource: str, sharing: GpuSharing | None) -> SharedSchedu
     renamed = f"{resource}.shared" if sharing.rename_by_default else resource
     mps_pct = 100 // sharing.replicas if sharing.mode == "mps" else None
     return SharedScheduling(renamed, sharing.replicas, mps_pct, sharing.mode)
+
+
+__all__ = [  # the pool types this module re-exports for the Python API (its own names are public too)
+    "MigStrategy",
+    "PoolDevicePlugin",
+    "PoolGpuOperator",
+]

@@ -46,6 +46,7 @@ from components.device_plugin import NvidiaDevicePlugin
 from components.gpu_operator import GpuOperator
 from composition import wiring
 from stack_config import StackConfig
+from stack_config.specs import pool_gpu_operator
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -98,7 +99,7 @@ class _ComponentArgs:
 def _component_args(cfg: StackConfig) -> _ComponentArgs:
     """The Args of every component the stack config asks for, from :mod:`composition.wiring`, in this order."""
     tags = wiring.platform_tags(cfg)
-    operator = wiring.pool_gpu_operator(cfg)
+    operator = pool_gpu_operator(cfg)
     cluster_args = wiring.aks_cluster_args(cfg, operator, tags)
     kaito_args = [wiring.kaito_workspace_args(cfg, ws) for ws in cfg.kaito.workspaces]
     nap_args = [wiring.nap_pool_args(cfg, pool, operator, tags) for pool in cfg.gpuNodePools]

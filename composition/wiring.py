@@ -21,18 +21,18 @@ from components.aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolS
 from components.device_plugin import NvidiaDevicePluginArgs
 from components.gpu_node_pool import GpuNodePool, GpuPoolSpec
 from components.gpu_operator import GpuOperatorArgs
-from components.pool_scheduling import POOL_LABEL, GpuSharing, PoolDevicePlugin, PoolGpuOperator
-from gpu_catalog import clock
+from components.pool_scheduling import POOL_LABEL, GpuSharing, PoolGpuOperator
 from rules.exemptions import matches_type_and_name
 from rules.hardening import ApiServer
 from rules.karpenter import resolve_sizes
 from rules.node_stack import DEVICE_PLUGIN_CHART
 from rules.sizes import SIZE_RULES
-from stack_config import GpuOperatorConfig, GpuPoolConfig, SharingConfig, StackConfig, azure_pool_name
+from stack_config import GpuOperatorConfig, GpuPoolConfig, SharingConfig, StackConfig
 from stack_config.databricks import DatabricksClusterConfig, DatabricksWorkspaceConfig
-from stack_config.exemptions import AGENT_POOL_TYPE, agent_pool_resource_name, pool_exempt_rules, stack_exemptions
+from stack_config.exemptions import AGENT_POOL_TYPE, agent_pool_resource_name, stack_exemptions
 from stack_config.kaito import KaitoWorkspaceConfig
 from stack_config.nap import GpuNodePoolConfig
+from stack_config.specs import gpu_pool, pool_device_plugin
 
 if TYPE_CHECKING:  # each imported where its Args are built: only by a stack that has the section
     from components.azure_policy import AksGpuSizePolicyArgs, AzurePolicyExemption
@@ -48,22 +48,6 @@ def platform_tags(cfg: StackConfig) -> dict[str, str]:
     """Tags of the resource group, the cluster and the Databricks resources: ``cluster.tags``, the environment and
     ``managed-by``."""
     return {**cfg.cluster.tags, "environment": cfg.environment, "managed-by": MANAGED_BY}
-
-
-def pool_gpu_operator(cfg: StackConfig) -> PoolGpuOperator | None:
-    """The GPU operator as the pools see it (``None`` when ``gpuOperator.enabled`` is false)."""
-    if not cfg.gpuOperator.enabled:
-        return None
-    op = cfg.gpuOperator
-    installs = cfg.operator_installs_driver
-    return PoolGpuOperator(version=op.version, installs_driver=installs, mig_strategy=op.migStrategy)
-
-
-def pool_device_plugin(cfg: StackConfig) -> PoolDevicePlugin | None:
-    """The nvidia-device-plugin chart as the pools see it (``None`` when the GPU operator runs or no pool needs it)."""
-    if not cfg.device_plugin_chart:
-        return None
-    return PoolDevicePlugin(version=cfg.devicePlugin.version, mig_strategy=cfg.devicePlugin.migStrategy)
 
 
 def device_plugin_args(
@@ -100,38 +84,10 @@ def gpu_sharing(config: SharingConfig | None) -> GpuSharing | None:
     return GpuSharing(mode=config.mode, replicas=config.replicas, rename_by_default=config.rename_by_default)
 
 
-def gpu_pool_spec(cfg: StackConfig, pool: GpuPoolConfig, operator: PoolGpuOperator | None) -> GpuPoolSpec:
-    """``gpuPools[i]`` resolved: driver mode, OS SKU, counts, Kubernetes version, Azure name and tags."""
-    driver = cfg.pool_driver(pool)
-    sharing = gpu_sharing(pool.sharing)
-    return GpuPoolSpec(
-        name=pool.name,
-        vm_size=pool.vmSize,
-        azure_name=azure_pool_name(pool, driver, cfg.pool_taints(pool), cfg.pool_hardening(pool)),
-        os=pool.os,
-        os_sku=pool.effective_os_sku,
-        count=pool.effective_count,
-        min_count=pool.effective_min_count,
-        max_count=pool.maxCount,
-        driver_skipped=driver == "operator",
-        mig_profile=pool.migProfile,
-        sharing=sharing,
-        taints=tuple(cfg.pool_taints(pool)),
-        labels=dict(pool.labels),
-        zones=tuple(pool.zones),
-        spot=pool.spot,
-        max_pods=cfg.pool_max_pods(pool),
-        encryption_at_host=cfg.pool_encryption_at_host(pool),
-        os_disk_type=cfg.pool_os_disk_type(pool),
-        orchestrator_version=cfg.pool_kubernetes_version(pool),
-        tags={**cfg.cluster.tags, **pool.tags, "environment": cfg.environment},
-        gpu_operator=operator,
-        device_plugin=pool_device_plugin(cfg),
-        kaito_addon=cfg.kaito_addon,
-        gpu_floor=cfg.gpu_floor,
-        exempt_rules=pool_exempt_rules(cfg, pool.name),
-        ssh_access=cfg.cluster.sshAccess,
-    )
+def gpu_pool_spec(cfg: StackConfig, pool: GpuPoolConfig) -> GpuPoolSpec:
+    """``gpuPools[i]`` as the component's pool: the stack's spec (:func:`stack_config.specs.gpu_pool`), checked on
+    the stack's day."""
+    return GpuPoolSpec.of(gpu_pool(cfg, pool), today=cfg.today)
 
 
 def aks_cluster_args(cfg: StackConfig, operator: PoolGpuOperator | None, tags: Mapping[str, str]) -> AksGpuClusterArgs:
@@ -184,8 +140,9 @@ def aks_cluster_args(cfg: StackConfig, operator: PoolGpuOperator | None, tags: M
         kaito_addon=cfg.kaito_addon,
         protect=cfg.protect,
         tags=dict(tags),
-        gpu_pools=tuple(gpu_pool_spec(cfg, pool, operator) for pool in cfg.gpuPools),
+        gpu_pools=tuple(gpu_pool_spec(cfg, pool) for pool in cfg.gpuPools),
         node_auto_provisioning=cfg.node_auto_provisioning,
+        today=cfg.today,
     )
 
 
@@ -195,7 +152,7 @@ def nap_pool_args(
     """``gpuNodePools[i]`` resolved: the sizes through the catalog, the driver mode, sharing, disruption."""
     from components.nap_pool import NapGpuPoolArgs
 
-    sizes, _ = resolve_sizes(pool.sizes, pool.series, pool.gpuModels, floor=cfg.gpu_floor, today=clock.today())
+    sizes, _ = resolve_sizes(pool.sizes, pool.series, pool.gpuModels, floor=cfg.gpu_floor, today=cfg.today)
     sharing = gpu_sharing(pool.sharing)
     disruption = pool.disruption
     return NapGpuPoolArgs(
@@ -226,6 +183,7 @@ def nap_pool_args(
         kaito_addon=cfg.kaito_addon,
         gpu_floor=cfg.gpu_floor,
         kubernetes_version=cfg.cluster.kubernetesVersion,
+        today=cfg.today,
     )
 
 
@@ -269,6 +227,7 @@ def kaito_workspace_args(cfg: StackConfig, ws: KaitoWorkspaceConfig) -> KaitoWor
         model_access_token_config=ws.modelAccessTokenConfig,
         model_access_from_key_vault=ws.modelAccessFromKeyVault,
         gpu_floor=cfg.gpu_floor,
+        today=cfg.today,
     )
 
 
@@ -318,6 +277,7 @@ def databricks_cluster_args(
         custom_image=cluster.customImage,
         tags={**tags, **cluster.tags},
         gpu_floor=cfg.gpu_floor,
+        today=cfg.today,
     )
 
 
@@ -333,6 +293,7 @@ def azure_policy_args(cfg: StackConfig) -> AksGpuSizePolicyArgs:
         scope=ap.scope,
         effect=ap.effect,
         floor=cfg.gpu_floor,
+        today=cfg.today,
     )
 
 
@@ -341,7 +302,7 @@ def azure_policy_exemptions(cfg: StackConfig, pools: Sequence[GpuNodePool]) -> l
     AgentPool's id as the scope), with the entries' reason, owner, category and earliest expiry."""
     from components.azure_policy import AzurePolicyExemption
 
-    today = clock.today()
+    today = cfg.today
     out: list[AzurePolicyExemption] = []
     for pool in pools:
         name = agent_pool_resource_name(pool.pool.name)
@@ -377,4 +338,5 @@ def databricks_cluster_policy_args(cfg: StackConfig) -> DatabricksClusterPolicyA
         policy_name=policy.name or f"gpu-clusters-{cfg.environment}",
         gpu_floor=cfg.gpu_floor,
         cost_tags=tuple(policy.costTags),
+        today=cfg.today,
     )

@@ -1,10 +1,13 @@
 """Base class for every stack-config model: strict (unknown keys rejected), immutable, camelCase keys as written."""
 
 import types
+from datetime import date
 from functools import cache
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from gpu_catalog import clock
 
 
 @cache
@@ -73,3 +76,14 @@ NAMESPACE = "azure-gpu-platform"
 
 STACK_FILE_ENV = "AGP_STACK_FILE"
 """When set, error messages name this file instead of ``stacks/Pulumi.<stack>.yaml`` (the preflight sets it)."""
+
+
+TODAY = "today"
+"""The key of the validation context (``model_validate(data, context={TODAY: day})``) that carries the day: the
+stack's models and their validators check dated rules against it instead of reading the clock."""
+
+
+def context_today(info: ValidationInfo) -> date:
+    """The day a field validator checks against: the validation context's, else :func:`gpu_catalog.clock.today`."""
+    given = info.context.get(TODAY) if isinstance(info.context, dict) else None
+    return given if isinstance(given, date) else clock.today()

@@ -3,13 +3,11 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import typing
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from gpu_catalog import clock, default_catalog
+from gpu_catalog import default_catalog
 from gpu_catalog.device_plugins import load_device_plugin_facts
 from gpu_catalog.lifecycle import load_operator_facts, minor_of, minor_tuple
 from gpu_catalog.node_disks import node_disks
@@ -22,7 +20,7 @@ from rules.aks import (
     system_pool_size,
 )
 from rules.budget import budget_shape
-from rules.checklists import AksGpuPoolFacts, NapGpuPoolFacts, aks_cluster, aks_gpu_pool, nap_gpu_pool
+from rules.checklists import NapGpuPoolFacts, aks_cluster, nap_gpu_pool
 from rules.hardening import ApiServer, api_server_access, network_policy, node_hardening, rotation_poll_interval
 from rules.karpenter import AgentPoolFacts, nap_agent_pools
 from rules.kube_names import chart_namespace_problem
@@ -58,7 +56,7 @@ from rules.sizes import DEFAULT_FLOOR
 from rules.upgrade import upgrade_channel_range, validated_minors, version_pin_fits_channel
 
 from .databricks import cluster_policy_problems, databricks_stack_problems
-from .exemptions import exemption_problems, pool_exempt_rules
+from .exemptions import exemption_problems
 from .kaito import kaito_stack_problems
 from .models import (
     GpuPoolConfig,
@@ -67,62 +65,10 @@ from .models import (
 )
 from .monitoring import GpuMonitoringConfig
 from .nap import GpuNodePoolConfig
+from .specs import azure_pool_name, gpu_pool
 from .working_hours import START_STOP_SOURCE
 
 # --------------------------------------------------------------------------------------------------- semantics
-
-
-def azure_pool_name(pool: GpuPoolConfig, driver: str, taints: list[str], hardening: Iterable[str] = ()) -> str:
-    """The Azure agent-pool name: prefix of the logical name + a stable hash of the create-time fields (``taints``:
-    the pool's resolved taints, :meth:`StackConfig.pool_taints`; ``hardening``: ``encryptionAtHost`` and
-    ``ephemeralOsDisk`` when on, create-time settings that leave the name of a pool without them unchanged)."""
-    immutable: dict[str, Any] = {
-        "name": pool.name,
-        "vmSize": pool.vmSize.lower(),
-        "os": pool.os,
-        "migProfile": pool.migProfile,
-        "driver": driver,
-        "taints": sorted(taints),
-        "zones": sorted(pool.zones),
-        "spot": pool.spot,
-        "maxPods": pool.maxPods,
-    }
-    if hardening:  # create-time in AKS: turning either on replaces the pool (create-before-delete under a new name)
-        immutable["hardening"] = sorted(hardening)
-    digest = hashlib.sha256(json.dumps(immutable, sort_keys=True).encode()).hexdigest()
-    if pool.os == "Windows":
-        return pool.name[:3] + digest[:3]
-    return pool.name[:8] + digest[:4]
-
-
-def pool_checklist(cfg: StackConfig, pool: GpuPoolConfig) -> AksGpuPoolFacts:
-    """A stack file's pool as its checklist (:func:`rules.checklists.aks_gpu_pool`) sees it, defaults resolved."""
-    sharing = pool.sharing
-    return AksGpuPoolFacts(
-        name=pool.name,
-        vm_size=pool.vmSize,
-        os=pool.os,
-        os_sku=pool.effective_os_sku,
-        kubernetes_version=cfg.pool_kubernetes_version(pool),
-        autoscaling=pool.autoscaling,
-        min_count=pool.effective_min_count,
-        max_count=pool.maxCount,
-        driver_skipped=cfg.pool_driver(pool) == "operator",
-        mig_profile=pool.migProfile,
-        sharing=sharing.node_sharing if sharing is not None else None,
-        conflicting_sharing=sharing is not None and sharing.mps is not None and sharing.timeSlicing is not None,
-        taints=tuple(cfg.pool_taints(pool)),
-        labels=pool.labels,
-        encryption_at_host=pool.encryptionAtHost,
-        os_disk_type=pool.osDiskType,
-        spot=pool.spot,
-        gpu_floor=cfg.usable_gpu_floor,
-        exempt_rules=pool_exempt_rules(cfg, pool.name),
-        operator=cfg.gpu_operator_facts,
-        manager=cfg.pool_device_plugin(pool),
-        mig_strategy=cfg.plugin_mig_strategy,
-        kaito_addon=cfg.kaito_addon,
-    )
 
 
 def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Problem]:
@@ -137,8 +83,8 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
         pin = version_pin_fits_channel(pool.orchestratorVersion, cfg.cluster.autoUpgradeChannel, "orchestratorVersion")
         problems.extend(_at(at, pin))
     # A stack file's Linux pools always get the platform's device plugin (Windows ones AKS's), so no node-stack
-    # advisory arises here; GpuNodePool, built from the same checklist, warns about any that would.
-    found = refused(aks_gpu_pool(pool_checklist(cfg, pool), today=clock.today()))
+    # advisory arises here; GpuNodePool, built from the same spec, warns about any that would.
+    found = refused(gpu_pool(cfg, pool).checklist_findings(today=cfg.today))
     if "driver" not in pool.model_fields_set:  # a driver finding is the default's collision with the size
         default = f"driver is not set, and the default driver here is {cfg.pool_driver(pool)}: "
         found = [Finding("vmSize", default + f.message) if f.field == "driver" else f for f in found]
@@ -167,9 +113,7 @@ def _at(at: str, findings: Iterable[Finding], **paths: str) -> list[Problem]:
 def _pool_version_problems(cfg: StackConfig, path: str, version: str) -> list[Problem]:
     cluster = cfg.cluster
     problems: list[Problem] = []
-    finding = check_kubernetes_version(
-        version, today=clock.today(), tier=cluster.skuTier, support_plan=cluster.supportPlan
-    )
+    finding = check_kubernetes_version(version, today=cfg.today, tier=cluster.skuTier, support_plan=cluster.supportPlan)
     if finding is not None:
         problems.append(Problem(path, finding.message))
     problems += [Problem(path, f.message) for f in pool_version_skew(version, cluster.kubernetesVersion)]
@@ -188,7 +132,7 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
     problems += [Problem("cluster.systemPool.vmSize", f.message) for f in system_pool_size(cluster.systemPool.vmSize)]
 
     finding = check_kubernetes_version(
-        cluster.kubernetesVersion, today=clock.today(), tier=cluster.skuTier, support_plan=cluster.supportPlan
+        cluster.kubernetesVersion, today=cfg.today, tier=cluster.skuTier, support_plan=cluster.supportPlan
     )
     if finding is not None:
         problems.append(Problem("cluster.kubernetesVersion", finding.message))
@@ -206,7 +150,7 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
         oidc_issuer=cluster.oidcIssuer,
         workload_identity=cluster.workloadIdentity,
     )
-    for finding in aks_cluster(facts, today=clock.today()):
+    for finding in aks_cluster(facts, today=cfg.today):
         key = {"tier": "skuTier"}.get(finding.field, finding.field)
         problems.append(Problem(f"cluster.{key}", finding.message))
     problems += _hardening_problems(cfg)
@@ -259,7 +203,7 @@ def _upgrade_channel_problems(cfg: StackConfig) -> list[Problem]:
         gpu_operator_version=cfg.gpuOperator.version if cfg.gpuOperator.enabled else None,
         kaito_addon=cfg.kaito_addon,
     )
-    found = upgrade_channel_range(cluster.autoUpgradeChannel, cluster.kubernetesVersion, validated, today=clock.today())
+    found = upgrade_channel_range(cluster.autoUpgradeChannel, cluster.kubernetesVersion, validated, today=cfg.today)
     found += version_pin_fits_channel(cluster.kubernetesVersion, cluster.autoUpgradeChannel)
     return [Problem(f"cluster.{f.field}", f.message) for f in found]
 
@@ -346,24 +290,18 @@ def _operator_platform_problems(cfg: StackConfig) -> list[Problem]:
         return []
     problems: list[Problem] = []
     for i, pool in enumerate(cfg.gpuPools):
-        if not cfg.operator_manages(pool):
-            continue
-        problem = check_operator_platform(version, cfg.pool_kubernetes_version(pool), pool.effective_os_sku, facts)
-        if problem is None:
-            continue
-        if facts.get(version) is None:
-            return [Problem("gpuOperator.version", problem)]
-        key = f"gpuPools[{i}].osSku" if pool.effective_os_sku not in facts.os_images else "gpuOperator.version"
-        text = problem if key.endswith("osSku") else f"gpuPools[{i}] ({pool.name}): {problem}"
-        if key == "gpuOperator.version" and "version" not in cfg.gpuOperator.model_fields_set:
-            # The user did not write the version: name the key they wrote and the default it collided with.
-            key = f"gpuPools[{i}].orchestratorVersion" if pool.orchestratorVersion else "cluster.kubernetesVersion"
-            text = (
-                f"{show(cfg.pool_kubernetes_version(pool))} collides with the default gpuOperator.version "
-                f"{version} (not written in the stack file): {text}"
-            )
-        if all(p.message != text for p in problems):
-            problems.append(Problem(key, text))
+        for finding in gpu_pool(cfg, pool).operator_platform_findings():
+            key = f"gpuPools[{i}].osSku" if finding.field == "osSku" else "gpuOperator.version"
+            text = finding.message if finding.field == "osSku" else f"gpuPools[{i}] ({pool.name}): {finding.message}"
+            if key == "gpuOperator.version" and "version" not in cfg.gpuOperator.model_fields_set:
+                # The user did not write the version: name the key they wrote and the default it collided with.
+                key = f"gpuPools[{i}].orchestratorVersion" if pool.orchestratorVersion else "cluster.kubernetesVersion"
+                text = (
+                    f"{show(cfg.pool_kubernetes_version(pool))} collides with the default gpuOperator.version "
+                    f"{version} (not written in the stack file): {text}"
+                )
+            if all(p.message != text for p in problems):
+                problems.append(Problem(key, text))
     return problems
 
 
@@ -418,8 +356,9 @@ def _node_os_problems(cfg: StackConfig) -> list[Problem]:
     """Every pool's OS version against its Kubernetes minor and today (``gpu_catalog/facts/aks_node_os.json``), on the
     key the stack file wrote (``osSku``, else ``os`` for a Windows pool's default SKU). A ``gpuNodePools`` entry's
     ``imageFamily`` is its checklist's (:func:`rules.checklists.nap_gpu_pool`, shared with ``NapGpuPoolArgs``), at
-    ``gpuNodePools[i].imageFamily``."""
-    today = clock.today()
+    ``gpuNodePools[i].imageFamily``. The GPU pools' conditions are their spec's
+    (:meth:`rules.specs.AksGpuPool.node_os_findings`)."""
+    today = cfg.today
 
     def minor(version: str) -> tuple[int, int] | None:
         m = minor_of(version)
@@ -433,14 +372,9 @@ def _node_os_problems(cfg: StackConfig) -> list[Problem]:
         if problem is not None:
             problems.append(Problem("cluster.systemPool.osSku", problem))
     for i, pool in enumerate(cfg.gpuPools):
-        k8s = minor(cfg.pool_kubernetes_version(pool))
-        if k8s is None:
-            continue
-        sku = pool.effective_os_sku
-        problem = node_os_problem(sku, k8s, today, os_name=ubuntu_release(sku, k8s))
-        if problem is not None:
+        for finding in gpu_pool(cfg, pool).node_os_findings(today=today):
             key = "osSku" if "osSku" in pool.model_fields_set or "os" not in pool.model_fields_set else "os"
-            problems.append(Problem(f"gpuPools[{i}].{key}", problem))
+            problems.append(Problem(f"gpuPools[{i}].{key}", finding.message))
     return problems
 
 
@@ -477,17 +411,23 @@ def _kaito_problems(cfg: StackConfig, config_present: Callable[[str], bool]) -> 
         floor=cfg.gpu_floor,
         kubernetes_version=cfg.cluster.kubernetesVersion,
         config_present=config_present,
+        today=cfg.today,
     )
     return [Problem(path, message) for path, message in found]
 
 
 def _databricks_problems(cfg: StackConfig) -> list[Problem]:
-    return [Problem(path, message) for path, message in databricks_stack_problems(cfg.databricks, floor=cfg.gpu_floor)]
+    return [
+        Problem(path, message)
+        for path, message in databricks_stack_problems(cfg.databricks, floor=cfg.gpu_floor, today=cfg.today)
+    ]
 
 
 def _cluster_policy_problems(cfg: StackConfig) -> list[Problem]:
     inherited = {*cfg.cluster.tags, "environment", "managed-by"}  # composition.wiring.platform_tags
-    found = cluster_policy_problems(cfg.databricks, inherited_tags=inherited, floor=cfg.usable_gpu_floor)
+    found = cluster_policy_problems(
+        cfg.databricks, inherited_tags=inherited, floor=cfg.usable_gpu_floor, today=cfg.today
+    )
     return [Problem(path, message) for path, message in found]
 
 
@@ -525,7 +465,7 @@ def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> 
     """Every problem of one ``gpuNodePools`` entry: its checklist (:func:`rules.checklists.nap_gpu_pool`, the one
     ``NapGpuPoolArgs`` runs too) and what only a stack file can get wrong (``limits.nodes``, half a budget)."""
     at = f"gpuNodePools[{index}]"
-    problems = _at(at, refused(nap_gpu_pool(nap_checklist(cfg, pool), today=clock.today())))
+    problems = _at(at, refused(nap_gpu_pool(nap_checklist(cfg, pool), today=cfg.today)))
     if pool.limits.nodes is not None:
         problems.append(
             Problem(

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import date
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from exports.databricks_policy import DEFAULT_COST_TAGS, cost_tags_problem, floor_problem
 from gpu_catalog import GpuSize, clock, default_catalog
@@ -52,7 +53,7 @@ from rules.databricks import (
 )
 from rules.sizes import DEFAULT_FLOOR
 
-from .base import StrictModel, empty_section
+from .base import StrictModel, context_today, empty_section
 
 WorkloadMode = Literal["training", "inference", "singleNode"]
 WORKLOAD_MODES: tuple[str, ...] = ("training", "inference", "singleNode")
@@ -239,16 +240,17 @@ class DatabricksClusterConfig(StrictModel):
 
     @field_validator("nodeTypeId")
     @classmethod
-    def _node_type(cls, v: str) -> str:
-        _refuse("nodeTypeId", gpu_node_types(cluster_facts({"nodeTypeId": v}), size_rules=True, today=clock.today()))
+    def _node_type(cls, v: str, info: ValidationInfo) -> str:
+        found = gpu_node_types(cluster_facts({"nodeTypeId": v}), size_rules=True, today=context_today(info))
+        _refuse("nodeTypeId", found)
         return default_catalog()[v].name  # the catalog's spelling
 
     @field_validator("driverNodeTypeId")
     @classmethod
-    def _driver_node_type(cls, v: str | None) -> str | None:
+    def _driver_node_type(cls, v: str | None, info: ValidationInfo) -> str | None:
         if v is None:
             return v
-        found = gpu_node_types(cluster_facts({"driverNodeTypeId": v}), size_rules=True, today=clock.today())
+        found = gpu_node_types(cluster_facts({"driverNodeTypeId": v}), size_rules=True, today=context_today(info))
         _refuse("driverNodeTypeId", found)
         return default_catalog()[v].name
 
@@ -431,7 +433,9 @@ from one of these keys, refused there."""
 _NODE_TYPE_KEYS = ("nodeTypeId", "driverNodeTypeId")
 
 
-def _checklist(cluster: DatabricksClusterConfig, floor: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+def _checklist(
+    cluster: DatabricksClusterConfig, floor: str, today: date | None = None
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """The Databricks checklist (:func:`rules.checklists.databricks_cluster`) of one cluster as ``(key, message)``:
     the first problem per key relating the cluster's keys, in :data:`_CLUSTER_KEYS` order, and every node-type
     problem (only the GPU floor can add one: the validators checked the size rules)."""
@@ -440,7 +444,7 @@ def _checklist(cluster: DatabricksClusterConfig, floor: str) -> tuple[list[tuple
     )
     first: dict[str, str] = {}
     node_types: list[tuple[str, str]] = []
-    for finding in databricks_cluster(facts, today=clock.today()):
+    for finding in databricks_cluster(facts, today=today or clock.today()):
         key = _KEYS.get(finding.field, finding.field)
         if key in _NODE_TYPE_KEYS:
             if key == "nodeTypeId" or cluster.driverNodeTypeId is not None:  # the driver's, when written
@@ -455,28 +459,32 @@ def _checklist(cluster: DatabricksClusterConfig, floor: str) -> tuple[list[tuple
     return ordered, node_types
 
 
-def cluster_problems(cluster: DatabricksClusterConfig, *, floor: str = DEFAULT_FLOOR) -> list[tuple[str, str]]:
+def cluster_problems(
+    cluster: DatabricksClusterConfig, *, floor: str = DEFAULT_FLOOR, today: date | None = None
+) -> list[tuple[str, str]]:
     """The rules that relate a cluster's keys, as ``(key, message)``: the first problem per key, in key order, then
     the node types against ``floor`` (the stack's GPU floor)."""
-    ordered, node_types = _checklist(cluster, floor)
+    ordered, node_types = _checklist(cluster, floor, today)
     return [*ordered, *node_types]
 
 
-def databricks_stack_problems(databricks: DatabricksConfig | None, *, floor: str) -> list[tuple[str, str]]:
+def databricks_stack_problems(
+    databricks: DatabricksConfig | None, *, floor: str, today: date | None = None
+) -> list[tuple[str, str]]:
     """Problems of ``databricks`` as ``(key path, message)``: the rules relating each cluster's keys
     (:func:`cluster_problems`), then the node types against a raised GPU floor."""
     problems: list[tuple[str, str]] = []
     below_floor: list[tuple[str, str]] = []
     for i, cluster in enumerate(databricks.clusters if databricks is not None else []):
         at = f"databricks.clusters[{i}]"
-        ordered, node_types = _checklist(cluster, floor)
+        ordered, node_types = _checklist(cluster, floor, today)
         problems += [(f"{at}.{key}" if key else at, message) for key, message in ordered]
         below_floor += [(f"{at}.{key}", message) for key, message in node_types]
     return [*problems, *below_floor]
 
 
 def cluster_policy_problems(
-    databricks: DatabricksConfig | None, *, inherited_tags: set[str], floor: str
+    databricks: DatabricksConfig | None, *, inherited_tags: set[str], floor: str, today: date | None = None
 ) -> list[tuple[str, str]]:
     """``databricks.clusterPolicy`` against the stack: the policy can be generated for the GPU floor, and every cluster
     (all reference the policy: user-, group-dedicated and custom-container clusters alike) carries each cost tag (its
@@ -485,7 +493,7 @@ def cluster_policy_problems(
         return []
     policy = databricks.clusterPolicy
     problems: list[tuple[str, str]] = []
-    if (problem := floor_problem(floor) or cost_tags_problem(policy.costTags)) is not None:
+    if (problem := floor_problem(floor, today) or cost_tags_problem(policy.costTags)) is not None:
         problems.append(("databricks.clusterPolicy", problem))
     for i, cluster in enumerate(databricks.clusters):
         missing = missing_cost_tags(cluster.facts, policy.costTags, inherited_tags, cluster.tags)

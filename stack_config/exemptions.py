@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpu_catalog import clock
 from gpu_catalog.problems import Problem
 from rules.exemptions import DEFAULT_MAX_DAYS, Exemption, matches_type_and_name, max_days_findings, parse_entries
 from rules.sizes import SIZE_RULES
@@ -31,7 +30,7 @@ def max_days(cfg: StackConfig) -> int:
 
 def stack_exemptions(cfg: StackConfig) -> list[Exemption]:
     """The stack's valid exemptions (active, expiring and expired alike: each caller asks :meth:`Exemption.applies`)."""
-    return parse_entries(cfg.exemptions, today=clock.today(), max_days=max_days(cfg))[0]
+    return parse_entries(cfg.exemptions, today=cfg.today, max_days=max_days(cfg))[0]
 
 
 AGENT_POOL_TYPE = "azure-native:containerservice:AgentPool"
@@ -46,7 +45,7 @@ def agent_pool_resource_name(pool_name: str) -> str:
 def pool_exempt_rules(cfg: StackConfig, pool_name: str) -> tuple[str, ...]:
     """The size rules an exemption waives today for the AgentPool of ``gpuPools[name]`` (the stack config and the
     component then skip them; the pack reports the violation as exempted)."""
-    today = clock.today()
+    today = cfg.today
     name = agent_pool_resource_name(pool_name)
     return tuple(
         sorted(
@@ -63,6 +62,6 @@ def pool_exempt_rules(cfg: StackConfig, pool_name: str) -> tuple[str, ...]:
 
 def exemption_problems(cfg: StackConfig) -> list[Problem]:
     problems = [Problem(MAX_DAYS_KEY, f.message) for f in max_days_findings(cfg.exemptionMaxDays)]
-    _, found = parse_entries(cfg.exemptions, today=clock.today(), max_days=max_days(cfg))
+    _, found = parse_entries(cfg.exemptions, today=cfg.today, max_days=max_days(cfg))
     problems += [Problem(KEY + f.field if f.field else KEY, f.message) for f in found]
     return problems

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import date
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from gpu_catalog import clock, default_catalog
 from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT, MODEL_ACCESS_SECRET_KEY, kaito_preset
@@ -31,7 +32,7 @@ from rules.kaito import EXAMPLE_TOKEN_CONFIG, KaitoCluster, KaitoWorkspace, addo
 from rules.kube_names import LABEL_KEY_RE, LABEL_VALUE_RE
 from rules.sizes import DEFAULT_FLOOR
 
-from .base import StrictModel
+from .base import StrictModel, context_today
 from .keys import CONFIG_KEY_RE
 
 PROJECT_NAMESPACE = "azure-gpu-platform"
@@ -100,8 +101,8 @@ class KaitoWorkspaceConfig(StrictModel):
 
     @field_validator("instanceType")
     @classmethod
-    def _instance_type(cls, v: str) -> str:
-        _refuse(instance_type(KaitoWorkspace(instance_type=v), size_rules=True, today=clock.today()))
+    def _instance_type(cls, v: str, info: ValidationInfo) -> str:
+        _refuse(instance_type(KaitoWorkspace(instance_type=v), size_rules=True, today=context_today(info)))
         return default_catalog()[v].name
 
     @field_validator("labelSelector")
@@ -193,11 +194,14 @@ def workspace_facts(ws: KaitoWorkspaceConfig, *, floor: str = DEFAULT_FLOOR) -> 
     )
 
 
-def workspace_problems(ws: KaitoWorkspaceConfig, *, floor: str = DEFAULT_FLOOR) -> list[tuple[str, str]]:
+def workspace_problems(
+    ws: KaitoWorkspaceConfig, *, floor: str = DEFAULT_FLOOR, today: date | None = None
+) -> list[tuple[str, str]]:
     """The KAITO checklist (:func:`rules.checklists.kaito_workspace`) of one workspace, as ``(key, message)``: the
     nodes hold the preset and are not below ``floor``; the model-access Secret matches the preset, and its token comes
-    from one place. The keys' own shapes were checked by the validators."""
-    found = kaito_workspace(workspace_facts(ws, floor=floor), today=clock.today())
+    from one place. The keys' own shapes were checked by the validators. ``today``: the stack's day (default
+    :func:`gpu_catalog.clock.today`)."""
+    found = kaito_workspace(workspace_facts(ws, floor=floor), today=today or clock.today())
     return [(f.field, f.message) for f in found]
 
 
@@ -213,6 +217,7 @@ def kaito_stack_problems(
     floor: str,
     kubernetes_version: str,
     config_present: Callable[[str], bool],
+    today: date | None = None,
 ) -> list[tuple[str, str]]:
     """Problems of ``kaito`` as ``(key path, message)``: each workspace's checklist (:func:`workspace_problems`, with
     the GPU floor), the add-on and its version on the cluster's Kubernetes version (the preset table is the add-on
@@ -231,7 +236,8 @@ def kaito_stack_problems(
     workspace_floor = floor if off is None else DEFAULT_FLOOR  # the add-on is off: nothing more is checked
     for i, ws in enumerate(kaito.workspaces):
         problems += [
-            (f"kaito.workspaces[{i}].{key}", message) for key, message in workspace_problems(ws, floor=workspace_floor)
+            (f"kaito.workspaces[{i}].{key}", message)
+            for key, message in workspace_problems(ws, floor=workspace_floor, today=today)
         ]
     if off is not None:
         problems.append(

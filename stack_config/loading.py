@@ -8,14 +8,16 @@ import copy
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
+from datetime import date
 from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from gpu_catalog import clock
 from gpu_catalog.problems import Problem, key_path
 
-from .base import NAMESPACE
+from .base import NAMESPACE, TODAY
 from .checks import (
     semantic_problems,
 )
@@ -60,6 +62,7 @@ def validate_stack_config(
     stack_file: str,
     extra: Sequence[Problem] = (),
     config_present: Callable[[str], bool] = no_config_values,
+    today: date | None = None,
 ) -> StackConfig:
     """Validate a plain dict (keys without the namespace) and return the model, or raise :class:`StackConfigError`.
 
@@ -68,14 +71,17 @@ def validate_stack_config(
     that AKS would refuse. ``extra`` are problems found elsewhere in the same file (keys outside the namespace).
     ``config_present`` tells whether a Pulumi config key outside the namespace is set (a KAITO workspace's token
     config): the Pulumi program passes the engine's config (``composition/stack_file.py``); the default knows none.
+    ``today`` dates every rule (default: :func:`gpu_catalog.clock.today`, read here once and handed down through
+    the validation context and :attr:`StackConfig.today`).
     Pure: no Pulumi engine needed (the preflight and the tests call it).
     """
+    day = today or clock.today()
     try:
-        cfg = StackConfig.model_validate(dict(data))
+        cfg = StackConfig.model_validate(dict(data), context={TODAY: day})
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         problems = _merge_same_path([_error_to_problem(e, StackConfig) for e in errors])
-        problems += _checked_without(data, errors, {p.path for p in problems}, config_present)
+        problems += _checked_without(data, errors, {p.path for p in problems}, config_present, day)
         raise StackConfigError([*extra, *problems], stack_file) from None
     problems = [*extra, *semantic_problems(cfg, config_present=config_present)]
     if problems:
@@ -92,6 +98,7 @@ def _checked_without(
     errors: Sequence[ErrorDetails],
     reported: set[str],
     config_present: Callable[[str], bool],
+    day: date,
 ) -> list[Problem]:
     """The cross-field problems of the config with every malformed key left out (optional keys fall back to their
     defaults; a required top-level key gets a stand-in), except those on a section that already has a problem:
@@ -107,7 +114,7 @@ def _checked_without(
             broken.add(removed)
             broken.add(key_path(loc[:2]) if len(loc) > 1 and isinstance(loc[1], int) else key_path(loc[:1]))
         try:
-            cfg = StackConfig.model_validate(repaired)
+            cfg = StackConfig.model_validate(repaired, context={TODAY: day})
         except ValidationError as again:
             errors = again.errors(include_url=False)
             continue

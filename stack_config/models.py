@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, PrivateAttr, ValidationInfo, field_validator
 
-from gpu_catalog import MIG_PROFILES, canonical_mig_profile, default_catalog
+from gpu_catalog import MIG_PROFILES, canonical_mig_profile, clock, default_catalog
 from gpu_catalog.access import load_access_facts
 from gpu_catalog.device_plugins import load_device_plugin_facts
 from gpu_catalog.lifecycle import DEFAULT_SUPPORT_PLAN, default_gpu_operator_version
@@ -40,7 +41,7 @@ from rules.sizes import DEFAULT_FLOOR
 from rules.upgrade import AutoUpgradeChannel, NodeOsUpgradeChannel
 
 from .azure_policy import AzurePolicyConfig
-from .base import StrictModel, empty_section, worded
+from .base import TODAY, StrictModel, empty_section, worded
 from .databricks import DatabricksConfig
 from .kaito import KaitoConfig, kaito_addon_enabled
 from .monitoring import GpuMonitoringConfig
@@ -411,6 +412,19 @@ class StackConfig(StrictModel):
     checked by :func:`stack_config.exemptions.exemption_problems` (rules: :mod:`rules.exemptions`)."""
     exemptionMaxDays: Any = None
     """How far ahead an exemption may end (days, default 180)."""
+
+    _today: date = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        """The day the stack is checked on: the validation context's ``today`` (:func:`validate_stack_config` reads
+        the clock once and passes it), else :func:`gpu_catalog.clock.today` read here, once."""
+        given = context.get(TODAY) if isinstance(context, dict) else None
+        self._today = given if isinstance(given, date) else clock.today()
+
+    @property
+    def today(self) -> date:
+        """The day every dated rule of this stack is checked on (read once, when the stack was validated)."""
+        return self._today
 
     @field_validator("location")
     @classmethod

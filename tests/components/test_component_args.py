@@ -15,11 +15,13 @@ from components.gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
 from components.gpu_operator import GpuOperatorArgs, operator_values
 from components.pool_scheduling import GpuSharing, PoolDevicePlugin, PoolGpuOperator, SharedPool
 from components.validation import InvalidArgsError
-from composition.wiring import aks_cluster_args, platform_tags, pool_gpu_operator
+from composition.wiring import aks_cluster_args, platform_tags
 from gpu_catalog.device_plugins import load_device_plugin_facts
 from rules.aks import windows_pool_name
+from rules.node_stack import Sharing
 from rules.sizes import check_gpu_size
 from stack_config import StackConfigError, validate_stack_config
+from stack_config.specs import pool_gpu_operator
 from tests.components.harness import AGENT_POOL, Run, run_program, run_stack, stack_config
 from tests.conftest import TODAY
 
@@ -110,7 +112,7 @@ def test_a_bad_size_is_refused_with_the_catalogs_messages() -> None:
         ),
         # Two drivers on one node: the operator installs one (for another pool) and this pool keeps AKS's.
         (
-            {"gpu_operator": OPERATOR, "os_sku": "Ubuntu"},
+            {"gpu_operator": OPERATOR, "os_sku": "Ubuntu", "driver_skipped": False},
             {
                 "gpuOperator": {"enabled": True},
                 "gpuPools": [{"name": "other", "vmSize": T4}, {"name": "t4", "vmSize": T4, "driver": "aks"}],
@@ -191,12 +193,13 @@ def test_a_pool_written_in_python_registers_what_its_spec_says() -> None:
     assert inputs["agentPoolName"] == "t4"  # no stack file: the name itself
     assert inputs["gpuProfile"] == {"driver": "None"}
     assert inputs["nodeLabels"]["nvidia.com/device-plugin.config"] == "t4"
-    assert "osSKU" not in inputs and "orchestratorVersion" not in inputs  # AKS's defaults
+    # The spec's defaults, the stack file's: Ubuntu and 250 pods; no version (the control plane's).
+    assert (inputs["osSKU"], inputs["maxPods"]) == ("Ubuntu", 250.0) and "orchestratorVersion" not in inputs
     assert inputs["tags"] == {"gpu-pool": "t4"}
     [pool] = pools
     assert pool.contract.scheduling.resource_name == "nvidia.com/gpu"
     assert pool.contract.scheduling.allocatable_per_node == 4
-    assert pool.shared == SharedPool("nvidia.com/gpu", GpuSharing(mode="timeSlicing", replicas=4))
+    assert pool.shared == SharedPool("nvidia.com/gpu", Sharing("timeSlicing", 4))
 
 
 # ----------------------------------------------------------------------------------------------- the cluster

@@ -147,3 +147,17 @@ def test_dev_leaves_them_at_the_defaults() -> None:
     assert "imageCleaner" not in cluster["securityProfile"]
     assert "securityProfile" not in cluster["agentPoolProfiles"][0]
     assert run.of_type(DIAGNOSTIC_SETTING) == []
+
+
+def test_the_python_api_pool_gets_the_stack_files_hardening_defaults() -> None:
+    """``GpuPoolSpec`` resolves ``os_disk_type`` and ``encryption_at_host`` from the catalog as a stack file's pool does
+    (it used to send ``Managed`` on the 12 sizes the catalog gives an ephemeral OS disk)."""
+    from components.gpu_node_pool import GpuPoolSpec
+    from components.pool_scheduling import PoolDevicePlugin
+    from gpu_catalog.device_plugins import load_device_plugin_facts
+
+    plugin = PoolDevicePlugin(load_device_plugin_facts().chart.version)
+    t4 = GpuPoolSpec(name="t4", vm_size="Standard_NC4as_T4_v3", device_plugin=plugin)
+    assert (t4.os_disk_type, t4.encryption_at_host) == ("Ephemeral", False)
+    managed = GpuPoolSpec(name="t4", vm_size="Standard_NC4as_T4_v3", os_disk_type="Managed", device_plugin=plugin)
+    assert managed.os_disk_type == "Managed"

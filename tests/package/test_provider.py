@@ -215,6 +215,9 @@ def test_construct_registers_the_pool_and_its_agent_pool_with_the_engines_inputs
         "enableEncryptionAtHost": False,
         "osDiskType": "Managed",
         "osDiskSizeGB": 128.0,
+        # the pool spec's defaults, as a stack file's pool gets them (rules/specs/aks_gpu_pool.py)
+        "osSKU": "Ubuntu",
+        "maxPods": 250.0,
         "tags": {"gpu-pool": "a100"},
         "enableAutoScaling": True,
         "minCount": 1.0,
@@ -832,3 +835,21 @@ def test_a_rapid_channel_past_the_operators_range_fails_construct_with_the_rules
     assert found[0][1].startswith("'rapid' moves this cluster to Kubernetes 1.37 today (2026-11-30)")
     assert "GPU operator v26.7.0 (NVIDIA's platform-support matrix) is validated up to 1.36" in found[0][1]
     assert found[0][1].endswith("Allowed today: none, patch, stable, node-image; or pin software validated on 1.37.")
+
+
+def test_the_package_pool_is_the_pool_spec_field_for_field() -> None:
+    """The schema's ``GpuPool`` input is checked against the spec (:class:`rules.specs.AksGpuPool`): each key is a spec
+    field of the same name (``driver`` is ``driver_skipped`` as a mode), and a spec field the package leaves out is
+    one the cluster, a stack file or the rules fill in."""
+    from dataclasses import fields
+
+    from component_package.inputs import GpuPool
+    from rules.specs import AksGpuPool
+
+    spec_fields = {f.name for f in fields(AksGpuPool)}
+    renamed = {"driver": "driver_skipped"}
+    package_keys = set(typing.get_type_hints(GpuPool))
+    assert {renamed.get(k, k) for k in package_keys} <= spec_fields
+    # ssh_access: a stack file's cluster.sshAccess (not yet a package input)
+    not_in_package = {"conflicting_sharing", "external_device_plugin", "kaito_addon", "exempt_rules", "ssh_access"}
+    assert spec_fields - {renamed.get(k, k) for k in package_keys} == not_in_package

@@ -1,0 +1,17 @@
+"""One spec per deployable: the fields, the defaults resolved once, the whole checklist with ``today`` passed in.
+
+A spec is a frozen dataclass, free of Pulumi, in the rules layer. Every door builds the same spec: the stack config
+parses camelCase into it (:mod:`stack_config`), the Python API constructs it directly (the component Args hold it and
+their Pulumi inputs, :mod:`components`), the component package maps its inputs to it (:mod:`component_package`), the
+policies can build it (partially) from wire props. Whatever the door, a field not given gets the same default, so
+the same pool, written three ways, sends the same inputs (``tests/components/test_three_ways.py``).
+
+- :class:`~rules.specs.aks_gpu_pool.AksGpuPool`: an AKS GPU agent pool.
+"""
+
+from __future__ import annotations
+
+from .aks_gpu_pool import AKS_GPU_POOL_FIELDS, AksGpuPool, pool_defaults
+from .pool_software import PoolDevicePlugin, PoolGpuOperator
+
+__all__ = ["AKS_GPU_POOL_FIELDS", "AksGpuPool", "PoolDevicePlugin", "PoolGpuOperator", "pool_defaults"]

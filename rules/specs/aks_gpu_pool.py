@@ -1,0 +1,330 @@
+"""The AKS GPU agent pool, defined once: its fields, every default resolved here, and its whole checklist.
+
+``AksGpuPool(name=..., vm_size=..., ...)`` is the pool every door builds: the stack config parses ``gpuPools[i]``
+into it (:func:`stack_config.specs.gpu_pool`), the Python API constructs it (``components.gpu_node_pool.GpuPoolSpec``
+is this spec refusing its findings at construction), the component package maps its ``GpuPool`` inputs to it
+(``component_package/args.py``). A field left out gets the same default whichever door it came in by (the defaults
+below, resolved in ``__post_init__``); after construction every resolved field holds the value the ``AgentPool``
+gets.
+
+Resolved defaults (each from the catalog or the facts):
+
+- ``os_sku``: ``Ubuntu`` on Linux (the GPU operator's validated OS), ``Windows2022`` on Windows
+  (:data:`rules.node_os.DEFAULT_OS_SKU`);
+- ``driver_skipped``: the GPU operator installs the driver (``gpuProfile.driver: None``) on a Linux pool of a cluster
+  whose operator installs drivers, AKS otherwise;
+- ``min_count``: 1 when autoscaling; ``count``: the autoscaling lower bound, or 1;
+- ``taints``: :data:`rules.aks.DEFAULT_GPU_TAINT`, or :data:`rules.node_stack.KAITO_SAFE_TAINT` on a cluster with the
+  KAITO add-on (whose device plugin would land on the pool otherwise);
+- ``max_pods``: :data:`rules.hardening.DEFAULT_MAX_PODS` (250, Azure CNI Overlay) on Linux,
+  :data:`rules.hardening.WINDOWS_MAX_PODS` (110) on Windows;
+- ``encryption_at_host`` and ``os_disk_type``: from the catalog's ``nodeDisks``
+  (:func:`rules.hardening.default_encryption_at_host`, :func:`rules.hardening.default_os_disk_type`).
+
+The checklist (:meth:`AksGpuPool.findings`, ``today`` passed in): :func:`rules.checklists.aks_gpu_pool`, the pool's
+node OS against its Kubernetes version (:meth:`AksGpuPool.node_os_findings`), the GPU operator's validated platforms
+(:meth:`AksGpuPool.operator_platform_findings`) and the pool's version against AKS's calendar under long-term support
+(:meth:`AksGpuPool.version_findings`; the stack config checks it against the cluster's own tier instead). Fields are
+named as in a stack file (``vmSize``, ``osSku``, ``gpuOperator``); each caller maps them to its own key paths.
+
+Pure: no Pulumi import, no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from datetime import date
+from typing import Literal
+
+from gpu_catalog import GpuSize, canonical_mig_profile
+from gpu_catalog.lifecycle import LTS_SUPPORT_PLAN, LTS_TIER, load_operator_facts
+from gpu_catalog.node_disks import node_disks
+
+from .. import Finding
+from ..aks import DEFAULT_GPU_TAINT
+from ..checklists import AksGpuPoolFacts, aks_gpu_pool
+from ..hardening import (
+    DEFAULT_MAX_PODS,
+    WINDOWS_MAX_PODS,
+    SshAccess,
+    default_encryption_at_host,
+    default_os_disk_type,
+)
+from ..lifecycle import check_kubernetes_version, check_operator_platform
+from ..node_os import DEFAULT_OS_SKU, pool_node_os_problem
+from ..node_stack import (
+    DEVICE_PLUGIN_CHART,
+    EXTERNAL,
+    GPU_OPERATOR,
+    KAITO_SAFE_TAINT,
+    NodeStack,
+    Sharing,
+    pool_node_stack,
+)
+from ..sizes import DEFAULT_FLOOR
+from .pool_software import MigStrategy, PoolDevicePlugin, PoolGpuOperator
+
+
+@dataclass(frozen=True)
+class AksGpuPool:
+    """One AKS GPU agent pool: every field a door may set, every default resolved once (module docstring)."""
+
+    name: str
+    """Logical pool name: the Pulumi resource name's suffix and the ``azure-gpu-platform/pool`` node label."""
+    vm_size: str
+    azure_name: str | None = None
+    """The agent pool's name in Azure; ``None``: :attr:`name`. A stack file's pool gets a name that changes with its
+    create-time fields (``stack_config.azure_pool_name``)."""
+    os: Literal["Linux", "Windows"] = "Linux"
+    os_sku: str | None = None
+    """``None``: ``Ubuntu`` on Linux, ``Windows2022`` on Windows."""
+    count: int | None = None
+    """Nodes of a fixed-size pool; the initial node count of an autoscaling one. ``None``: :attr:`min_count` when
+    autoscaling, else 1."""
+    min_count: int | None = None
+    """Autoscaling lower bound (with :attr:`max_count`); ``None``: 1 when autoscaling."""
+    max_count: int | None = None
+    """Setting it turns the cluster autoscaler on."""
+    driver_skipped: bool | None = None
+    """AKS skips its NVIDIA driver install (``gpuProfile.driver: None``): the GPU operator installs the driver.
+    ``None``: skipped on a Linux pool of a cluster whose GPU operator installs drivers."""
+    mig_profile: str | None = None
+    """AKS ``gpuInstanceProfile`` (``MIG3g``); the operator's MIG manager partitions pools whose driver it installs."""
+    sharing: Sharing | None = None
+    conflicting_sharing: bool = False
+    """Both time-slicing and MPS were asked for (a stack file can write both; :attr:`sharing` holds the MPS one)."""
+    taints: tuple[str, ...] | None = None
+    """``None``: the GPU taint, or on a cluster with the KAITO add-on a key its device plugin does not tolerate."""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """Node labels of your own (the pool, GPU model, device-plugin and MIG labels are added)."""
+    zones: tuple[str, ...] = ()
+    spot: bool = False
+    max_pods: int | None = None
+    """``None``: 250 (Azure CNI Overlay's default) on Linux, 110 on Windows."""
+    encryption_at_host: bool | None = None
+    """Needs the subscription feature ``Microsoft.Compute/EncryptionAtHost``; refused on a size the catalog says lacks
+    it. ``None``: on where the catalog sources the size's support."""
+    os_disk_type: str | None = None
+    """``Ephemeral`` (the size's temp disk must hold the 128 GiB OS disk) or ``Managed``. ``None``: ``Ephemeral``
+    where the catalog says it fits."""
+    orchestrator_version: str | None = None
+    """The nodes' Kubernetes version; ``None``: the control plane's."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Azure tags (``gpu-pool: <name>`` is added)."""
+    gpu_operator: PoolGpuOperator | None = None
+    """The NVIDIA GPU operator on the cluster; ``None``: none runs."""
+    device_plugin: PoolDevicePlugin | None = None
+    """The nvidia-device-plugin chart on the cluster (when the GPU operator is off); ``None``: none runs."""
+    external_device_plugin: bool = False
+    """A device plugin installed outside this program serves the pool (neither the operator nor the chart is on the
+    cluster): the node-stack rule then takes its word for it instead of refusing a pool with no plugin."""
+    kaito_addon: bool = False
+    """The cluster runs the KAITO add-on, whose own device-plugin DaemonSet lands on every node whose taints it
+    tolerates (``gpu_catalog/facts/device_plugins.json``)."""
+    gpu_floor: str = DEFAULT_FLOOR
+    """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
+    exempt_rules: tuple[str, ...] = ()
+    """Size rules an active exemption (stack ``exemptions``, :mod:`rules.exemptions`) waives for this pool."""
+    ssh_access: SshAccess | None = None
+    """``securityProfile.sshAccess`` (``Disabled``: no SSH on the nodes, Microsoft's built-in definition
+    28257686-…); ``None``: AKS's default, ``LocalUser`` (a stack file's ``cluster.sshAccess`` sets every pool's)."""
+
+    def __post_init__(self) -> None:
+        resolved = _defaults(self)
+        for key, value in resolved.items():
+            object.__setattr__(self, key, value)
+
+    # ----------------------------------------------------------------------------------------------- derived facts
+
+    @property
+    def autoscaling(self) -> bool:
+        return self.max_count is not None
+
+    @property
+    def operator_managed(self) -> bool:
+        """The GPU operator manages the pool (device plugin, labels, MIG): every Linux pool of a cluster it runs on."""
+        return self.gpu_operator is not None and self.os == "Linux"
+
+    @property
+    def node_taints(self) -> tuple[str, ...]:
+        """:attr:`taints`, resolved (typed for callers)."""
+        return self.taints or ()
+
+    @property
+    def skips_driver(self) -> bool:
+        """:attr:`driver_skipped`, resolved (typed for callers)."""
+        return bool(self.driver_skipped)
+
+    @property
+    def manager(self) -> str | None:
+        """The device plugin the platform deploys for the pool: the GPU operator's (it manages every Linux pool of
+        its cluster) or the nvidia-device-plugin chart's (Linux pools, when the operator is off); ``None`` on
+        Windows, where AKS brings its own."""
+        if self.os != "Linux":
+            return None
+        if self.gpu_operator is not None:
+            return GPU_OPERATOR
+        if self.device_plugin is not None:
+            return DEVICE_PLUGIN_CHART
+        return EXTERNAL if self.external_device_plugin else None
+
+    @property
+    def mig_strategy(self) -> MigStrategy:
+        """The MIG strategy of the pool's device plugin."""
+        if self.gpu_operator is not None:
+            return self.gpu_operator.mig_strategy
+        return self.device_plugin.mig_strategy if self.device_plugin is not None else "single"
+
+    @property
+    def mig_partitioned_by_operator(self) -> bool:
+        """Who partitions a MIG pool. AKS does (``gpuInstanceProfile``) only when it installs the driver:
+        Azure/AgentBaker ``cse_main.sh`` runs ``ensureMigPartition`` inside the ``GPU_NODE &&
+        skip_nvidia_driver_install != true`` branch. Pools whose driver the operator installs (``gpuProfile.driver:
+        None``) are partitioned by the operator's MIG manager through the ``nvidia.com/mig.config`` label instead."""
+        return self.mig_profile is not None and self.skips_driver
+
+    def node_stack(self, size: GpuSize) -> NodeStack:
+        """The software stack of the pool's nodes (:mod:`rules.node_stack`): which device plugins land on them and
+        what they advertise."""
+        return pool_node_stack(
+            self.name,
+            os=self.os,
+            gpus=int(size.gpu_count),
+            whole_gpu_memory_gib=size.whole_gpu_memory_gib,
+            taints=self.node_taints,
+            spot=self.spot,
+            sharing=self.sharing,
+            driver_skipped=self.skips_driver,
+            mig_profile=self.mig_profile,
+            manager=self.manager,
+            mig_strategy=self.mig_strategy,
+            kaito_addon=self.kaito_addon,
+        )
+
+    @property
+    def checklist(self) -> AksGpuPoolFacts:
+        """The pool as its checklist (:func:`rules.checklists.aks_gpu_pool`) sees it."""
+        return AksGpuPoolFacts(
+            name=self.name,
+            vm_size=self.vm_size,
+            os=self.os,
+            os_sku=self.os_sku,
+            kubernetes_version=self.orchestrator_version,
+            autoscaling=self.autoscaling,
+            min_count=self.min_count,
+            max_count=self.max_count,
+            driver_skipped=self.skips_driver,
+            mig_profile=self.mig_profile,
+            sharing=self.sharing,
+            conflicting_sharing=self.conflicting_sharing,
+            taints=self.node_taints,
+            labels=self.labels,
+            encryption_at_host=self.encryption_at_host,
+            os_disk_type=self.os_disk_type,
+            spot=self.spot,
+            gpu_floor=self.gpu_floor,
+            exempt_rules=self.exempt_rules,
+            operator=self.gpu_operator.facts if self.gpu_operator is not None else None,
+            manager=self.manager,
+            mig_strategy=self.mig_strategy,
+            kaito_addon=self.kaito_addon,
+            missing_plugin_fix=(
+                "Enable the GPU operator or the nvidia-device-plugin chart for the pool, or declare a device plugin "
+                "installed outside this program (GitOps, kubectl, another stack) with external_device_plugin=True."
+                if self.os == "Linux"
+                else "Keep the AKS driver on the Windows pool (AKS then installs its DirectX device plugin)."
+            ),
+        )
+
+    # ----------------------------------------------------------------------------------------------- the checklist
+
+    def findings(self, *, today: date) -> list[Finding]:
+        """Every guard rail the pool breaks on ``today``: its checklist, its node OS, the GPU operator's validated
+        platforms and its version under long-term support (module docstring)."""
+        return [
+            *self.checklist_findings(today=today),
+            *self.operator_platform_findings(),
+            *self.version_findings(today=today),
+            *self.node_os_findings(today=today),
+        ]
+
+    def checklist_findings(self, *, today: date) -> list[Finding]:
+        """:func:`rules.checklists.aks_gpu_pool` over the pool: size, MIG, sharing, driver, taints, labels,
+        hardening, what runs on its nodes."""
+        return aks_gpu_pool(self.checklist, today=today)
+
+    def version_findings(self, *, today: date) -> list[Finding]:
+        """The pool's own version, one AKS creates no pools on even under long-term support (a cluster checks it
+        against its own tier and support plan; the stack config does too)."""
+        if self.orchestrator_version is None:
+            return []
+        ended = check_kubernetes_version(
+            self.orchestrator_version, today=today, tier=LTS_TIER, support_plan=LTS_SUPPORT_PLAN
+        )
+        return [Finding("orchestratorVersion", ended.message)] if ended is not None else []
+
+    def node_os_findings(self, *, today: date) -> list[Finding]:
+        """The pool's OS version against its Kubernetes minor and ``today`` (``gpu_catalog/facts/aks_node_os.json``),
+        on ``osSku``; a pool on the control plane's version (``orchestrator_version`` ``None``) is checked by its
+        cluster."""
+        if self.orchestrator_version is None:
+            return []
+        problem = pool_node_os_problem(self.os, self.os_sku, self.orchestrator_version, today)
+        return [Finding("osSku", problem)] if problem is not None else []
+
+    def operator_platform_findings(self) -> list[Finding]:
+        """NVIDIA validates the GPU operator release for the pool's Kubernetes version and OS image (a pool the
+        operator manages, on a known version): on ``osSku`` when NVIDIA validates no release on that OS image, else
+        on ``gpuOperator``."""
+        op = self.gpu_operator
+        if op is None or not self.operator_managed or self.orchestrator_version is None or self.os_sku is None:
+            return []
+        facts = load_operator_facts()
+        problem = check_operator_platform(op.version, self.orchestrator_version, self.os_sku, facts)
+        if problem is None:
+            return []
+        return [Finding("osSku" if self.os_sku not in facts.os_images else "gpuOperator", problem)]
+
+
+def pool_defaults(operator: PoolGpuOperator | None, os: str, kaito_addon: bool) -> tuple[bool, tuple[str, ...]]:
+    """The driver and taint defaults every GPU pool shares (an agent pool, a NAP NodePool): the driver is skipped on
+    a Linux pool of a cluster whose GPU operator installs drivers; the taint is the GPU taint, or on a cluster with the
+    KAITO add-on a key its device plugin does not tolerate."""
+    skipped = operator is not None and operator.installs_driver and os == "Linux"
+    return skipped, (KAITO_SAFE_TAINT if kaito_addon else DEFAULT_GPU_TAINT,)
+
+
+AKS_GPU_POOL_FIELDS: frozenset[str] = frozenset(f.name for f in fields(AksGpuPool))
+"""The spec's field names: a door maps its keys onto them (a stack file's ``osDiskType`` is ``os_disk_type``)."""
+
+
+def _defaults(pool: AksGpuPool) -> dict[str, object]:
+    """The resolved value of every field the pool left at ``None`` (module docstring), and the MIG profile in AKS's
+    own spelling (AKS reads enum strings case-insensitively), the sharing as the rules' own type."""
+    out: dict[str, object] = {}
+    sharing = pool.sharing
+    if sharing is not None and type(sharing) is not Sharing:  # a caller's subclass (the Python API's checked one)
+        out["sharing"] = Sharing(sharing.mode, sharing.replicas, sharing.rename_by_default)
+    if pool.mig_profile is not None:
+        out["mig_profile"] = canonical_mig_profile(pool.mig_profile) or pool.mig_profile
+    if pool.os_sku is None:
+        out["os_sku"] = DEFAULT_OS_SKU.get(pool.os, DEFAULT_OS_SKU["Linux"])
+    driver, taints = pool_defaults(pool.gpu_operator, pool.os, pool.kaito_addon)
+    if pool.driver_skipped is None:
+        out["driver_skipped"] = driver
+    autoscaling = pool.max_count is not None
+    min_count = pool.min_count if pool.min_count is not None or not autoscaling else 1
+    out["min_count"] = min_count
+    if pool.count is None:
+        out["count"] = (min_count or 0) if autoscaling else 1
+    if pool.taints is None:
+        out["taints"] = taints
+    if pool.max_pods is None:
+        out["max_pods"] = WINDOWS_MAX_PODS if pool.os == "Windows" else DEFAULT_MAX_PODS
+    disks = node_disks(pool.vm_size)
+    if pool.encryption_at_host is None:
+        out["encryption_at_host"] = default_encryption_at_host(disks)
+    if pool.os_disk_type is None:
+        out["os_disk_type"] = default_os_disk_type(disks)
+    return out
