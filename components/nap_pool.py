@@ -45,7 +45,6 @@ from rules.karpenter import (
     DEFAULT_CAPACITY_TYPES,
     DEFAULT_CONSOLIDATE_AFTER,
     DEFAULT_CONSOLIDATION_POLICY,
-    GPU_LIMIT,
     GPU_RESOURCE,
     SKU_NAME,
     ZONE,
@@ -60,7 +59,6 @@ from rules.node_stack import (
     platform_node_stack,
     refused,
 )
-from rules.resource_types import KARPENTER_NODE_POOL
 from rules.sizes import DEFAULT_FLOOR
 from rules.specs import pool_defaults
 
@@ -81,7 +79,6 @@ from .validation import refuse_findings
 FACTS = load_karpenter_facts()
 TYPE_TOKEN = "azure-gpu-platform:components:NapGpuPool"
 COMPONENT = "NapGpuPool"
-NODE_POOL_TYPE = KARPENTER_NODE_POOL
 NODE_CLASS_TYPE = f"kubernetes:{FACTS.node_class_api_version}:{FACTS.node_class_kind}"
 
 _FIELDS = {
@@ -280,7 +277,7 @@ def node_pool_manifest(args: NapGpuPoolArgs) -> dict[str, Any]:
         disruption["budgets"] = [dict(b) for b in args.budgets]
     spec: dict[str, Any] = {
         "template": {"metadata": {"labels": node_labels(args)}, "spec": template_spec},
-        "limits": {GPU_LIMIT: str(karpenter_gpu_units(args))},
+        "limits": {GPU_RESOURCE: str(karpenter_gpu_units(args))},
         "disruption": disruption,
     }
     if args.weight is not None:
