@@ -3,6 +3,7 @@
 No ``from __future__ import annotations``: the schema is inferred from the annotation objects.
 """
 
+import dataclasses
 import typing
 from typing import Any, NotRequired, TypedDict
 
@@ -15,6 +16,7 @@ from component_package.enums import (
     NetworkPolicy,
     NodeOsUpgradeChannel,
     SkuTier,
+    SshAccess,
     SupportPlan,
 )
 from component_package.inputs import ApiServerAccess, ClusterAccess, GpuPool, SystemPool
@@ -89,6 +91,16 @@ class AksGpuClusterArgs(TypedDict):
     prometheus_node_labels: NotRequired[list[str]]
     """Azure Monitor managed Prometheus on, with these node label keys in kube-state-metrics' `kube_node_labels`
     (e.g. `azure-gpu-platform/pool`); default: off."""
+    ssh_access: NotRequired[SshAccess]
+    """SSH to the nodes of the system pool and every GPU pool; `Disabled` turns it off; default: AKS's (`LocalUser`,
+    a warning)."""
+    image_cleaner: NotRequired[bool]
+    """Image Cleaner removes unused images from the nodes; default false (a warning)."""
+    image_cleaner_interval_hours: NotRequired[int]
+    """How often Image Cleaner runs, 24 to 2160 hours; default 168."""
+    control_plane_logs: NotRequired[bool]
+    """A diagnostic setting sending the control-plane logs (`kube-audit-admin` and the others) to the Log Analytics
+    workspace; default false (a warning)."""
 
 
 class AksGpuCluster(pulumi.ComponentResource):
@@ -153,7 +165,13 @@ def _cluster_kwargs(args: AksGpuClusterArgs, specs: list[gpu_node_pool.GpuPoolSp
         "secrets_store",
         "secret_rotation_poll_interval",
         "node_auto_provisioning",
+        "image_cleaner",
+        "image_cleaner_interval_hours",
+        "control_plane_logs",
     )
+    if api := args.get("api_server"):
+        kwargs["disable_run_command"] = bool(api.get("disable_run_command", False))
+    ssh = args.get("ssh_access")
     labels = args.get("prometheus_node_labels")
     if labels is not None:
         kwargs["prometheus_node_labels"] = tuple(labels)
@@ -166,6 +184,8 @@ def _cluster_kwargs(args: AksGpuClusterArgs, specs: list[gpu_node_pool.GpuPoolSp
     sp = present(
         system, "vm_size", "count", "os_sku", "only_critical_addons", "encryption_at_host", "os_disk_type", "max_pods"
     )
+    if ssh is not None:
+        sp["ssh_access"] = ssh
     zones = system.get("zones")
     if zones is not None:
         sp["zones"] = tuple(zones)
@@ -178,5 +198,5 @@ def _cluster_kwargs(args: AksGpuClusterArgs, specs: list[gpu_node_pool.GpuPoolSp
     groups = args.get("admin_group_object_ids")
     if groups is not None:
         kwargs["admin_group_object_ids"] = tuple(groups)
-    kwargs["gpu_pools"] = tuple(specs)
+    kwargs["gpu_pools"] = tuple(specs if ssh is None else (dataclasses.replace(s, ssh_access=ssh) for s in specs))
     return kwargs

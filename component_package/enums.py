@@ -17,6 +17,7 @@ from rules.access import DEPLOYER_PRINCIPAL_TYPES
 from rules.aks import LINUX_OS_SKUS, WINDOWS_OS_SKUS
 from rules.databricks import CLASSIC_PREVIEW, DEDICATED_MODES
 from rules.hardening import NETWORK_DATAPLANES, NETWORK_POLICIES, default_os_disk_type
+from rules.hardening import SshAccess as SshAccessValues
 from rules.karpenter import BudgetReason as BudgetReasonValues
 from rules.node_stack import SharingMode as SharingModeValues
 from rules.upgrade import AUTO_UPGRADE_CHANNELS
@@ -89,6 +90,8 @@ if typing.TYPE_CHECKING:  # the type checker sees string enums; the schema's mem
 
     class NetworkPolicy(StrEnum): ...
 
+    class SshAccess(StrEnum): ...
+
 else:
     OsType = _enum("OsType", _dataclass_field(rules_aks.GpuPool, "os"), "The operating system of a GPU pool's nodes.")
     OsSku = _enum(
@@ -119,6 +122,11 @@ else:
     )
     NetworkDataplane = _enum("NetworkDataplane", NETWORK_DATAPLANES, "The network dataplane (Azure CNI overlay).")
     NetworkPolicy = _enum("NetworkPolicy", NETWORK_POLICIES, "The network policy engine (it must suit the dataplane).")
+    SshAccess = _enum(
+        "SshAccess",
+        literal_values(SshAccessValues),
+        "SSH to the nodes (`securityProfile.sshAccess`): `Disabled` turns it off, `LocalUser` is AKS's default.",
+    )
     SupportPlan = _enum("SupportPlan", literal_values(rules_aks.SupportPlan), "The AKS Kubernetes support plan.")
     AutoUpgradeChannel = _enum("AutoUpgradeChannel", AUTO_UPGRADE_CHANNELS, "The cluster's auto-upgrade channel.")
     NodeOsUpgradeChannel = _enum(

@@ -154,6 +154,9 @@ class ApiServerAccess(TypedDict):
     """At most 200 IPv4 CIDRs (network addresses, e.g. `203.0.113.0/24`)."""
     private_cluster: NotRequired[bool]
     """A private API server endpoint: `pulumi up` must then run inside the cluster's network."""
+    disable_run_command: NotRequired[bool]
+    """Turn off Run Command (`az aks command invoke`), which reaches the API server through Azure past the authorized
+    ranges; default false (a warning)."""
 
 
 class ClusterAccess(TypedDict):

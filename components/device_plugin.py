@@ -33,6 +33,7 @@ import yaml
 
 from gpu_catalog.device_plugins import load_device_plugin_facts
 from rules import Finding
+from rules.kube_names import chart_namespace_problem
 
 from .contract import Toleration
 from .gpu_operator import DEFAULT_DEVICE_PLUGIN_CONFIG, device_plugin_config
@@ -74,6 +75,9 @@ class NvidiaDevicePluginArgs:
             )
         if not self.pools:
             found.append(Finding("pools", "no pool to serve: deploy the chart only for GPU pools that need it."))
+        refused = chart_namespace_problem(CHART.name, self.namespace)
+        if refused is not None:
+            found.append(Finding("namespace", refused))
         refuse_findings(COMPONENT, RELEASE_NAME, found, {})
 
 

@@ -42,7 +42,15 @@ from gpu_catalog.node_disks import node_disks
 from rules import Finding
 from rules.hardening import DEFAULT_OS_DISK_GIB, encryption_at_host_unverified
 from rules.network import UpgradeSettings
-from rules.node_stack import GPU_RESOURCE, NodeStack, mig_instance
+from rules.node_stack import (
+    EXTERNAL,
+    GPU_RESOURCE,
+    NodeStack,
+    advisories,
+    mig_instance,
+    node_stack_findings,
+    refused,
+)
 from rules.specs import AksGpuPool
 
 from .contract import GpuPoolContract, Scheduling, Toleration
@@ -95,7 +103,7 @@ class GpuPoolSpec(AksGpuPool):
 
     def __post_init__(self, today: date | None) -> None:  # pyright: ignore[reportIncompatibleMethodOverride]
         super().__post_init__()
-        refuse_findings(COMPONENT, self.name, self.findings(today=today or clock.today()), _FIELDS)
+        refuse_findings(COMPONENT, self.name, refused(self.findings(today=today or clock.today())), _FIELDS)
 
     @classmethod
     def of(cls, spec: AksGpuPool, *, today: date | None = None) -> GpuPoolSpec:
@@ -138,7 +146,13 @@ def pool_tolerations(pool: AksGpuPool) -> list[Toleration]:
 
 
 def pool_node_labels(pool: AksGpuPool, size: GpuSize) -> dict[str, str]:
-    labels = base_node_labels(pool.labels, pool.name, plugin_managed=pool.manager is not None, sharing=pool.sharing)
+    labels = base_node_labels(
+        pool.labels,
+        pool.name,
+        plugin_managed=pool.manager is not None,
+        sharing=pool.sharing,
+        external_plugin=pool.manager == EXTERNAL,
+    )
     labels[GPU_MODEL_LABEL] = _slug(size.gpu_model)
     if pool.mig_partitioned_by_operator:
         labels[MIG_CONFIG_LABEL] = f"all-{mig_profile_name(pool, size)}"
@@ -267,6 +281,9 @@ class GpuNodePool(pulumi.ComponentResource):
             os_disk_type=pool.os_disk_type,
             os_disk_size_gb=DEFAULT_OS_DISK_GIB,
             enable_node_public_ip=False,
+            security_profile=containerservice.AgentPoolSecurityProfileArgs(ssh_access=pool.ssh_access)
+            if pool.ssh_access is not None
+            else None,
             tags={**pool.tags, "gpu-pool": pool.name},
             enable_auto_scaling=pool.autoscaling,
             min_count=pool.min_count,
@@ -289,9 +306,11 @@ class GpuNodePool(pulumi.ComponentResource):
                 delete_before_replace=False,
             ),
         )
-        for finding in encryption_at_host_unverified(
-            pool.vm_size, node_disks(pool.vm_size), bool(pool.encryption_at_host)
-        ):
+        missing = node_stack_findings(pool.node_stack(size), fix=pool.checklist.missing_plugin_fix)
+        for finding in [
+            *advisories(missing),  # no device plugin of this program: a warning, never a refusal
+            *encryption_at_host_unverified(pool.vm_size, node_disks(pool.vm_size), bool(pool.encryption_at_host)),
+        ]:
             pulumi.log.warn(f"{COMPONENT} '{pool.name}': {finding.message}", resource=self)
         self.register_outputs({"azureName": self.azure_name, "agentPoolId": self.agent_pool.id})
 

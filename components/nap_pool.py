@@ -55,7 +55,9 @@ from rules.node_stack import (
     GPU_OPERATOR,
     GpuNode,
     NodeStack,
+    advisories,
     platform_node_stack,
+    refused,
 )
 from rules.sizes import DEFAULT_FLOOR
 from rules.specs import pool_defaults
@@ -145,7 +147,7 @@ class NapGpuPoolArgs:
             object.__setattr__(self, "driver_skipped", driver)
         if self.taints is None:
             object.__setattr__(self, "taints", taints)
-        refuse_findings(COMPONENT, self.name, nap_pool_findings(self), _FIELDS)
+        refuse_findings(COMPONENT, self.name, refused(nap_pool_findings(self)), _FIELDS)
 
     @property
     def node_taints(self) -> tuple[str, ...]:
@@ -211,7 +213,9 @@ def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:
             manager=args.manager,
             mig_strategy=operator.mig_strategy if operator is not None else "single",
             kaito_addon=args.kaito_addon,
-            missing_plugin_fix="Enable the GPU operator or the nvidia-device-plugin chart for the NodePool.",
+            missing_plugin_fix="Enable the GPU operator or the nvidia-device-plugin chart for the NodePool, or declare "
+            "a device plugin installed outside this program (GitOps, kubectl, another stack) with "
+            "external_device_plugin=True.",
         ),
         today=args.today or clock.today(),
     )
@@ -223,7 +227,13 @@ def _sizes(args: NapGpuPoolArgs) -> list[GpuSize]:
 
 
 def node_labels(args: NapGpuPoolArgs) -> dict[str, str]:
-    return base_node_labels(args.labels, args.name, plugin_managed=args.manager is not None, sharing=args.sharing)
+    return base_node_labels(
+        args.labels,
+        args.name,
+        plugin_managed=args.manager is not None,
+        sharing=args.sharing,
+        external_plugin=args.manager == EXTERNAL,
+    )
 
 
 def node_class_manifest(args: NapGpuPoolArgs) -> dict[str, Any]:
@@ -361,4 +371,6 @@ class NapGpuPool(pulumi.ComponentResource):
             spec=node_pool["spec"],
             opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[*depends_on, self.node_class]),
         )
+        for finding in advisories(nap_pool_findings(args)):
+            pulumi.log.warn(f"{COMPONENT} '{args.name}': {finding.message}", resource=self)
         self.register_outputs({"nodePool": args.name, "sizes": list(args.sizes), "maxGpus": args.gpu_limit})

@@ -10,7 +10,7 @@ from typing import Literal
 
 from rules.aks import sharing_replicas
 from rules.node_stack import DEVICE_PLUGIN_CONFIG_LABEL as _CONFIG_LABEL
-from rules.node_stack import Sharing
+from rules.node_stack import EXTERNAL_PLUGIN_LABEL, EXTERNAL_PLUGIN_VALUE, Sharing
 from rules.node_stack import taint_tolerations as _rule_tolerations
 from rules.specs.pool_software import MigStrategy, PoolDevicePlugin, PoolGpuOperator
 
@@ -67,13 +67,21 @@ def taint_tolerations(taints: Sequence[str]) -> list[Toleration]:
 
 
 def base_node_labels(
-    labels: Mapping[str, str], name: str, *, plugin_managed: bool, sharing: Sharing | None
+    labels: Mapping[str, str],
+    name: str,
+    *,
+    plugin_managed: bool,
+    sharing: Sharing | None,
+    external_plugin: bool = False,
 ) -> dict[str, str]:
     """A pool's own labels plus the pool label (the contract's node selector) and, when the platform's device plugin
     (the GPU operator's or the chart's) shares its GPUs, the device-plugin config label; shared by agent pools and
-    NAP NodePools."""
+    NAP NodePools. ``external_plugin``: a device plugin installed outside the program serves the pool, declared with
+    :data:`rules.node_stack.EXTERNAL_PLUGIN_LABEL` so the policy pack sees it too."""
     out = dict(labels)
     out[POOL_LABEL] = name
+    if external_plugin:
+        out[EXTERNAL_PLUGIN_LABEL] = EXTERNAL_PLUGIN_VALUE
     if plugin_managed and sharing is not None:
         out[DEVICE_PLUGIN_CONFIG_LABEL] = name
     return out

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, cast
 
 import yaml
-from pulumi_policy import PolicyConfigSchema, PolicyResource, ReportViolation, Severity, StackValidationArgs
+from pulumi_policy import PolicyResource, ReportViolation, Severity, StackValidationArgs
 
 from gpu_catalog import MIG_GEOMETRY, GpuSize, canonical_mig_profile, default_catalog
 from rules.karpenter import (
@@ -33,8 +33,12 @@ from rules.karpenter import (
     read_requirements,
 )
 from rules.node_stack import (
+    DECLARE_EXTERNAL,
     DEVICE_PLUGIN_CHART,
+    EXTERNAL_PLUGIN_LABEL,
+    EXTERNAL_PLUGIN_VALUE,
     GPU_OPERATOR,
+    MISSING,
     OPERATOR_DEFAULT_TOLERATION,
     SPOT_TAINT,
     GpuNode,
@@ -43,6 +47,7 @@ from rules.node_stack import (
     Sharing,
     Toleration,
     chart_daemonset,
+    external_daemonset,
     kaito_addon_daemonset,
     mig_instance,
     node_stack,
@@ -54,11 +59,22 @@ from rules.resource_types import is_agent_pool, is_karpenter_node_pool, is_manag
 
 from ._karpenter import allowed_sizes
 from ._meta import MANDATORY, GpuStackPolicy
-from ._resources import UNKNOWN, Review, as_bool, get, is_gpu_pool, is_unknown, pools_of, props_of
+from ._resources import (
+    UNKNOWN,
+    Review,
+    as_bool,
+    get,
+    is_gpu_pool,
+    is_unknown,
+    pools_of,
+    props_of,
+    shared_reading,
+)
 from ._stack import _ScopedReview
 
 NAME = "gpu-node-device-plugin"
 OUTSIDE_STACK = "devicePluginOutsideStack"
+"""``gpu-node-device-plugin-missing``'s config key: a device plugin is installed outside this stack."""
 
 HELM_V3_RELEASE: Final = "kubernetes:helm.sh/v3:Release"
 HELM_V4_CHART: Final = "kubernetes:helm.sh/v4:Chart"
@@ -393,16 +409,35 @@ def _plugins_of(resource: PolicyResource, props: Any, review: Review) -> _Plugin
     return _operator(resource, values, review) if name == GPU_OPERATOR else _chart(resource, values, review)
 
 
-def _findings(node: GpuNode, daemonsets: Iterable[PluginDaemonSet], outside: bool) -> list[str]:
-    stack = node_stack(node, daemonsets)
-    if outside and not stack.plugins:
-        return []
-    return [f.message for f in node_stack_findings(stack)]
+Group = Literal["refused", "missing"]
+"""What a verdict belongs to: two plugins or a MIG strategy that advertises nothing (``refused``: this policy,
+mandatory), or no plugin of the stack landing (``missing``: ``gpu-node-device-plugin-missing``, advisory)."""
 
 
-def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    review = Review(report, args)
-    outside = bool((args.get_config() or {}).get(OUTSIDE_STACK, False))
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One outcome of the shared reading: a violation on ``urn``, or a pool that was not checked (``urn`` ``None``)."""
+
+    group: Group
+    message: str
+    urn: str | None
+
+
+MISSING_FIX = (
+    "Deploy the NVIDIA GPU operator or the nvidia-device-plugin chart for these nodes. "
+    + DECLARE_EXTERNAL
+    + " (AgentPool nodeLabels, a NodePool's spec.template.metadata.labels), or set the policy config "
+    f"gpu-node-device-plugin-missing.{OUTSIDE_STACK}: true for the whole stack."
+)
+
+
+def _findings(node: GpuNode, daemonsets: Iterable[PluginDaemonSet], group: Group) -> list[str]:
+    found = node_stack_findings(node_stack(node, daemonsets), fix=MISSING_FIX)
+    return [f.message for f in found if (f.kind == MISSING) == (group == "missing")]
+
+
+def _read(resources: Sequence[PolicyResource], review: Review) -> tuple[Verdict, ...]:
+    """Every GPU node of the stack and the device plugins that land on it: the verdicts both policies report."""
     clusters: dict[ClusterKey | None, bool] = {}
     """Cluster → its KAITO add-on is on; key ``None``: a ManagedCluster that names no resource group / name."""
     managed = 0
@@ -410,7 +445,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     plugins: list[_Plugin] = []
     operator_installs_driver = False
     pool_owners: set[ClusterKey] = set()
-    for resource in args.resources:
+    for resource in resources:
         rtype = resource.resource_type
         if is_managed_cluster(rtype) or is_agent_pool(rtype):
             props = props_of(resource)
@@ -442,37 +477,35 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                 plugins.append(plugin)
                 if plugin.daemonset.plugin == GPU_OPERATOR:
                     operator_installs_driver |= as_bool(get(props, "values", "driver", "enabled")) is not False
-
-    if not review.unknown:
-        outside_pools = pool_owners - set(clusters) if None not in clusters else set()
-        count = max(managed, len(clusters)) + len(outside_pools)
+    if review.unknown:
+        return ()
+    outside_pools = pool_owners - set(clusters) if None not in clusters else set()
+    count = max(managed, len(clusters)) + len(outside_pools)
+    return tuple(
         _judge(
-            review,
             nodes=nodes,
             plugins=plugins,
             clusters=clusters,
             count=count,
             operator_installs_driver=operator_installs_driver,
-            outside=outside,
         )
-    review.finish()
+    )
 
 
 def _judge(
-    review: Review,
     *,
     nodes: Sequence[_Node],
     plugins: Sequence[_Plugin],
     clusters: Mapping[ClusterKey | None, bool],
     count: int,
     operator_installs_driver: bool,
-    outside: bool,
-) -> None:
-    """``count``: the AKS clusters of the stack (ManagedClusters, and clusters AgentPools name that are not in it)."""
+) -> Iterable[Verdict]:
+    """``count``: the AKS clusters of the stack (ManagedClusters, and clusters AgentPools name that are not in it).
+    Each group is judged apart: with several clusters, a finding holds only when it holds whichever cluster the
+    releases run on; otherwise the pool is not checked for that group."""
     single = count <= 1
     any_kaito = any(clusters.values())
-    windows = windows_daemonset()
-    kaito = kaito_addon_daemonset()
+    windows, kaito, external = windows_daemonset(), kaito_addon_daemonset(), external_daemonset()
     for item in nodes:
         node = item.node
         if item.driver_skipped:
@@ -485,41 +518,69 @@ def _judge(
             cluster_kaito = bool(clusters[item.cluster])
         else:
             cluster_kaito = None  # a NodePool, or a pool of a cluster outside the stack
-        # AKS's Windows plugin only on Windows nodes: a Linux node's message lists no plugin that could never land
-        base = [*([windows] if node.os == "Windows" else []), *([kaito] if cluster_kaito else [])]
+        # AKS's Windows plugin only on Windows nodes: a Linux node's message lists no plugin that could never land;
+        # a plugin declared outside the stack only on nodes that carry the declaration label
+        base = [
+            *([windows] if node.os == "Windows" else []),
+            *([external] if node.labels.get(EXTERNAL_PLUGIN_LABEL) == EXTERNAL_PLUGIN_VALUE else []),
+            *([kaito] if cluster_kaito else []),
+        ]
         maybe_kaito = [kaito] if cluster_kaito is None and any_kaito else []
-        upper = _findings(node, [*own, *base, *maybe_kaito], outside)
-        lower = upper if single else _findings(node, base, outside)
-        if upper == lower:
-            for message in upper:
-                review.violation(f"{item.where}: {message}", item.resource.urn)
+        for group in cast(tuple[Group, ...], ("refused", "missing")):
+            upper = _findings(node, [*own, *base, *maybe_kaito], group)
+            lower = upper if single else _findings(node, base, group)
+            if upper == lower:
+                yield from (Verdict(group, f"{item.where}: {message}", item.resource.urn) for message in upper)
+            else:
+                yield Verdict(
+                    group,
+                    f"{item.where}: this stack has {count} AKS clusters, and which cluster its device-plugin "
+                    f"releases and DaemonSets ({', '.join(p.source for p in plugins) or 'none'}) run on is not "
+                    "visible to the pack, so "
+                    + (
+                        "whether a device plugin lands on these GPU nodes"
+                        if group == "missing"
+                        else "whether at most one device plugin lands on these GPU nodes"
+                    )
+                    + " was not checked",
+                    None,
+                )
+
+
+def report(args: StackValidationArgs, report_violation: ReportViolation, group: Group) -> None:
+    """Report the shared reading's verdicts of ``group`` (the reading runs once per request for both policies)."""
+    review = Review(report_violation, args)
+    resources = list(args.resources)
+    verdicts = shared_reading(NAME, lambda r: _read(resources, r), review)
+    for verdict in verdicts:
+        if verdict.group != group:
+            continue
+        if verdict.urn is None:
+            review.not_checked(verdict.message)
         else:
-            review.not_checked(
-                f"{item.where}: this stack has {count} AKS clusters, and which cluster its device-plugin "
-                f"releases and DaemonSets ({', '.join(p.source for p in plugins) or 'none'}) run on is not visible "
-                "to the pack, so whether exactly one device plugin lands on these GPU nodes was not checked"
-            )
+            review.violation(verdict.message, verdict.urn)
+    review.finish()
+
+
+def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    report(args, report_violation, "refused")
 
 
 POLICY = GpuStackPolicy(
     name=NAME,
-    what="Every GPU node pool of the stack (AKS pools, Windows too, and GPU NodePools) gets exactly one device plugin "
-    "that advertises a GPU resource: the GPU operator's, the nvidia-device-plugin chart's, a raw k8s-device-plugin "
-    "DaemonSet, the KAITO add-on's, or AKS's on Windows.",
-    why="AKS installs the GPU driver only: with no device plugin the nodes advertise no nvidia.com/gpu and GPU pods "
-    "stay Pending; with two (the KAITO add-on's beside the operator's) whichever registers last decides what the node "
-    "advertises, and its MIG / sharing configuration silently disappears; MIG nodes need migStrategy single or mixed.",
+    what="No GPU node pool of the stack (AKS pools, Windows too, and GPU NodePools) gets two device plugins, and the "
+    "one it gets advertises its MIG devices: the GPU operator's, the nvidia-device-plugin chart's, a raw "
+    "k8s-device-plugin DaemonSet, the KAITO add-on's, AKS's on Windows, or one declared as installed outside the "
+    f"stack (node label {EXTERNAL_PLUGIN_LABEL}={EXTERNAL_PLUGIN_VALUE}).",
+    why="With two device plugins on a node (the KAITO add-on's beside the operator's) whichever registers last "
+    "decides what the node advertises, and its MIG / sharing configuration silently disappears; a MIG node whose "
+    "plugin runs with migStrategy none advertises no GPU. Both are seen in the stack itself. No plugin in the stack "
+    "is not evidence of none on the cluster: gpu-node-device-plugin-missing (advisory) reports it.",
     validate=validate,
     level=MANDATORY,
     severity=Severity.HIGH,
     topics=["gpu", "aks", "device-plugin", "gpu-operator", "kaito"],
-    fix="Deploy the GPU operator or the nvidia-device-plugin chart tolerating (and selecting) the pool's nodes; on a "
-    "KAITO add-on cluster taint the pool with a key the add-on's DaemonSet does not tolerate "
+    fix="Run one device plugin per node: the GPU operator or the nvidia-device-plugin chart, not both; on a KAITO "
+    "add-on cluster taint the pool with a key the add-on's DaemonSet does not tolerate "
     "(azure-gpu-platform/gpu=present:NoSchedule); give MIG pools migStrategy single or mixed.",
-    config_schema=PolicyConfigSchema(
-        properties={OUTSIDE_STACK: {"type": "boolean", "default": False}},
-    ),
-    config_doc=f"`{OUTSIDE_STACK}` (boolean, default false): a device plugin is installed outside this stack "
-    "(GitOps, another stack): silences only the finding that no device plugin lands on a pool; two plugins and "
-    "the MIG strategy are still checked.",
 )

@@ -26,7 +26,7 @@ from the Pulumi config) stays in the stack config.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Literal
 
@@ -145,7 +145,9 @@ class AksGpuPoolFacts:
 def aks_gpu_pool(pool: AksGpuPoolFacts, *, today: date) -> list[Finding]:
     """Every guard rail an AKS GPU pool breaks on ``today``: its size (GPU floor, NVv4, known, retired), MIG, AMD,
     autoscaling with the operator, OS SKU, Windows, who installs the driver, GPU sharing and its replicas, taints,
-    labels, node hardening, and what runs on its nodes (exactly one device plugin, something a pod can request)."""
+    labels, node hardening, and what runs on its nodes (exactly one device plugin, something a pod can request).
+    A node-stack finding keeps its kind (:class:`rules.node_stack.NodeStackFinding`): callers refuse
+    :func:`rules.node_stack.refused` and warn about :func:`rules.node_stack.advisories` (no plugin landing)."""
     found: list[Finding] = list(pool_name(pool.name, pool.os))
     not_gpu = check_is_gpu_size(pool.vm_size)
     if not_gpu is not None:
@@ -201,7 +203,7 @@ def aks_gpu_pool(pool: AksGpuPoolFacts, *, today: date) -> list[Finding]:
     if size is not None and mig is None and not taint_findings:
         stack = pool.node_stack(size)
         where = "taints" if any(p.plugin == KAITO_ADDON for p in stack.plugins) else ""
-        found += [Finding(where or f.field, f.message) for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
+        found += [replace(f, field=where or f.field) for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
     return found
 
 
@@ -352,7 +354,7 @@ def nap_gpu_pool(pool: NapGpuPoolFacts, *, today: date) -> list[Finding]:
             mig_strategy=pool.mig_strategy,
             kaito_addon=pool.kaito_addon,
         )
-        found += [Finding("taints", f.message) for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
+        found += [replace(f, field="taints") for f in node_stack_findings(stack, fix=pool.missing_plugin_fix)]
     found += nap_size_os(pool.image_family, sizes, explicit=bool(pool.sizes))
     if pool.image_family and pool.kubernetes_version is not None:
         os_problem = image_family_problem(pool.image_family, pool.kubernetes_version, today)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -84,7 +84,38 @@ class ApiServer:
 
     @property
     def restricted(self) -> bool:
+        """Sent as an ``apiServerAccessProfile`` (ranges or a private cluster), whatever the ranges admit."""
         return self.private_cluster or bool(self.authorized_ip_ranges)
+
+    @property
+    def open_ranges(self) -> tuple[str, ...]:
+        """The written ranges that make the API server reachable from every address (:func:`ranges_admitting_all`);
+        empty on a private cluster."""
+        return () if self.private_cluster else ranges_admitting_all(self.authorized_ip_ranges)
+
+    @property
+    def open(self) -> bool:
+        """Reachable from the whole internet: no private cluster and no ranges, or ranges that admit every address."""
+        return not self.private_cluster and (not self.authorized_ip_ranges or bool(self.open_ranges))
+
+
+def ranges_admitting_all(ranges: Sequence[str]) -> tuple[str, ...]:
+    """The ranges that, on their own or together, admit every address: any prefix of length 0 (``0.0.0.0/0``,
+    ``::/0``, ``10.0.0.0/0`` with host bits set), or IPv4 ranges whose union is the whole IPv4 space
+    (``0.0.0.0/1`` + ``128.0.0.0/1``). Values that are not CIDRs are :func:`cidr_problem`'s."""
+    nets: list[tuple[str, ipaddress.IPv4Network | ipaddress.IPv6Network]] = []
+    for value in ranges:
+        try:
+            nets.append((value, ipaddress.ip_network(value.strip(), strict=False)))
+        except ValueError:
+            continue
+    everything = tuple(value for value, net in nets if net.prefixlen == 0)
+    if everything:
+        return everything
+    v4 = [net for _, net in nets if isinstance(net, ipaddress.IPv4Network)]
+    if list(ipaddress.collapse_addresses(v4)) == [ipaddress.IPv4Network("0.0.0.0/0")]:
+        return tuple(value for value, net in nets if isinstance(net, ipaddress.IPv4Network))
+    return ()
 
 
 def cidr_problem(value: str) -> str | None:
@@ -130,15 +161,20 @@ def api_server_access(api: ApiServer) -> list[Finding]:
 
 
 def api_server_open(api: ApiServer) -> list[Finding]:
-    """Advisory: the API server is reachable from the whole internet (Checkov CKV_AZURE_6)."""
-    if api.restricted:
+    """Advisory: the API server is reachable from the whole internet (Checkov CKV_AZURE_6): no authorized ranges
+    and no private cluster, or authorized ranges that admit every address (``0.0.0.0/0``, ``::/0``, ranges whose
+    union is the whole IPv4 space: :func:`ranges_admitting_all`)."""
+    if not api.open:
         return []
+    why = (
+        f"authorizedIpRanges {', '.join(api.open_ranges)} admit every address, so " if api.authorized_ip_ranges else ""
+    )
     return [
         Finding(
             "apiServer",
-            "the Kubernetes API server is open to the internet: set cluster.apiServer.authorizedIpRanges (the CIDRs "
-            "of whoever runs pulumi up and kubectl, e.g. the CI runners' egress) or cluster.apiServer.privateCluster: "
-            "true (pulumi up must then run inside the cluster's network)",
+            f"{why}the Kubernetes API server is open to the internet: set cluster.apiServer.authorizedIpRanges (the "
+            "CIDRs of whoever runs pulumi up and kubectl, e.g. the CI runners' egress) or "
+            "cluster.apiServer.privateCluster: true (pulumi up must then run inside the cluster's network)",
         )
     ]
 
@@ -309,5 +345,171 @@ def encryption_at_host_off(pools: Sequence[str]) -> list[Finding]:
             "encryptionAtHost",
             f"encryption at host is off on {', '.join(pools)}: set encryptionAtHost: true on the pool (after checking "
             f"the size supports it) with the subscription feature {ENCRYPTION_AT_HOST_FEATURE} registered",
+        )
+    ]
+
+
+# ------------------------------------------------------------------------------------------------ Microsoft's built-in
+# Azure Policy definitions for AKS (Azure/azure-policy ``built-in-policies/policyDefinitions/Kubernetes/``) that fit a
+# GPU platform; the ones that do not are listed with the reason in docs/security-checks.md.
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltInPolicy:
+    """A built-in Azure Policy definition: display name, definition id and file under
+    ``built-in-policies/policyDefinitions/Kubernetes/``."""
+
+    name: str
+    id: str
+    file: str
+
+    @property
+    def cited(self) -> str:
+        return f"Azure Policy built-in '{self.name}' ({self.id})"
+
+
+RUN_COMMAND_POLICY = BuiltInPolicy(
+    "Azure Kubernetes Service Clusters should disable Command Invoke",
+    "89f2d532-c53c-4f8f-9afa-4927b1114a0d",
+    "AKS_DisableRunCommand_Audit.json",
+)
+"""Audits a ManagedCluster whose ``apiServerAccessProfile.disableRunCommand`` is not true."""
+SSH_POLICY = BuiltInPolicy(
+    "Azure Kubernetes Clusters should disable SSH", "28257686-e9db-403e-b9e2-a5eecbe03da9", "AKS_DisableSSH_Audit.json"
+)
+"""Audits a ManagedCluster with any ``agentPoolProfiles[*].securityProfile.sshAccess`` unset or ``LocalUser``."""
+IMAGE_CLEANER_POLICY = BuiltInPolicy(
+    "Azure Kubernetes Service Clusters should enable Image Cleaner",
+    "af3c26b2-6fad-493e-9236-9c68928516ab",
+    "AKS_ImageCleaner_Audit.json",
+)
+"""Audits a ManagedCluster whose ``securityProfile.imageCleaner.enabled`` is unset or false."""
+RESOURCE_LOGS_POLICY = BuiltInPolicy(
+    "Resource logs in Azure Kubernetes Service should be enabled",
+    "245fc9df-fa96-4414-9a0b-3738c2f7341c",
+    "AuditDiagnosticLog_Audit.json",
+)
+"""AuditIfNotExists: a ``Microsoft.Insights/diagnosticSettings`` on the cluster with at least one enabled log."""
+
+SSH_DISABLED = "Disabled"
+SSH_ACCESS_VALUES: tuple[str, ...] = ("LocalUser", "Disabled")
+"""``securityProfile.sshAccess`` of an agent pool (REST spec 2025-09-01 ``AgentPoolSSHAccess``; unset: ``LocalUser``,
+SSH on). Disabling SSH "only supports Virtual Machine Scale Sets node pools" (azure-aks-docs
+``manage-ssh-node-access.md``); the docs still call it a preview that needs the subscription feature
+:data:`DISABLE_SSH_FEATURE`."""
+SshAccess = Literal["LocalUser", "Disabled"]
+DISABLE_SSH_FEATURE = "Microsoft.ContainerService/DisableSSHPreview"
+"""The feature flag ``manage-ssh-node-access.md`` registers before disabling SSH (``az feature register --namespace
+Microsoft.ContainerService --name DisableSSHPreview``); whether ARM still requires it on the stable API cannot be
+checked offline."""
+SSH_POOL_TYPE = "VirtualMachineScaleSets"
+"""The only pool type whose SSH AKS can disable."""
+
+IMAGE_CLEANER_MIN_HOURS = 24
+IMAGE_CLEANER_MAX_HOURS = 2160
+"""``securityProfile.imageCleaner.intervalHours``: at least 24 hours, at most three months (azure-aks-docs
+``image-cleaner.md``, which also says ARM clients must send it; the CLI default is one week)."""
+IMAGE_CLEANER_DEFAULT_HOURS = 168
+
+CONTROL_PLANE_LOG_CATEGORIES: tuple[str, ...] = (
+    "kube-audit-admin",
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kube-scheduler",
+    "cluster-autoscaler",
+    "cloud-controller-manager",
+    "guard",
+    "csi-azuredisk-controller",
+    "csi-azurefile-controller",
+    "csi-snapshot-controller",
+)
+"""The AKS resource-log categories the platform's diagnostic setting sends: the categories of azure-aks-docs
+``monitor-aks.md``'s example, with ``kube-audit-admin`` (every audit event except get and list) instead of
+``kube-audit``, as the same page recommends to keep the cost down."""
+AUDIT_LOG_CATEGORIES: tuple[str, ...] = ("kube-audit-admin", "kube-audit")
+"""Either audit category records who changed what on the cluster (``pci-monitor.md``)."""
+LOG_DESTINATION_TYPE = "Dedicated"
+"""Resource-specific tables (``AKSAuditAdmin``, ``AKSControlPlane``): the mode ``monitor-aks.md`` recommends."""
+
+
+def run_command_enabled(disabled: bool | None) -> list[Finding]:
+    """Advisory: Run Command (``az aks command invoke``, the portal's Run command) is on. It runs kubectl and helm in
+    a pod of the cluster through the Azure API, so it reaches the API server past the authorized IP ranges and a
+    private cluster's network (azure-aks-docs ``access-private-cluster.md``)."""
+    if disabled is True:
+        return []
+    return [
+        Finding(
+            "disableRunCommand",
+            "Run Command is enabled: az aks command invoke (and the portal's Run command) runs kubectl in the "
+            "cluster through the Azure API, past the authorized IP ranges and a private cluster's network. Disable "
+            f"it (apiServerAccessProfile.disableRunCommand: true; {RUN_COMMAND_POLICY.cited})",
+        )
+    ]
+
+
+def node_ssh_enabled(pools: Mapping[str, str | None]) -> list[Finding]:
+    """Advisory: node pools whose nodes accept SSH (``pools``: how a message names the pool → its ``sshAccess``,
+    ``None`` when unset, which is ``LocalUser``). Only scale-set pools are given: AKS disables SSH on no other type."""
+    on = [where for where, access in pools.items() if (access or "LocalUser").lower() != SSH_DISABLED.lower()]
+    if not on:
+        return []
+    return [
+        Finding(
+            "sshAccess",
+            f"SSH is on for the nodes of {', '.join(on)}: anyone who reaches a node's address with the key gets a "
+            "root-capable shell beside the GPU workloads (kubectl debug node still works without it). Set "
+            f"securityProfile.sshAccess: {SSH_DISABLED} on every scale-set pool ({SSH_POLICY.cited}; the docs still "
+            f"call it a preview behind the subscription feature {DISABLE_SSH_FEATURE})",
+        )
+    ]
+
+
+def image_cleaner_off(enabled: bool | None) -> list[Finding]:
+    """Advisory: Image Cleaner is off: unused images, vulnerable ones included, stay on the nodes (GPU images are
+    large: they also fill the OS disk)."""
+    if enabled is True:
+        return []
+    return [
+        Finding(
+            "imageCleaner",
+            "Image Cleaner is off: unused and vulnerable images stay on the nodes (GPU framework images take tens of "
+            "GiB of the OS disk). Turn it on (securityProfile.imageCleaner: {enabled: true, intervalHours: "
+            f"{IMAGE_CLEANER_DEFAULT_HOURS}}}; {IMAGE_CLEANER_POLICY.cited})",
+        )
+    ]
+
+
+def image_cleaner_interval(hours: int) -> list[Finding]:
+    """``intervalHours`` within what AKS takes (:data:`IMAGE_CLEANER_MIN_HOURS` … :data:`IMAGE_CLEANER_MAX_HOURS`)."""
+    if IMAGE_CLEANER_MIN_HOURS <= hours <= IMAGE_CLEANER_MAX_HOURS:
+        return []
+    return [
+        Finding(
+            "intervalHours",
+            f"{hours} is outside what AKS takes: Image Cleaner runs every {IMAGE_CLEANER_MIN_HOURS} to "
+            f"{IMAGE_CLEANER_MAX_HOURS} hours (three months). Allowed: {IMAGE_CLEANER_MIN_HOURS}-"
+            f"{IMAGE_CLEANER_MAX_HOURS}, e.g. {IMAGE_CLEANER_DEFAULT_HOURS} (a week)",
+        )
+    ]
+
+
+def control_plane_logs_missing(categories: Collection[str] | None) -> list[Finding]:
+    """Advisory: the control plane's resource logs go nowhere (``categories`` ``None``: no diagnostic setting on
+    the cluster), or none of the enabled categories is an audit log (:data:`AUDIT_LOG_CATEGORIES`). AKS keeps no
+    control-plane log unless a diagnostic setting sends it somewhere (``monitor-aks.md``)."""
+    if categories is not None and any(c in AUDIT_LOG_CATEGORIES for c in categories):
+        return []
+    what = (
+        "no diagnostic setting sends the cluster's control-plane logs anywhere, and AKS keeps none itself"
+        if categories is None
+        else f"the cluster's diagnostic settings send {', '.join(sorted(categories)) or 'no category'} but no audit log"
+    )
+    return [
+        Finding(
+            "diagnosticSetting",
+            f"{what}: who changed what on the cluster cannot be traced after an incident. Send "
+            f"{', '.join(CONTROL_PLANE_LOG_CATEGORIES[:3])} and the other control-plane categories to the Log "
+            f"Analytics workspace with a diagnostic setting ({RESOURCE_LOGS_POLICY.cited})",
         )
     ]

@@ -57,3 +57,24 @@ def label_value_problem(value: str) -> str | None:
     if not LABEL_VALUE_RE.match(value):
         return f"{value!r} is not a valid Kubernetes label value: {_VALUE_RULE}."
     return None
+
+
+CHART_REFUSED_NAMESPACES: dict[str, dict[str, str]] = {
+    "nvidia-device-plugin": {
+        "default": "NVIDIA's nvidia-device-plugin chart fails the install in the 'default' namespace unless "
+        "allowDefaultNamespace is set (templates/validation.yml, chart 0.20.0: \"Running in the 'default' namespace "
+        'is not recommended"), so pulumi up would stop after the cluster exists',
+    },
+    "gpu-operator": {},
+}
+"""Namespaces a chart the platform installs refuses itself, with the chart's reason (``gpu_catalog/facts/
+device_plugins.json``, ``gpu_operator.json``). The GPU operator chart (v26.7.0 ``templates/validations.yaml``)
+refuses none."""
+
+
+def chart_namespace_problem(chart: str, namespace: str) -> str | None:
+    """Why ``chart`` refuses to be installed in ``namespace`` (the chart's own validation), or ``None``."""
+    reason = CHART_REFUSED_NAMESPACES.get(chart, {}).get(namespace)
+    if reason is None:
+        return None
+    return f"{namespace!r}: {reason}. Use a namespace of its own, e.g. {chart!r}."

@@ -298,9 +298,61 @@ def node_stack(node: GpuNode, daemonsets: Iterable[PluginDaemonSet]) -> NodeStac
 
 # --------------------------------------------------------------------------------------------------- the rule
 
+NodeStackKind = Literal["missing", "doubled", "mig-strategy"]
+MISSING: NodeStackKind = "missing"
+"""No device plugin of the program lands on the node. Advisory everywhere: a plugin installed outside the program
+(GitOps such as Flux or Argo CD, kubectl, another stack) is invisible to it, so absence is no evidence."""
+DOUBLED: NodeStackKind = "doubled"
+"""Two device plugins land on the node: positive evidence, refused."""
+MIG_STRATEGY: NodeStackKind = "mig-strategy"
+"""The one plugin advertises no MIG device on a MIG-partitioned node: positive evidence, refused."""
 
-def node_stack_findings(stack: NodeStack, *, fix: str | None = None) -> list[Finding]:
+EXTERNAL_PLUGIN_LABEL = "azure-gpu-platform/device-plugin"
+EXTERNAL_PLUGIN_VALUE = "external"
+"""The node label that declares a device plugin installed outside the program on a pool's nodes (AgentPool
+``nodeLabels``, a Karpenter NodePool's ``spec.template.metadata.labels``): the policy pack then counts it as the
+pool's plugin (:func:`external_daemonset`); ``GpuPoolSpec(external_device_plugin=True)`` sets it."""
+DECLARE_EXTERNAL = (
+    f"If a device plugin reaches these nodes from outside this program (GitOps such as Flux or Argo CD, kubectl, "
+    f"another stack), declare it with the node label {EXTERNAL_PLUGIN_LABEL}={EXTERNAL_PLUGIN_VALUE} on the pool"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class NodeStackFinding(Finding):
+    """A finding of :func:`node_stack_findings` with its kind: :data:`MISSING` is advisory (no refusal without
+    positive evidence), :data:`DOUBLED` and :data:`MIG_STRATEGY` are refused."""
+
+    kind: NodeStackKind = MISSING
+
+    @property
+    def advisory(self) -> bool:
+        return self.kind == MISSING
+
+
+def refused(found: Iterable[Finding]) -> list[Finding]:
+    """The findings a caller refuses: every finding except an advisory node-stack one."""
+    return [f for f in found if not (isinstance(f, NodeStackFinding) and f.advisory)]
+
+
+def advisories(found: Iterable[Finding]) -> list[Finding]:
+    """The advisory node-stack findings among ``found`` (a caller warns about them)."""
+    return [f for f in found if isinstance(f, NodeStackFinding) and f.advisory]
+
+
+def external_daemonset() -> PluginDaemonSet:
+    """A device plugin declared as installed outside the program: it lands exactly on the nodes that carry
+    :data:`EXTERNAL_PLUGIN_LABEL` = :data:`EXTERNAL_PLUGIN_VALUE` (what it tolerates and its MIG strategy are not
+    known, so neither is judged)."""
+    return PluginDaemonSet(
+        EXTERNAL, (Toleration(None, "Exists"),), {EXTERNAL_PLUGIN_LABEL: (EXTERNAL_PLUGIN_VALUE,)}, "Linux", "single"
+    )
+
+
+def node_stack_findings(stack: NodeStack, *, fix: str | None = None) -> list[NodeStackFinding]:
     """gpu-node-device-plugin: every GPU node gets exactly one device plugin and advertises at least one GPU resource.
+    Each finding carries its kind (:class:`NodeStackFinding`): none landing is advisory, two or a MIG strategy that
+    advertises nothing are refused.
 
     ``fix``: what the caller's user changes (a stack key, a chart), appended to the message when nothing lands."""
     node = stack.node
@@ -308,13 +360,14 @@ def node_stack_findings(stack: NodeStack, *, fix: str | None = None) -> list[Fin
     if not stack.plugins:
         why = "; ".join(f"{PLUGIN_TITLES.get(p, p)}: {reason}" for p, reason in stack.excluded)
         return [
-            Finding(
+            NodeStackFinding(
                 "",
                 f"{node.where}: no NVIDIA device plugin runs on these GPU nodes"
                 + (f" ({why})" if why else "")
                 + f", so they advertise no {GPU_RESOURCE} and pods that request GPUs stay Pending. AKS installs the "
                 "GPU driver only, never a device plugin (azure-aks-docs use-nvidia-gpu.md). "
                 + (fix or "Deploy the NVIDIA GPU operator or the nvidia-device-plugin chart for these nodes."),
+                MISSING,
             )
         ]
     if len(stack.plugins) > 1:
@@ -327,23 +380,30 @@ def node_stack_findings(stack: NodeStack, *, fix: str | None = None) -> list[Fin
             else "Run one device plugin per node: the GPU operator or the nvidia-device-plugin chart, not both."
         )
         return [
-            Finding(
+            NodeStackFinding(
                 "",
                 f"{node.where}: {len(names)} NVIDIA device plugins land on these GPU nodes ({' and '.join(names)}): "
                 f"each registers {GPU_RESOURCE} with the kubelet and whichever registers last decides what the node "
                 "advertises, so its sharing and MIG configuration can silently disappear. " + remedy,
+                DOUBLED,
             )
         ]
     if node.driver == "none":
         return []  # the driver rules (driver_install) say that nothing installs a driver
     plugin = stack.plugin
-    if plugin is not None and node.mig is not None and plugin.mig_strategy == "none" and plugin.plugin != AKS_WINDOWS:
+    if (
+        plugin is not None
+        and node.mig is not None
+        and plugin.mig_strategy == "none"
+        and plugin.plugin not in (AKS_WINDOWS, EXTERNAL)
+    ):
         return [
-            Finding(
+            NodeStackFinding(
                 "",
                 f"{node.where}: the GPUs are partitioned into MIG {node.mig[0]} instances, but "
                 f"{PLUGIN_TITLES.get(plugin.plugin, plugin.plugin)} runs with migStrategy none, which advertises no "
                 "MIG device: pods get no usable GPU. Allowed: migStrategy single or mixed.",
+                MIG_STRATEGY,
             )
         ]
     return []

@@ -19,6 +19,9 @@ DATABRICKS_CLUSTER: Final = "databricks:index/cluster:Cluster"
 DATABRICKS_INSTANCE_POOL: Final = "databricks:index/instancePool:InstancePool"
 KAITO_WORKSPACE_RE: Final = re.compile(r"^kubernetes:kaito\.sh/v[0-9a-z]+:Workspace$")
 HELM_RELEASE_RE: Final = re.compile(r"^kubernetes:helm\.sh/v3:Release$")
+DIAGNOSTIC_SETTING_RE: Final = re.compile(r"^azure-native:(?:monitor|insights)(?:/v[0-9a-z]+)?:DiagnosticSetting$")
+"""``Microsoft.Insights/diagnosticSettings``: pulumi-azure-native 3.29 ``monitor:DiagnosticSetting`` (API
+2021-05-01-preview) and its alias ``insights:DiagnosticSetting``."""
 _TYPES_MAX: Final = 1024
 """Distinct type tokens each predicate remembers (the pack asks about every resource; tokens are few)."""
 
@@ -31,6 +34,11 @@ def is_agent_pool(resource_type: str) -> bool:
 @lru_cache(maxsize=_TYPES_MAX)
 def is_managed_cluster(resource_type: str) -> bool:
     return bool(MANAGED_CLUSTER_RE.match(resource_type))
+
+
+@lru_cache(maxsize=_TYPES_MAX)
+def is_diagnostic_setting(resource_type: str) -> bool:
+    return bool(DIAGNOSTIC_SETTING_RE.match(resource_type))
 
 
 def is_aks_pool_resource(resource_type: str) -> bool:

@@ -23,6 +23,7 @@ from rules.budget import budget_shape
 from rules.checklists import NapGpuPoolFacts, aks_cluster, nap_gpu_pool
 from rules.hardening import ApiServer, api_server_access, network_policy, node_hardening, rotation_poll_interval
 from rules.karpenter import AgentPoolFacts, nap_agent_pools
+from rules.kube_names import chart_namespace_problem
 from rules.lifecycle import check_kubernetes_version, check_operator_platform
 from rules.limits import ClusterScale, cluster_scale
 from rules.monitoring import (
@@ -46,6 +47,7 @@ from rules.node_stack import (
     node_stack_findings,
     operator_driver_os_findings,
     platform_node_stack,
+    refused,
     taint_tolerations,
     ubuntu_release,
 )
@@ -81,7 +83,9 @@ def pool_problems(cfg: StackConfig, index: int, pool: GpuPoolConfig) -> list[Pro
         problems.extend(_pool_version_problems(cfg, f"{at}.orchestratorVersion", pool.orchestratorVersion))
         pin = version_pin_fits_channel(pool.orchestratorVersion, cfg.cluster.autoUpgradeChannel, "orchestratorVersion")
         problems.extend(_at(at, pin))
-    found = gpu_pool(cfg, pool).checklist_findings(today=cfg.today)
+    # A stack file's Linux pools always get the platform's device plugin (Windows ones AKS's), so no node-stack
+    # advisory arises here; GpuNodePool, built from the same spec, warns about any that would.
+    found = refused(gpu_pool(cfg, pool).checklist_findings(today=cfg.today))
     if "driver" not in pool.model_fields_set:  # a driver finding is the default's collision with the size
         default = f"driver is not set, and the default driver here is {cfg.pool_driver(pool)}: "
         found = [Finding("vmSize", default + f.message) if f.field == "driver" else f for f in found]
@@ -312,6 +316,13 @@ def _device_plugin_problems(cfg: StackConfig) -> list[Problem]:
                 "otherwise). Remove devicePlugin, or set gpuOperator.enabled: false.",
             )
         )
+    for key, chart_name, namespace in (
+        ("devicePlugin.namespace", chart.name, cfg.devicePlugin.namespace),
+        ("gpuOperator.namespace", GPU_OPERATOR, cfg.gpuOperator.namespace),
+    ):
+        refused = chart_namespace_problem(chart_name, namespace)
+        if refused is not None:
+            problems.append(Problem(key, refused))
     if cfg.devicePlugin.version != chart.version:
         problems.append(
             Problem(
@@ -386,7 +397,8 @@ def _kaito_node_problems(cfg: StackConfig) -> list[Problem]:
             f"kaito.workspaces[{i}] ({ws.name})", "Linux", max(int(size.gpu_count), 1), facts.kaito_node_taints
         )
         stack = platform_node_stack(node, manager=None, kaito_addon=True, operator_tolerations=operator)
-        problems += [Problem(f"kaito.workspaces[{i}]", f.message) for f in node_stack_findings(stack)]
+        # the workspace's nodes always get the add-on's plugin (it tolerates their taints): only refusals matter
+        problems += [Problem(f"kaito.workspaces[{i}]", f.message) for f in refused(node_stack_findings(stack))]
     return problems
 
 
@@ -451,7 +463,7 @@ def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> 
     """Every problem of one ``gpuNodePools`` entry: its checklist (:func:`rules.checklists.nap_gpu_pool`, the one
     ``NapGpuPoolArgs`` runs too) and what only a stack file can get wrong (``limits.nodes``, half a budget)."""
     at = f"gpuNodePools[{index}]"
-    problems = _at(at, nap_gpu_pool(nap_checklist(cfg, pool), today=cfg.today))
+    problems = _at(at, refused(nap_gpu_pool(nap_checklist(cfg, pool), today=cfg.today)))
     if pool.limits.nodes is not None:
         problems.append(
             Problem(

@@ -25,9 +25,13 @@ from rules.aks import (
 from rules.hardening import (
     DEFAULT_MAX_PODS,
     DEFAULT_ROTATION_POLL,
+    IMAGE_CLEANER_DEFAULT_HOURS,
+    IMAGE_CLEANER_MAX_HOURS,
+    IMAGE_CLEANER_MIN_HOURS,
     WINDOWS_MAX_PODS,
     NetworkDataplane,
     NetworkPolicy,
+    SshAccess,
     default_encryption_at_host,
     default_os_disk_type,
 )
@@ -166,6 +170,10 @@ class ApiServerConfig(StrictModel):
     privateDnsZone: str | None = None
     """Private cluster only: ``system`` (AKS's default), ``none``, or an existing zone's resource id
     (``privatelink.<region>.azmk8s.io``; needs a user-assigned control-plane identity): ``docs/landing-zone.md``."""
+    disableRunCommand: bool = False
+    """``apiServerAccessProfile.disableRunCommand``: turn off Run Command (``az aks command invoke``), which reaches the
+    API server through Azure past the authorized ranges (Microsoft's built-in definition 89f2d532-…; off: an advisory
+    warning)."""
 
 
 class NetworkConfig(StrictModel):
@@ -203,6 +211,10 @@ class MonitoringConfig(StrictModel):
         | None
     ) = None
     retentionDays: Annotated[int, Field(ge=30, le=730)] = 30
+    controlPlaneLogs: bool = False
+    """A diagnostic setting sends the control plane's resource logs (``kube-audit-admin``, ``kube-apiserver``, …:
+    :data:`rules.hardening.CONTROL_PLANE_LOG_CATEGORIES`) to the same workspace (Microsoft's built-in definition
+    245fc9df-…; off: an advisory warning)."""
 
 
 class SecretsStoreConfig(StrictModel):
@@ -212,6 +224,17 @@ class SecretsStoreConfig(StrictModel):
 
     enabled: bool | None = None
     rotationPollInterval: str = DEFAULT_ROTATION_POLL
+
+
+class ImageCleanerConfig(StrictModel):
+    """``cluster.imageCleaner``: AKS Image Cleaner removes unused and vulnerable images from the nodes
+    (``securityProfile.imageCleaner``; Microsoft's built-in definition af3c26b2-…; off: an advisory warning)."""
+
+    enabled: bool = False
+    intervalHours: Annotated[int, Field(ge=IMAGE_CLEANER_MIN_HOURS, le=IMAGE_CLEANER_MAX_HOURS)] = (
+        IMAGE_CLEANER_DEFAULT_HOURS
+    )
+    """How often it runs: 24 hours to three months (``image-cleaner.md``); default a week."""
 
 
 class ClusterConfig(StrictModel):
@@ -258,6 +281,12 @@ class ClusterConfig(StrictModel):
     network: NetworkConfig = empty_section()
     monitoring: MonitoringConfig = empty_section()
     secretsStore: SecretsStoreConfig = empty_section()
+    imageCleaner: ImageCleanerConfig = empty_section()
+    sshAccess: SshAccess | None = None
+    """``securityProfile.sshAccess`` of every node pool the platform creates (the system pool and ``gpuPools``):
+    ``Disabled`` turns SSH off on the nodes (Microsoft's built-in definition 28257686-…; the AKS docs still call it
+    a preview behind the subscription feature ``Microsoft.ContainerService/DisableSSHPreview``); unset: AKS's
+    default, ``LocalUser`` (an advisory warning). KAITO's and NAP's nodes are not the platform's pools."""
     workingHours: WorkingHoursConfig | None = None
     """Dev/test only: when the cluster is used, to stop it outside those hours (stack_config/working_hours.py)."""
     identity: IdentityConfig = empty_section()

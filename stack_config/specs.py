@@ -108,4 +108,5 @@ def gpu_pool(cfg: StackConfig, pool: GpuPoolConfig) -> AksGpuPool:
         exempt_rules=pool_exempt_rules(cfg, pool.name),
         vnet_subnet_id=pool.vnetSubnetId or cfg.cluster.systemPool.vnetSubnetId,  # one VNet: the system pool's
         upgrade=pool.upgrade.settings if pool.upgrade is not None else None,
+        ssh_access=cfg.cluster.sshAccess,
     )

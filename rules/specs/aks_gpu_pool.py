@@ -44,7 +44,13 @@ from gpu_catalog.node_disks import node_disks
 from .. import Finding
 from ..aks import DEFAULT_GPU_TAINT
 from ..checklists import AksGpuPoolFacts, aks_gpu_pool
-from ..hardening import DEFAULT_MAX_PODS, WINDOWS_MAX_PODS, default_encryption_at_host, default_os_disk_type
+from ..hardening import (
+    DEFAULT_MAX_PODS,
+    WINDOWS_MAX_PODS,
+    SshAccess,
+    default_encryption_at_host,
+    default_os_disk_type,
+)
 from ..lifecycle import check_kubernetes_version, check_operator_platform
 from ..network import UpgradeSettings
 from ..node_os import DEFAULT_OS_SKU, pool_node_os_problem
@@ -128,6 +134,9 @@ class AksGpuPool:
     upgrade: UpgradeSettings | None = None
     """``upgradeSettings`` (``None``: AKS's defaults, a surge of one node); each surge node is a GPU VM
     (``docs/landing-zone.md``)."""
+    ssh_access: SshAccess | None = None
+    """``securityProfile.sshAccess`` (``Disabled``: no SSH on the nodes, Microsoft's built-in definition
+    28257686-…); ``None``: AKS's default, ``LocalUser`` (a stack file's ``cluster.sshAccess`` sets every pool's)."""
 
     def __post_init__(self) -> None:
         resolved = _defaults(self)
@@ -216,7 +225,8 @@ class AksGpuPool:
             mig_strategy=self.mig_strategy,
             kaito_addon=self.kaito_addon,
             missing_plugin_fix=(
-                "Enable the GPU operator or the nvidia-device-plugin chart for the pool."
+                "Enable the GPU operator or the nvidia-device-plugin chart for the pool, or declare a device plugin "
+                "installed outside this program (GitOps, kubectl, another stack) with external_device_plugin=True."
                 if self.os == "Linux"
                 else "Keep the AKS driver on the Windows pool (AKS then installs its DirectX device plugin)."
             ),

@@ -12,6 +12,22 @@ from tests.components.harness import Run, run_stack
 CLUSTER = "azure-native:containerservice:ManagedCluster"
 POOL = "azure-native:containerservice:AgentPool"
 WORKSPACE = "azure-native:operationalinsights:Workspace"
+DIAGNOSTIC_SETTING = "azure-native:monitor:DiagnosticSetting"
+CONTROL_PLANE_LOGS = [
+    {"category": category, "enabled": True}
+    for category in (
+        "kube-audit-admin",
+        "kube-apiserver",
+        "kube-controller-manager",
+        "kube-scheduler",
+        "cluster-autoscaler",
+        "cloud-controller-manager",
+        "guard",
+        "csi-azuredisk-controller",
+        "csi-azurefile-controller",
+        "csi-snapshot-controller",
+    )
+]
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +37,10 @@ def prod() -> Run:
 
 def test_prod_cluster_wire_values(prod: Run) -> None:
     cluster = prod.one(CLUSTER).inputs
-    assert cluster["apiServerAccessProfile"] == {"authorizedIPRanges": ["203.0.113.0/24"]}
+    assert cluster["apiServerAccessProfile"] == {
+        "authorizedIPRanges": ["203.0.113.0/24"],
+        "disableRunCommand": True,
+    }
     network = cluster["networkProfile"]
     assert (network["networkPlugin"], network["networkPluginMode"]) == ("azure", "overlay")
     assert (network["networkDataplane"], network["networkPolicy"]) == ("cilium", "cilium")
@@ -92,6 +111,42 @@ def test_dev_deviations_are_intentional_and_advisory() -> None:
         "Ephemeral",  # NC4as_T4_v3: 176 GiB temp disk
         250.0,
     )
+
+
+@pytest.mark.parametrize("stack", ["staging", "prod"])
+def test_microsofts_builtin_aks_definitions_on_the_wire(stack: str) -> None:
+    """Issue 40: Run Command off, Image Cleaner weekly, SSH off on the system pool and every GPU pool, and a diagnostic
+    setting sending the control-plane logs to the workspace the platform creates (resource-specific tables)."""
+    run = run_stack(stack)
+    cluster = run.one(CLUSTER)
+    assert cluster.inputs["apiServerAccessProfile"]["disableRunCommand"] is True
+    assert cluster.inputs["securityProfile"] == {
+        "workloadIdentity": {"enabled": True},
+        "imageCleaner": {"enabled": True, "intervalHours": 168.0},
+    }
+    assert cluster.inputs["agentPoolProfiles"][0]["securityProfile"] == {"sshAccess": "Disabled"}
+    pools = run.of_type(POOL)
+    assert pools and {p.name: p.inputs["securityProfile"] for p in pools} == {
+        p.name: {"sshAccess": "Disabled"} for p in pools
+    }
+    setting = run.one(DIAGNOSTIC_SETTING)
+    assert setting.inputs["name"] == "aks-control-plane"
+    assert setting.inputs["logAnalyticsDestinationType"] == "Dedicated"
+    assert setting.inputs["logs"] == CONTROL_PLANE_LOGS
+    assert (
+        setting.inputs["workspaceId"]
+        == run.one(CLUSTER).inputs["addonProfiles"]["omsagent"]["config"]["logAnalyticsWorkspaceResourceID"]
+    )
+    assert cluster.urn in setting.dependencies
+
+
+def test_dev_leaves_them_at_the_defaults() -> None:
+    run = run_stack("dev")
+    cluster = run.one(CLUSTER).inputs
+    assert "disableRunCommand" not in (cluster.get("apiServerAccessProfile") or {})
+    assert "imageCleaner" not in cluster["securityProfile"]
+    assert "securityProfile" not in cluster["agentPoolProfiles"][0]
+    assert run.of_type(DIAGNOSTIC_SETTING) == []
 
 
 def test_the_python_api_pool_gets_the_stack_files_hardening_defaults() -> None:

@@ -79,7 +79,11 @@ def test_network_profile_and_private_api_server(run: Run) -> None:
         "dnsServiceIP": "172.16.0.10",
         "outboundType": "userDefinedRouting",
     }
-    assert cluster["apiServerAccessProfile"] == {"enablePrivateCluster": True, "privateDNSZone": ZONE}
+    assert cluster["apiServerAccessProfile"] == {
+        "enablePrivateCluster": True,
+        "privateDNSZone": ZONE,
+        "disableRunCommand": True,
+    }
     assert cluster["addonProfiles"]["azurepolicy"] == {"enabled": True}
     assert cluster["securityProfile"]["defender"] == {
         "logAnalyticsWorkspaceResourceId": f"{SUB}/rg-hub-logs/providers/Microsoft.OperationalInsights/workspaces/"

@@ -85,6 +85,7 @@ class ShippedPool:
             "azure_name": spec.azure_name,
             "orchestrator_version": spec.orchestrator_version,
             "tags": dict(spec.tags),
+            "ssh_access": spec.ssh_access,  # the stack's cluster.sshAccess, for every pool
         }
 
     def python(self) -> GpuPoolSpec:
@@ -534,6 +535,22 @@ def _section(model: Any) -> dict[str, Any]:
     return {_snake(k): getattr(model, k) for k in model.model_fields_set}
 
 
+def _builtin_hardening(cfg: StackConfig) -> dict[str, Any]:
+    """Microsoft's built-in AKS definitions the stack file satisfies (Run Command, Image Cleaner, control-plane logs),
+    as the Args' fields (both doors name them alike)."""
+    c = cfg.cluster
+    out: dict[str, Any] = {}
+    if "disableRunCommand" in c.apiServer.model_fields_set:
+        out["disable_run_command"] = c.apiServer.disableRunCommand
+    if "enabled" in c.imageCleaner.model_fields_set:
+        out["image_cleaner"] = c.imageCleaner.enabled
+    if "intervalHours" in c.imageCleaner.model_fields_set:
+        out["image_cleaner_interval_hours"] = c.imageCleaner.intervalHours
+    if "controlPlaneLogs" in c.monitoring.model_fields_set:
+        out["control_plane_logs"] = c.monitoring.controlPlaneLogs
+    return out
+
+
 def python_cluster(stack: str) -> Any:
     from components.aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
     from components.pool_scheduling import POOL_LABEL
@@ -544,9 +561,12 @@ def python_cluster(stack: str) -> Any:
     system = _section(c.systemPool)
     if "zones" in system:
         system["zones"] = tuple(system["zones"])
+    if c.sshAccess is not None:
+        system["ssh_access"] = c.sshAccess
     kwargs["system_pool"] = SystemPoolSpec(**system)
     kwargs["access"] = ClusterAccess(**_section(c.access))
     kwargs["api_server"] = ApiServer(tuple(c.apiServer.authorizedIpRanges), c.apiServer.privateCluster)
+    kwargs |= _builtin_hardening(cfg)
     kwargs |= {f"network_{k}": v for k, v in _section(c.network).items()}
     if "containerInsights" in c.monitoring.model_fields_set:
         kwargs["container_insights"] = c.monitoring.containerInsights
@@ -562,6 +582,10 @@ def package_cluster(stack: str) -> dict[str, Any]:
     args["system_pool"] = _section(c.systemPool)
     args["access"] = _section(c.access)
     args["api_server"] = _section(c.apiServer)
+    args |= _builtin_hardening(cfg)
+    args.pop("disable_run_command", None)  # the package takes it in apiServer (above)
+    if c.sshAccess is not None:
+        args["ssh_access"] = c.sshAccess
     args |= {f"network_{k}": v for k, v in _section(c.network).items()}
     if "containerInsights" in c.monitoring.model_fields_set:
         args["container_insights"] = c.monitoring.containerInsights

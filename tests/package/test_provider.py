@@ -204,7 +204,12 @@ def test_construct_registers_the_pool_and_its_agent_pool_with_the_engines_inputs
         "count": 1.0,
         "gpuProfile": {"driver": "Install"},
         "nodeTaints": [DEFAULT_GPU_TAINT],
-        "nodeLabels": {"azure-gpu-platform/pool": "a100", "azure-gpu-platform/gpu-model": "nvidia-a100-pcie-80-gib"},
+        # no operator or chart given: the cluster's own device plugin, declared for the policy pack (issue 40)
+        "nodeLabels": {
+            "azure-gpu-platform/pool": "a100",
+            "azure-gpu-platform/device-plugin": "external",
+            "azure-gpu-platform/gpu-model": "nvidia-a100-pcie-80-gib",
+        },
         "enableNodePublicIP": False,
         # hardening (issue 29): NC24ads_A100_v4's 64 GiB temp disk cannot hold the 128 GiB OS disk; its encryption at
         # host support is not sourced, so both stay off by default
@@ -846,5 +851,6 @@ def test_the_package_pool_is_the_pool_spec_field_for_field() -> None:
     renamed = {"driver": "driver_skipped"}
     package_keys = set(typing.get_type_hints(GpuPool))
     assert {renamed.get(k, k) for k in package_keys} <= spec_fields
-    not_in_package = {"conflicting_sharing", "external_device_plugin", "kaito_addon", "exempt_rules"}
+    # ssh_access: a stack file's cluster.sshAccess (not yet a package input)
+    not_in_package = {"conflicting_sharing", "external_device_plugin", "kaito_addon", "exempt_rules", "ssh_access"}
     assert spec_fields - {renamed.get(k, k) for k in package_keys} == not_in_package

@@ -4,8 +4,9 @@ The requests are vendored in tests/fixtures/aks_rest_examples/ with their source
 commit). Each becomes one resource as azure-native sends it: the path parameters (resourceGroupName, resourceName,
 agentPoolName) and the body's top level (location, tags, sku) as inputs, ``properties.*`` flattened to the top, numbers
 as floats. Each example is its own stack (Analyze per resource, then AnalyzeStack). Where the sizes are fine, no
-mandatory violation is allowed — except the ones listed in ``EXPECTED`` with the reason (a GPU pool alone in its stack
-has no device plugin: ``gpu-node-device-plugin``).
+mandatory violation is allowed — except the ones listed in ``EXPECTED`` with the reason. A GPU pool alone in its
+stack has no device plugin of the stack: that is advisory (``gpu-node-device-plugin-missing``), since the plugin may
+come from GitOps, kubectl or another stack (issue 40); two plugins on one pool stay refused.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ PATH_PARAMETERS = ("resourceGroupName", "resourceName", "agentPoolName")
 
 EXPECTED: dict[str, set[str]] = {
     # A100 40 GiB x8 with MIG2g, orchestratorVersion "" (the cluster's). Alone in its stack nothing installs a device
-    # plugin (AKS installs the driver only; Microsoft's MIG guide installs the nvidia-device-plugin chart by hand), so
-    # gpu-node-device-plugin reports that the nodes advertise no GPU.
-    "AgentPoolsCreate_GPUMIG": {"gpu-node-device-plugin"},
+    # plugin (AKS installs the driver only; Microsoft's MIG guide installs the nvidia-device-plugin chart by hand):
+    # not evidence of none on the cluster, so only the advisory gpu-node-device-plugin-missing reports it.
+    "AgentPoolsCreate_GPUMIG": set(),
     "AgentPoolsCreate_OSSKU": set(),
     "AgentPoolsCreate_Spot": set(),
     # Refused for a legitimate reason, not for its sizes: the example pins Kubernetes 1.9.6, which AKS removed years
@@ -40,8 +41,9 @@ EXPECTED: dict[str, set[str]] = {
     # Same: Kubernetes 1.23.3 can no longer be created on AKS.
     "AgentPoolsCreate_WindowsOSSKU": {"aks-kubernetes-version-supported"},
     # kubernetesVersion "" (AKS's default), MIG3g on Standard_ND96asr_v4; no device plugin, as above.
-    "ManagedClustersCreate_GPUMIG": {"gpu-node-device-plugin"},
+    "ManagedClustersCreate_GPUMIG": set(),
 }
+GPU_MIG = ("AgentPoolsCreate_GPUMIG", "ManagedClustersCreate_GPUMIG")
 
 
 def floats(value: Any) -> Any:
@@ -83,9 +85,55 @@ def pack() -> Iterator[PolicyPackProcess]:
         yield p
 
 
-def mandatory(pack: PolicyPackProcess, r: RecordedResource) -> set[str]:
-    found = pack.analyze(r).violations + pack.analyze_stack([r]).violations
+def mandatory(pack: PolicyPackProcess, r: RecordedResource, *others: RecordedResource) -> set[str]:
+    found = pack.analyze(r).violations + pack.analyze_stack([r, *others]).violations
     return {v.policy_name for v in found if v.enforcement_level == "mandatory"}
+
+
+def helm_release(name: str, chart: str, values: dict[str, Any]) -> RecordedResource:
+    typ = "kubernetes:helm.sh/v3:Release"
+    inputs = {"chart": chart, "namespace": chart, "values": floats(values)}
+    return RecordedResource(urn=f"urn:pulumi:dev::examples::{typ}::{name}", type=typ, name=name, inputs=inputs)
+
+
+RAW_DAEMONSET = RecordedResource(
+    urn="urn:pulumi:dev::examples::kubernetes:apps/v1:DaemonSet::nvdp",
+    type="kubernetes:apps/v1:DaemonSet",
+    name="nvdp",
+    inputs={
+        "metadata": {"name": "nvidia-device-plugin-daemonset", "namespace": "gpu-resources"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                    "containers": [{"name": "ctr", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}],
+                }
+            }
+        },
+    },
+)
+"""The DaemonSet azure-aks-docs use-nvidia-gpu.md applies with kubectl: the examples' pools are untainted, so it
+lands beside the chart."""
+CHART = helm_release("dp", "nvidia-device-plugin", {"migStrategy": "single", "gfd": {"enabled": True}})
+"""NVIDIA's chart as Microsoft's MIG guide installs it (gpu-feature-discovery on, its default affinity)."""
+
+
+@pytest.mark.parametrize("name", GPU_MIG)
+def test_the_gpu_mig_examples_alone_get_the_advisory_only(pack: PolicyPackProcess, name: str) -> None:
+    r = load(name)[1]
+    found = [v for v in pack.analyze_stack([r]).violations if "device-plugin" in v.policy_name]
+    assert [(v.policy_name, v.enforcement_level) for v in found] == [("gpu-node-device-plugin-missing", "advisory")]
+    assert "azure-gpu-platform/device-plugin=external" in found[0].message
+
+
+@pytest.mark.parametrize("name", GPU_MIG)
+def test_the_gpu_mig_examples_with_one_plugin_pass_and_with_two_are_refused(pack: PolicyPackProcess, name: str) -> None:
+    r = load(name)[1]
+    assert mandatory(pack, r, CHART) == set()
+    assert mandatory(pack, r, RAW_DAEMONSET, CHART) == {"gpu-node-device-plugin"}
+    found = pack.analyze_stack([r, RAW_DAEMONSET, CHART]).violations
+    [doubled] = [v for v in found if v.enforcement_level == "mandatory"]
+    assert "2 NVIDIA device plugins land on these GPU nodes" in doubled.message
 
 
 def test_every_vendored_example_is_listed_with_its_source() -> None:

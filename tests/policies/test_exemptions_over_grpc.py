@@ -20,7 +20,13 @@ P100 = "Standard_NC6s_v2"  # retired, and below the V100 floor: gpu-size-not-ret
 
 
 def pool(name: str, size: str = P100) -> RecordedResource:
-    props = {"vmSize": size, "count": 1.0, "mode": "User", "nodeTaints": ["nvidia.com/gpu=present:NoSchedule"]}
+    props = {
+        "vmSize": size,
+        "count": 1.0,
+        "mode": "User",
+        "nodeTaints": ["nvidia.com/gpu=present:NoSchedule"],
+        "securityProfile": {"sshAccess": "Disabled"},  # keeps the built-in SSH advisory out of the verdicts
+    }
     return RecordedResource(urn=f"{PREFIX}{POOL}::{name}", type=POOL, name=name, inputs=props)
 
 

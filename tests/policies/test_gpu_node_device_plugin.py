@@ -1,4 +1,5 @@
-"""gpu-node-device-plugin (stack, mandatory): every GPU node pool of the stack gets exactly one device plugin.
+"""gpu-node-device-plugin (stack, mandatory): no GPU node pool of the stack gets two device plugins, and a MIG pool's
+plugin advertises its MIG devices; gpu-node-device-plugin-missing (advisory): a pool with no plugin of the stack.
 
 Compliant baseline: a T4 AgentPool tainted nvidia.com/gpu=present:NoSchedule and a gpu-operator release whose
 daemonsets tolerate it (the chart default). One mutation per test; raw resources, camelCase, numbers as floats.
@@ -11,6 +12,7 @@ from typing import Any
 from pulumi_policy import EnforcementLevel
 
 from policies.gpu_node_device_plugin import POLICY
+from policies.gpu_node_device_plugin_missing import POLICY as MISSING
 from tests.policies._helpers import (
     AGENT_POOL,
     CLUSTER,
@@ -100,10 +102,12 @@ def stack(pool: dict[str, Any] = T4_POOL, *others: tuple[str, str, dict[str, Any
     return [(AGENT_POOL, "gpupool", pool), *others]
 
 
-def test_is_mandatory_with_a_config_option() -> None:
+def test_two_plugins_are_mandatory_and_none_is_advisory_with_the_config_option() -> None:
     assert POLICY.enforcement_level == EnforcementLevel.MANDATORY
-    assert POLICY.config_schema is not None
-    assert POLICY.config_schema.properties["devicePluginOutsideStack"]["type"] == "boolean"
+    assert MISSING.enforcement_level == EnforcementLevel.ADVISORY
+    assert POLICY.config_schema is not None and "devicePluginOutsideStack" not in POLICY.config_schema.properties
+    assert MISSING.config_schema is not None
+    assert MISSING.config_schema.properties["devicePluginOutsideStack"]["type"] == "boolean"
 
 
 def test_operator_tolerating_the_pool_passes() -> None:
@@ -112,15 +116,43 @@ def test_operator_tolerating_the_pool_passes() -> None:
     assert outcome.preview_unknown is None
 
 
-def test_no_release_is_none() -> None:
-    outcome = run_stack_policy(POLICY, stack())
+def test_no_release_is_none_advisory_and_says_how_to_declare_an_outside_plugin() -> None:
+    assert run_stack_policy(POLICY, stack()).violations == []
+    outcome = run_stack_policy(MISSING, stack())
     assert outcome.violations == [
         "gpupool: node pool 't4' (Standard_NC4as_T4_v3): no NVIDIA device plugin runs on these GPU nodes, so they "
         "advertise no nvidia.com/gpu and pods that request GPUs stay Pending. AKS installs the GPU driver only, never "
         "a device plugin (azure-aks-docs use-nvidia-gpu.md). Deploy the NVIDIA GPU operator or the "
-        "nvidia-device-plugin chart for these nodes."
+        "nvidia-device-plugin chart for these nodes. If a device plugin reaches these nodes from outside this program "
+        "(GitOps such as Flux or Argo CD, kubectl, another stack), declare it with the node label "
+        "azure-gpu-platform/device-plugin=external on the pool (AgentPool nodeLabels, a NodePool's "
+        "spec.template.metadata.labels), or set the policy config "
+        "gpu-node-device-plugin-missing.devicePluginOutsideStack: true for the whole stack."
     ]
     assert outcome.violation_urns == [urn_of(AGENT_POOL, "gpupool")]
+
+
+def test_a_pool_declaring_an_outside_plugin_passes_and_two_declared_are_still_refused() -> None:
+    declared = with_(
+        T4_POOL, nodeLabels={"azure-gpu-platform/pool": "t4", "azure-gpu-platform/device-plugin": "external"}
+    )
+    assert run_stack_policy(MISSING, stack(declared)).violations == []
+    assert run_stack_policy(POLICY, stack(declared)).violations == []
+    [message] = run_stack_policy(POLICY, stack(declared, (HELM_RELEASE, "op", OPERATOR))).violations
+    assert message.startswith(
+        "gpupool: node pool 't4' (Standard_NC4as_T4_v3): 2 NVIDIA device plugins land on these GPU nodes (the NVIDIA "
+        "GPU operator's device plugin and the device plugin installed outside this program)"
+    )
+
+
+def test_a_mig_pool_declaring_an_outside_plugin_is_not_judged_on_an_unknown_strategy() -> None:
+    pool = with_(
+        T4_POOL,
+        vmSize="Standard_NC24ads_A100_v4",
+        gpuInstanceProfile="MIG3g",
+        nodeLabels={"azure-gpu-platform/device-plugin": "external"},
+    )
+    assert run_stack_policy(POLICY, stack(pool)).violations == []
 
 
 def test_operator_beside_the_kaito_addon_is_two() -> None:
@@ -156,7 +188,7 @@ def test_safe_taint_keeps_the_kaito_addon_off() -> None:
 
 def test_operator_not_tolerating_the_safe_taint_is_none_and_says_why() -> None:
     pool = with_(T4_POOL, nodeTaints=[SAFE_TAINT])
-    [message] = run_stack_policy(POLICY, stack(pool, (HELM_RELEASE, "op", OPERATOR))).violations
+    [message] = run_stack_policy(MISSING, stack(pool, (HELM_RELEASE, "op", OPERATOR))).violations
     assert (
         "(the NVIDIA GPU operator's device plugin: it does not tolerate the taint "
         "azure-gpu-platform/gpu=present:NoSchedule)" in message
@@ -165,7 +197,7 @@ def test_operator_not_tolerating_the_safe_taint_is_none_and_says_why() -> None:
 
 def test_operator_with_its_device_plugin_disabled_is_none() -> None:
     values = with_(OPERATOR["values"], devicePlugin={"enabled": False})
-    outcome = run_stack_policy(POLICY, stack(T4_POOL, (HELM_RELEASE, "op", with_(OPERATOR, values=values))))
+    outcome = run_stack_policy(MISSING, stack(T4_POOL, (HELM_RELEASE, "op", with_(OPERATOR, values=values))))
     assert len(outcome.violations) == 1
     assert "no NVIDIA device plugin runs" in outcome.violations[0]
 
@@ -176,7 +208,7 @@ def test_chart_with_our_affinity_and_tolerations_passes() -> None:
 
 def test_chart_with_its_default_affinity_and_no_gfd_is_none() -> None:
     values = with_(CHART["values"], affinity=None)
-    [message] = run_stack_policy(POLICY, stack(T4_POOL, (HELM_RELEASE, "dp", with_(CHART, values=values)))).violations
+    [message] = run_stack_policy(MISSING, stack(T4_POOL, (HELM_RELEASE, "dp", with_(CHART, values=values)))).violations
     assert "no NVIDIA device plugin runs" in message
     assert "the nvidia-device-plugin chart: its node affinity needs the label nvidia.com/gpu.present in true" in message
 
@@ -189,7 +221,7 @@ def test_chart_with_its_default_affinity_and_gfd_passes() -> None:
 def test_chart_default_tolerations_miss_an_equal_taint_of_another_key() -> None:
     pool = with_(T4_POOL, nodeTaints=["sku=gpu:NoSchedule"])
     values = with_(CHART["values"], tolerations=None)
-    [message] = run_stack_policy(POLICY, stack(pool, (HELM_RELEASE, "dp", with_(CHART, values=values)))).violations
+    [message] = run_stack_policy(MISSING, stack(pool, (HELM_RELEASE, "dp", with_(CHART, values=values)))).violations
     assert "it does not tolerate the taint sku=gpu:NoSchedule" in message
 
 
@@ -207,12 +239,12 @@ def test_raw_daemonset_tolerating_the_taint_passes() -> None:
 def test_raw_daemonset_of_another_image_does_not_count() -> None:
     other = with_(RAW_DAEMONSET)
     other["spec"]["template"]["spec"]["containers"][0]["image"] = "mcr.microsoft.com/oss/kube-proxy:v1.31"
-    assert len(run_stack_policy(POLICY, stack(T4_POOL, (DAEMONSET, "other", other))).violations) == 1
+    assert len(run_stack_policy(MISSING, stack(T4_POOL, (DAEMONSET, "other", other))).violations) == 1
 
 
 def test_spot_pool_needs_the_spot_taint_tolerated() -> None:
     pool = with_(T4_POOL, scaleSetPriority="Spot")
-    [message] = run_stack_policy(POLICY, stack(pool, (DAEMONSET, "nvdp", RAW_DAEMONSET))).violations
+    [message] = run_stack_policy(MISSING, stack(pool, (DAEMONSET, "nvdp", RAW_DAEMONSET))).violations
     assert "it does not tolerate the taint kubernetes.azure.com/scalesetpriority=spot:NoSchedule" in message
 
 
@@ -234,9 +266,10 @@ def test_windows_pool_passes_without_a_release() -> None:
 
 def test_outside_stack_silences_none_only() -> None:
     config = {"devicePluginOutsideStack": True}
-    assert run_stack_policy(POLICY, stack(), config).violations == []
+    assert len(run_stack_policy(MISSING, stack()).violations) == 1
+    assert run_stack_policy(MISSING, stack(), config).violations == []
     two = stack(T4_POOL, (MANAGED_CLUSTER, "aks", CLUSTER), (HELM_RELEASE, "op", OPERATOR))
-    assert len(run_stack_policy(POLICY, two, config).violations) == 1
+    assert len(run_stack_policy(POLICY, two).violations) == 1
 
 
 def test_gpu_nodepool_reads_its_template() -> None:
@@ -258,7 +291,7 @@ def test_gpu_nodepool_reads_its_template() -> None:
         },
     }
     resources = [(MANAGED_CLUSTER, "aks", CLUSTER), (NODE_POOL, "np", nodepool), (HELM_RELEASE, "op", OPERATOR)]
-    [message] = run_stack_policy(POLICY, resources).violations
+    [message] = run_stack_policy(MISSING, resources).violations
     assert message.startswith("np: spec.template: NodePool 'infer': no NVIDIA device plugin runs")
     assert "the KAITO add-on's device plugin: it does not tolerate the taint azure-gpu-platform/gpu" in message
 
@@ -266,16 +299,18 @@ def test_gpu_nodepool_reads_its_template() -> None:
 def test_several_clusters_are_not_told_apart() -> None:
     other = with_(T4_POOL, resourceName="aks-other", agentPoolName="t4b")
     resources = stack(T4_POOL, (AGENT_POOL, "other", other), (HELM_RELEASE, "op", OPERATOR))
-    outcome = run_stack_policy(POLICY, resources)
+    assert run_stack_policy(POLICY, resources).not_applicable == []
+    outcome = run_stack_policy(MISSING, resources)
     assert outcome.violations == []
     [note] = outcome.not_applicable
     assert "this stack has 2 AKS clusters" in note
+    assert note.endswith("so whether a device plugin lands on these GPU nodes was not checked")
     assert "gpu-operator Helm release 'op'" in note
 
 
 def test_several_clusters_still_report_what_holds_for_any_of_them() -> None:
     other = with_(T4_POOL, resourceName="aks-other", agentPoolName="t4b")
-    outcome = run_stack_policy(POLICY, stack(T4_POOL, (AGENT_POOL, "other", other)))
+    outcome = run_stack_policy(MISSING, stack(T4_POOL, (AGENT_POOL, "other", other)))
     assert len(outcome.violations) == 2  # no release at all: none on either cluster
 
 

@@ -212,10 +212,13 @@ def test_the_pack_over_the_analyzer_protocol_fails_a_raw_node_pool_naming_the_si
     )
     bad = RecordedResource(urn=f"{prefix}{NODE_POOL}::bad", type=NODE_POOL, name="bad", inputs=bad_props)
     result = run_policy_pack(Path(__file__).resolve().parents[2] / "policies", [good, bad], stack="dev")
-    # Alone in a stack, no device plugin runs on either NodePool's GPU nodes: gpu-node-device-plugin says so for both.
-    no_plugin = {v.urn for v in result.mandatory if v.policy_name == "gpu-node-device-plugin"}
+    # Alone in a stack, no device plugin of the stack runs on either NodePool's GPU nodes: advisory (issue 40).
+    no_plugin = {v.urn for v in result.violations if v.policy_name == "gpu-node-device-plugin-missing"}
     assert no_plugin == {good.urn, bad.urn}
-    by_urn = {(v.policy_name, v.urn) for v in result.mandatory if v.policy_name != "gpu-node-device-plugin"}
+    assert {v.enforcement_level for v in result.violations if v.urn in no_plugin and "device" in v.policy_name} == {
+        "advisory"
+    }
+    by_urn = {(v.policy_name, v.urn) for v in result.mandatory}
     assert all(urn.endswith("::bad") for _, urn in by_urn), by_urn
     assert {name for name, _ in by_urn} == {"gpu-size-no-nvv4", "gpu-size-not-retired", "gpu-nodepool-limits"}
     messages = [v.message for v in result.mandatory]

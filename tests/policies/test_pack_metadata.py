@@ -38,6 +38,10 @@ EXPECTED_LEVELS = {
     "aks-kubernetes-version-supported": "mandatory",
     "aks-kubernetes-version-expiring": "advisory",
     "aks-node-os-supported": "mandatory",
+    "aks-run-command-disabled": "advisory",
+    "aks-node-ssh-disabled": "advisory",
+    "aks-image-cleaner-enabled": "advisory",
+    "aks-control-plane-logs": "advisory",
     "databricks-gpu-node-types": "mandatory",
     "databricks-gpu-runtime": "mandatory",
     "databricks-gpu-no-photon": "mandatory",
@@ -50,6 +54,7 @@ EXPECTED_LEVELS = {
     "gpu-operator-autoscale-min-count": "mandatory",
     "gpu-operator-platform-supported": "mandatory",
     "gpu-node-device-plugin": "mandatory",
+    "gpu-node-device-plugin-missing": "advisory",
     "gpu-pool-idle-minimum": "advisory",
 }
 
@@ -107,12 +112,14 @@ def test_every_policy_carries_metadata() -> None:
 def test_stack_policies() -> None:
     stack = sorted(p.name for p in ALL_POLICIES if isinstance(p, StackValidationPolicy))
     assert stack == [
+        "aks-control-plane-logs",
         "aks-kaito-addon-version",
         "aks-kubernetes-version-expiring",
         "aks-kubernetes-version-supported",
         "aks-node-os-supported",
         "gpu-driver-skipped-needs-operator",
         "gpu-node-device-plugin",
+        "gpu-node-device-plugin-missing",
         "gpu-operator-autoscale-min-count",
         "gpu-operator-driver-mode",
         "gpu-operator-platform-supported",

@@ -54,6 +54,7 @@ def agent_pool(name: str, vm_size: Any, **overrides: Any) -> RecordedResource:
         "osSKU": "Ubuntu",
         "gpuProfile": {"driver": "Install"},
         "nodeTaints": ["nvidia.com/gpu=present:NoSchedule"],
+        "securityProfile": {"sshAccess": "Disabled"},  # Microsoft's built-in 'should disable SSH' (advisory)
     }
     inputs.update(overrides)
     return RecordedResource(urn=f"{PREFIX}{POOL}::{name}", type=POOL, name=name, inputs=inputs)
@@ -189,13 +190,30 @@ def test_unknown_vm_size_in_a_preview_is_reported_not_passed(default_config: Pol
 
 def test_sizes_inside_managed_cluster_agent_pool_profiles(default_config: PolicyPackProcess) -> None:
     def cluster(name: str, *sizes: str) -> RecordedResource:
-        profiles = [{"name": "system", "vmSize": "Standard_D4s_v5", "count": 1.0, "mode": "System", "osType": "Linux"}]
+        no_ssh = {"sshAccess": "Disabled"}
+        profiles = [
+            {
+                "name": "system",
+                "vmSize": "Standard_D4s_v5",
+                "count": 1.0,
+                "mode": "System",
+                "osType": "Linux",
+                "securityProfile": no_ssh,
+            }
+        ]
         profiles += [
             {"name": f"gpu{i}", "vmSize": s, "count": 1.0, "mode": "User", "osType": "Linux",
-             "nodeTaints": ["nvidia.com/gpu=present:NoSchedule"]}
+             "nodeTaints": ["nvidia.com/gpu=present:NoSchedule"], "securityProfile": no_ssh}
             for i, s in enumerate(sizes)
         ]  # fmt: skip
-        inputs = {"resourceGroupName": "rg-gpu", "kubernetesVersion": "1.36", "agentPoolProfiles": profiles}
+        inputs = {
+            "resourceGroupName": "rg-gpu",
+            "kubernetesVersion": "1.36",
+            "agentPoolProfiles": profiles,
+            # Microsoft's built-in AKS definitions the pack also judges (advisory): Run Command off, Image Cleaner on
+            "apiServerAccessProfile": {"authorizedIPRanges": ["203.0.113.0/24"], "disableRunCommand": True},
+            "securityProfile": {"imageCleaner": {"enabled": True, "intervalHours": 168.0}},
+        }
         return RecordedResource(urn=f"{PREFIX}{CLUSTER}::{name}", type=CLUSTER, name=name, inputs=inputs)
 
     bad = cluster("bad", "Standard_NC24ads_A100_v4", "Standard_NV32as_v4")

@@ -19,8 +19,12 @@ from preflight.analyzer.protocol import to_struct
 from tests.policies._helpers import corpus_with_unknowns
 
 N = 150
-RESOURCE_DIAGNOSTICS = 282  # 284 before NCads_A10_v4 became whole GPUs (NC8, NC16 no longer below the floor)
-STACK_DIAGNOSTICS = 120  # 91 + aks-node-os-supported (1 preview note) + gpu-pool-idle-minimum (27 warm pools, 1 note)
+RESOURCE_DIAGNOSTICS = 489  # 284 before NCads_A10_v4 became whole GPUs (NC8, NC16 no longer below the floor); 282
+# before the built-in AKS definitions (issue 40): + 207 from aks-run-command-disabled, aks-node-ssh-disabled and
+# aks-image-cleaner-enabled on the corpus' clusters and pools, which set none of the three
+STACK_DIAGNOSTICS = 151  # 91 + aks-node-os-supported (1 preview note) + gpu-pool-idle-minimum (27 warm pools, 1 note)
+# + gpu-node-device-plugin-missing (the preview note its shared reading replays) + aks-control-plane-logs (30: the
+# corpus' clusters have no diagnostic setting)
 """What the pack reports over the corpus (violations and "can't run during preview" notes): enough to compare."""
 
 

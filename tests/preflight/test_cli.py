@@ -400,6 +400,10 @@ def test_keys_nobody_reads_are_warned_about_in_the_report(tmp_path: Path) -> Non
     advisories = [w for w in warnings if w.startswith("AksGpuCluster 'aks-gpu-dev': ")]
     assert [w.split(": ", 1)[1].split(":")[0] for w in advisories] == [
         "the Kubernetes API server is open to the internet",
+        "Run Command is enabled",
+        "SSH is on for the nodes of system, t4",
+        "Image Cleaner is off",
+        "no diagnostic setting sends the cluster's control-plane logs anywhere, and AKS keeps none itself",
         "no network policy engine",
         "no Container Insights",
         "encryption at host is off on system, t4",
