@@ -1,16 +1,14 @@
-"""`python -m preflight` end to end, in subprocesses: the real program runner, the real policy pack over gRPC.
+"""`python -m preflight` end to end: the real program under mocks, the real policy pack over gRPC.
 
-Each full run takes several seconds (program child process + policy pack process), so these are marked slow and the
-raw-program runs are shared per output format.
+The CLI's contracts (exit codes 0, 1, 2; text, JSON, Markdown, SARIF) each have one run in a real ``python -m
+preflight`` process (tests/shared_runs.py, the list in docs/ci.md); the other runs call the CLI's ``main(argv)`` in
+this process (:func:`tests.shared_runs.preflight_in_process`), which saves an interpreter and the SDK imports per run.
+The raw-program runs are shared per output format.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ import yaml
 
 from gpu_catalog import default_catalog
 from tests.preflight.sarif_schema import sarif_errors
-from tests.shared_runs import shipped_stack_run
+from tests.shared_runs import Run, preflight_in_process, preflight_process, shared_process_run, shipped_stack_run
 
 REPO = Path(__file__).resolve().parents[2]
 RAW = REPO / "tests" / "fixtures" / "raw_program"
@@ -41,31 +39,14 @@ def price(size: str) -> float:
     return value
 
 
-@dataclass
-class Run:
-    code: int
-    stdout: str
-    stderr: str
+def preflight(*args: str, cwd: Path = REPO) -> Run:
+    """``python -m preflight <args>`` as the CLI's ``main(argv)`` in this process (see the module docstring)."""
+    return preflight_in_process(*args, cwd=cwd)
 
 
-def preflight(*args: str, cwd: Path = REPO, timeout: float = 240) -> Run:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO)
-    proc = subprocess.run(
-        [sys.executable, "-m", "preflight", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=timeout,
-        check=False,
-    )
-    return Run(proc.returncode, proc.stdout, proc.stderr)
-
-
-@cache
 def raw_run(fmt: str) -> Run:
-    return preflight("--program", str(RAW), "--config-file", str(RAW_STACK), "--format", fmt)
+    """The raw program's report in ``fmt`` (exit 1): a real process, once per session (JSON and SARIF end to end)."""
+    return shared_process_run(f"raw-{fmt}", "--program", str(RAW), "--config-file", str(RAW_STACK), "--format", fmt)
 
 
 @cache
@@ -162,7 +143,7 @@ def test_sarif_output_validates_and_has_one_rule_per_policy() -> None:
 
 def test_text_report_to_an_output_file_without_progress_when_not_a_terminal(tmp_path: Path) -> None:
     out = tmp_path / "report" / "raw.txt"
-    run = preflight("--program", str(RAW), "--config-file", str(RAW_STACK), "--output", str(out))
+    run = preflight_process("--program", str(RAW), "--config-file", str(RAW_STACK), "--output", str(out))
     assert run.code == 1, run.stderr
     assert run.stdout == ""  # the report went to the file
     text = out.read_text(encoding="utf-8")
@@ -181,7 +162,7 @@ def test_invalid_budget_key_exits_2_naming_file_and_key(tmp_path: Path) -> None:
     stack.write_text(
         yaml.safe_dump({"config": {"raw-gpu-program:budget": {"monthlyUsd": -1, "currency": "EUR"}}}), encoding="utf-8"
     )
-    run = preflight("--program", str(RAW), "--config-file", str(stack))
+    run = preflight_process("--program", str(RAW), "--config-file", str(stack))  # exit 2 end to end
     assert run.code == 2
     assert run.stdout == ""
     assert run.stderr.splitlines() == [
