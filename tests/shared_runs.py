@@ -33,7 +33,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DIR_ENV = "AGP_TEST_SHARED_RUNS"
@@ -207,6 +206,25 @@ def _shared_process_run(key: str, args: tuple[str, ...]) -> Run:
     return shared_run(f"process-{key}", lambda: preflight_process(*args))
 
 
-def json_of(run: Run) -> Any:
-    """The report a JSON run printed."""
-    return json.loads(run.stdout)
+def python_process(code: str, *args: str, cwd: Path = REPO) -> Run:
+    """``python -c <code> <args>`` in a fresh interpreter (for what only a fresh interpreter shows: what an import
+    loads)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=HANG_GUARD_S,
+        check=False,
+    )
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def shared_python_run(key: str, code: str, *args: str) -> Run:
+    """:func:`python_process` once per test session under ``key``."""
+    return _shared_python_run(key, code, args)
+
+
+@cache
+def _shared_python_run(key: str, code: str, args: tuple[str, ...]) -> Run:
+    return shared_run(f"python-{key}", lambda: python_process(code, *args))
