@@ -33,6 +33,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from preflight.analyzer.client import PolicyPackProcess
+    from preflight.analyzer.protocol import PackResult
+    from preflight.model import RecordedResource
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DIR_ENV = "AGP_TEST_SHARED_RUNS"
@@ -228,3 +234,58 @@ def shared_python_run(key: str, code: str, *args: str) -> Run:
 @cache
 def _shared_python_run(key: str, code: str, args: tuple[str, ...]) -> Run:
     return shared_run(f"python-{key}", lambda: python_process(code, *args))
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# One policy-pack process per test process for the tests that only need a running pack
+
+
+PACK_DIR = REPO / "policies"
+_SESSION_PACK: list[PolicyPackProcess] = []
+
+
+def session_pack() -> PolicyPackProcess:
+    """The repository's pack, started once per test process (xdist worker) as the engine starts it for a preview
+    (``PULUMI_DRY_RUN=true``) and stopped when the session ends (``tests/conftest.py``). The pack reads nothing from
+    the project or stack it is started for, only the ``Configure`` call each user sends first."""
+    if not _SESSION_PACK:
+        from preflight.analyzer.client import PolicyPackProcess
+
+        if not (PACK_DIR / "__main__.py").is_file():
+            raise AssertionError(f"{PACK_DIR}/__main__.py is missing: the policy pack is not in the tree")
+        pack = PolicyPackProcess(PACK_DIR, project="azure-gpu-platform", stack="dev", dry_run=True)
+        pack.start()
+        _SESSION_PACK.append(pack)
+    return _SESSION_PACK[0]
+
+
+def stop_session_pack() -> None:
+    """Stop the session's pack, if one was started."""
+    while _SESSION_PACK:
+        _SESSION_PACK.pop().close()
+
+
+def run_session_pack(resources: list[RecordedResource], *, policy_config: dict[str, Any] | None = None) -> PackResult:
+    """What ``run_policy_pack(policies/, resources, policy_config=...)`` returns, from :func:`session_pack`: Configure
+    with this config first (an entry and a level for every policy, so nothing of an earlier user's config is left),
+    know the providers, Analyze each resource, AnalyzeStack once. ``logs`` are this run's."""
+    from preflight.analyzer.protocol import PackResult
+
+    pack = session_pack()
+    info = pack.analyzer_info()
+    config = pack.configure(policy_config)
+    seen = len(pack.logs)
+    pack.know_providers(resources)
+    analysis = pack.analyze_many(resources)
+    analysis.extend(pack.analyze_stack(resources))
+    return PackResult(
+        violations=analysis.violations,
+        not_applicable=analysis.not_applicable,
+        policies=info.policies,
+        pack_name=info.name,
+        version=info.version,
+        config=config,
+        remediations=analysis.remediations,
+        logs=pack.logs[seen:],
+        stderr=pack.stderr,
+    )
