@@ -4,8 +4,8 @@ a section's component module only when the stack has the section.
 What a build imports shows only in a fresh interpreter (other tests in this process may already have imported the
 package): one interpreter per shipped stack (:data:`PROBE`, run once per session, tests/shared_runs.py) builds the
 real program on that stack under mocks and reports what was loaded at each step; dev's then imports every component
-module and validates prod's stack file (still no ``pulumi_databricks``), then creates a Databricks workspace (the
-control: now it is loaded). The tests read its report.
+module, validates prod's stack file and infers the component package's schema (still no ``pulumi_databricks``), then
+creates a Databricks workspace (the control: now it is loaded). The tests read its report.
 """
 
 from __future__ import annotations
@@ -62,6 +62,10 @@ PROBE = textwrap.dedent(
         cfg = validate_stack_config(config_from_stack_yaml(stack_config("prod")), stack_file="stacks/Pulumi.prod.yaml")
         report["validated databricks clusters"] = len(cfg.databricks.clusters) if cfg.databricks else 0
         report["after imports and validation"] = databricks_loaded()
+        # ... nor does inferring the component package's schema (what `pulumi package add` asks for) ...
+        from component_package.provider import provider
+        provider()
+        report["after the schema"] = databricks_loaded()
 
         # ... and the control: the probe sees the package once a Databricks component is created.
         import pulumi
