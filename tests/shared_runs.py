@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from preflight.analyzer.client import PolicyPackProcess
     from preflight.analyzer.protocol import PackResult
     from preflight.model import RecordedResource
+    from preflight.runner import ProgramRun
+    from preflight.stackfile import StackSettings
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DIR_ENV = "AGP_TEST_SHARED_RUNS"
@@ -86,8 +88,7 @@ def programs_in_process() -> Iterator[None]:
     """While open, the preflight runs the program under mocks in this process (its runner's in-process path) instead
     of a ``python -m preflight.runner`` child."""
     from preflight import cli
-    from preflight.runner import ProgramRun, run_program_in_process
-    from preflight.stackfile import StackSettings
+    from preflight.runner import run_program_in_process
 
     def in_process(
         settings: StackSettings,
@@ -180,23 +181,26 @@ def shared_run(key: str, produce: Callable[[], Run]) -> Run:
         return run
 
 
-END_TO_END_STACK_RUN = ("dev", "json")
-"""The shipped-stack run that is a real ``python -m preflight`` process (exit 0, JSON). It also records its imports
-(``-X importtime``, on stderr): test_quota_stacks checks that the offline preflight never imports the Azure SDK."""
+END_TO_END_STACK_RUNS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("dev", "json"): ("-X", "importtime"),
+    ("dev", "text"): (),
+}
+"""The shipped-stack runs that are real ``python -m preflight`` processes (exit 0; JSON and text), with their
+interpreter options: dev's JSON also records its imports (``-X importtime``, on stderr): test_quota_stacks checks that
+the offline preflight never imports the Azure SDK."""
 
 
 @cache
 def shipped_stack_run(stack: str, fmt: str = "json") -> Run:
-    """``python -m preflight --stack <stack> --format <fmt>`` of a shipped stack, run once per test session: dev's JSON
-    in a real process (:data:`END_TO_END_STACK_RUN`), the others in-process."""
+    """``python -m preflight --stack <stack> --format <fmt>`` of a shipped stack, run once per test session: the
+    :data:`END_TO_END_STACK_RUNS` in real processes, the others in-process."""
     if stack not in SHIPPED_STACKS or fmt not in ("json", "text"):
         raise ValueError(f"not a shared run: stack {stack!r} (allowed: {', '.join(SHIPPED_STACKS)}), format {fmt!r}")
     args = ("--stack", stack, "--format", fmt)
 
     def produce() -> Run:
-        if (stack, fmt) == END_TO_END_STACK_RUN:
-            return preflight_process(*args, flags=("-X", "importtime"))
-        return preflight_in_process(*args)
+        flags = END_TO_END_STACK_RUNS.get((stack, fmt))
+        return preflight_in_process(*args) if flags is None else preflight_process(*args, flags=flags)
 
     return shared_run(f"preflight-{stack}-{fmt}", produce)
 
@@ -289,3 +293,27 @@ def run_session_pack(resources: list[RecordedResource], *, policy_config: dict[s
         logs=pack.logs[seen:],
         stderr=pack.stderr,
     )
+
+
+def program_run_in_process(settings: StackSettings) -> ProgramRun:
+    """The program under the preflight's mocks, recorded in this process
+    (:func:`preflight.runner.run_program_in_process`) in a thread of its own, as the preflight runs it: the SDK's
+    context variables (config, root resource) stay with that thread. Raises what the runner raises."""
+    from preflight.runner import run_program_in_process
+
+    outcome: dict[str, Any] = {}
+
+    def body() -> None:
+        try:
+            outcome["run"] = run_program_in_process(settings)
+        except BaseException as exc:  # re-raised in the caller's thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=body, name="program-under-mocks", daemon=True)
+    worker.start()
+    worker.join(HANG_GUARD_S)
+    if worker.is_alive():
+        raise AssertionError(f"the program did not end within {HANG_GUARD_S:.0f} s: a hang")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["run"]
