@@ -8,9 +8,10 @@ Two ways to run the CLI:
 - :func:`preflight_in_process`: the CLI's ``main(argv)`` in this process, stdout, stderr and the exit code captured,
   the program run by the preflight's own in-process runner (:func:`preflight.runner.run_program_in_process`: a fresh
   event loop, no root resource, no leftover outputs, the stack's config, all in the preflight's program thread whose
-  context variables die with it), the policy pack still its own process. Same argument parsing, same reading of the
-  stack file, same program, same pack, same report; what it does not exercise (the ``__main__`` module, the child
-  process's JSON hand-over) the process runs above do.
+  context variables die with it), the policy pack a pooled process (:class:`PooledPackProcess`). Same argument
+  parsing, same reading of the stack file, same program, same pack, same report; what it does not exercise (the
+  ``__main__`` module, the child process's JSON hand-over, a pack started with the stack's config) the process runs
+  above do.
 
 Shared runs: ``tests/conftest.py`` makes one directory per session (``$AGP_TEST_SHARED_RUNS``, removed at the end)
 before xdist starts its workers, which inherit the variable. The first worker to ask for a run takes a lock on its
@@ -86,7 +87,8 @@ def preflight_process(*args: str, cwd: Path = REPO, flags: Sequence[str] = ()) -
 @contextlib.contextmanager
 def programs_in_process() -> Iterator[None]:
     """While open, the preflight runs the program under mocks in this process (its runner's in-process path) instead
-    of a ``python -m preflight.runner`` child."""
+    of a ``python -m preflight.runner`` child, and takes its policy pack from this process's pool
+    (:class:`PooledPackProcess`) instead of starting one per run."""
     from preflight import cli
     from preflight.runner import run_program_in_process
 
@@ -99,12 +101,14 @@ def programs_in_process() -> Iterator[None]:
     ) -> ProgramRun:
         return run_program_in_process(settings)
 
-    original = cli.run_program
+    original, original_pack = cli.run_program, cli.PolicyPackProcess
     cli.run_program = in_process
+    setattr(cli, "PolicyPackProcess", PooledPackProcess)  # noqa: B010 (a stand-in of another class)
     try:
         yield
     finally:
         cli.run_program = original
+        setattr(cli, "PolicyPackProcess", original_pack)  # noqa: B010
 
 
 def _exit_code(exc: SystemExit, stderr: io.StringIO) -> int:
@@ -264,9 +268,79 @@ def session_pack() -> PolicyPackProcess:
 
 
 def stop_session_pack() -> None:
-    """Stop the session's pack, if one was started."""
+    """Stop the session's pack and the pooled packs of the in-process preflight runs, if any were started."""
     while _SESSION_PACK:
         _SESSION_PACK.pop().close()
+    while _POOL:
+        _POOL.popitem()[1].close()
+
+
+_POOL: dict[tuple[str, ...], PolicyPackProcess] = {}
+POOL_SIZE = 4
+"""Pooled pack processes kept per test process (the least recently used one is stopped beyond that)."""
+
+
+class _LeasedPack:
+    """A pooled pack as one preflight run sees it: the pack's calls, and only this run's log messages."""
+
+    def __init__(self, pack: PolicyPackProcess) -> None:
+        self._pack = pack
+        self._seen = len(pack.logs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pack, name)
+
+    @property
+    def logs(self) -> list[Any]:
+        return self._pack.logs[self._seen :]
+
+
+class PooledPackProcess:
+    """Stands in for ``PolicyPackProcess`` in the preflight's in-process runs (:func:`programs_in_process`): a pack
+    process started as the preflight starts it, kept per (pack directory, project, stack, dry run, organization,
+    ``$AGP_TODAY``) and reused by the next run with the same key. Sound because each run sends its own ``Configure``
+    first (an entry and a level for every policy) and the pack reads nothing else of the stack it was started for but
+    the day (``PULUMI_CONFIG`` and ``ConfigureStack``'s config reach no policy). A run that fails in the pack stops it.
+    The real ``python -m preflight`` runs (:func:`preflight_process`) start their own, with the stack's config."""
+
+    def __init__(
+        self,
+        pack_dir: Path | str,
+        *,
+        project: str = "azure-gpu-platform",
+        stack: str = "dev",
+        dry_run: bool = True,
+        organization: str = "organization",
+        stack_config: Any = None,
+    ) -> None:
+        from gpu_catalog.clock import TODAY_ENV
+
+        self.pack_dir = Path(pack_dir).resolve()
+        self.options: dict[str, Any] = {
+            "project": project, "stack": stack, "dry_run": dry_run, "organization": organization,
+            "stack_config": stack_config,
+        }  # fmt: skip
+        self.key = (str(self.pack_dir), project, stack, str(dry_run), organization, os.environ.get(TODAY_ENV, ""))
+
+    def __enter__(self) -> _LeasedPack:
+        from preflight.analyzer.client import PolicyPackProcess
+
+        pack = _POOL.pop(self.key, None)
+        if pack is None:
+            while len(_POOL) >= POOL_SIZE:
+                _POOL.pop(next(iter(_POOL))).close()
+            pack = PolicyPackProcess(self.pack_dir, **self.options)
+            pack.start()
+        _POOL[self.key] = pack  # the most recently used last
+        return _LeasedPack(pack)
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        from preflight.analyzer.protocol import PolicyPackError
+
+        if isinstance(exc, PolicyPackError):
+            pack = _POOL.pop(self.key, None)
+            if pack is not None:
+                pack.close()
 
 
 def run_session_pack(resources: list[RecordedResource], *, policy_config: dict[str, Any] | None = None) -> PackResult:
