@@ -5,11 +5,22 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 STACK ?= dev
 
-.PHONY: setup test lint typecheck unit rules preflight bench clean export-policies
+.PHONY: setup promtool test lint typecheck unit rules preflight bench clean export-policies
 
 # (Re)install only when .venv is missing or a requirements file changed since the last install.
 # Nothing is cached outside .venv: pip runs without its download cache; ruff and pytest keep theirs in .venv.
-setup: $(STAMP)
+setup: $(STAMP) promtool
+
+# promtool judges the GPU alert rules (tests/rules/test_promtool.py): Debian's prometheus package, installed only when
+# missing and only as root (CI runs as root on Debian); otherwise the command to run is printed and setup stops.
+promtool:
+	@command -v promtool >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus; \
+	  else \
+	    echo "promtool is missing: sudo apt-get update && sudo apt-get install --no-install-recommends prometheus" >&2; \
+	    exit 1; \
+	  fi; }
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

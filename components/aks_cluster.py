@@ -82,6 +82,7 @@ from rules.lifecycle import check_kubernetes_version
 from rules.node_stack import kaito_addon_with_nap
 from rules.upgrade import channel_owns_version, upgrade_channel_range, validated_minors, version_pin_fits_channel
 
+from .container_insights import ContainerInsightsArgs, container_insights_collection, omsagent_config
 from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
 from .validation import refuse_findings
 
@@ -342,7 +343,7 @@ def _addon_profiles(
     addons: dict[str, containerservice.ManagedClusterAddonProfileArgs] = {}
     if args.container_insights and workspace_id is not None:
         addons["omsagent"] = containerservice.ManagedClusterAddonProfileArgs(
-            enabled=True, config={"logAnalyticsWorkspaceResourceID": workspace_id}
+            enabled=True, config=omsagent_config(workspace_id)
         )
     if args.secrets_store:
         addons["azureKeyvaultSecretsProvider"] = containerservice.ManagedClusterAddonProfileArgs(
@@ -393,10 +394,14 @@ class AksGpuCluster(pulumi.ComponentResource):
 
         owned_by_channel = channel_owns_version(args.auto_upgrade_channel)
         system_pool = _system_pool_profile(args)
-        addons = _addon_profiles(args, self._log_workspace(name, args, rg_deps))
+        log_workspace_id = self._log_workspace(name, args, rg_deps)
+        addons = _addon_profiles(args, log_workspace_id)
         self.cluster = self._managed_cluster(
             name, args, system_pool=system_pool, addons=addons, rg_deps=rg_deps, owned_by_channel=owned_by_channel
         )
+        if "omsagent" in addons and log_workspace_id is not None:  # managed-identity Container Insights
+            ci = ContainerInsightsArgs(args.cluster_name, rg_name, args.location, tags)
+            container_insights_collection(name, ci, workspace_id=log_workspace_id, cluster=self.cluster, parent=self)
 
         # Known strings (not provider outputs) for names, with explicit dependencies: values stay known in a
         # preview and under mocks, and ordering is still right.

@@ -23,14 +23,13 @@ import pulumi
 
 from exports import azure_policy
 from rules import Finding
+from rules.azure_policy import ENFORCED_EFFECTS, SCOPES, EnforcedEffect, Scope
 from rules.sizes import DEFAULT_FLOOR, floor_size
 
 from .validation import InvalidArgsError
 
 POLICY_TYPE = "azure-gpu-platform:components:AksGpuSizePolicy"
 POLICY_COMPONENT = "AksGpuSizePolicy"
-SCOPES = azure_policy.SCOPES
-ENFORCED_EFFECTS = azure_policy.ENFORCED_EFFECTS
 
 
 @dataclass(frozen=True)
@@ -39,8 +38,8 @@ class AksGpuSizePolicyArgs:
 
     definition_name: str
     assignment_name: str
-    scope: azure_policy.Scope = "resourceGroup"
-    effect: azure_policy.EnforcedEffect = "Audit"
+    scope: Scope = "resourceGroup"
+    effect: EnforcedEffect = "Audit"
     floor: str = DEFAULT_FLOOR
     """The GPU floor of the size rules (policy ``gpu-size-minimum``)."""
 

@@ -41,6 +41,11 @@ from rules.databricks import (
     DatabricksCluster,
     cluster_slug,
     gpu_settings,
+)
+from rules.databricks_policy import (
+    DEFAULT_COST_TAGS,
+    cost_tags_problem,
+    floor_problem,
     missing_cost_tags,
     policy_refusals,
 )
@@ -337,15 +342,15 @@ class DatabricksClusterPolicyArgs:
 
     policy_name: str
     gpu_floor: str = DEFAULT_FLOOR
-    cost_tags: tuple[str, ...] = databricks_policy.DEFAULT_COST_TAGS
+    cost_tags: tuple[str, ...] = DEFAULT_COST_TAGS
 
     def __post_init__(self) -> None:
         problems: list[Finding] = []
         if not self.policy_name.strip():
             problems.append(Finding("policy_name", "the cluster policy needs a name"))
-        if (problem := databricks_policy.floor_problem(self.gpu_floor)) is not None:
+        if (problem := floor_problem(self.gpu_floor, today=clock.today())) is not None:
             problems.append(Finding("gpu_floor", problem))
-        if (problem := databricks_policy.cost_tags_problem(self.cost_tags)) is not None:
+        if (problem := cost_tags_problem(self.cost_tags)) is not None:
             problems.append(Finding("cost_tags", problem))
         if problems:
             raise InvalidArgsError(POLICY_COMPONENT, self.policy_name, problems)
@@ -416,8 +421,8 @@ def build_databricks(
     the clusters in it (``<prefix>-<cluster slug>``; with a policy, every cluster references it). Imports
     ``pulumi_databricks``.
 
-    With a policy, a cluster the policy would refuse (:func:`rules.databricks.policy_refusals`: a node type below the
-    policy's floor, a runtime key its pattern does not match, …) or that misses a cost tag raises
+    With a policy, a cluster the policy would refuse (:func:`rules.databricks_policy.policy_refusals`: a node type
+    below the policy's floor, a runtime key its pattern does not match, …) or that misses a cost tag raises
     :class:`~components.validation.InvalidArgsError` before anything is registered: no cluster is left without the
     policy, and none fails only at ``pulumi up``."""
     if cluster_policy is not None:

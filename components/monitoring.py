@@ -28,10 +28,20 @@ from typing import Any
 import pulumi
 from pulumi_azure_native import alertsmanagement, monitor
 
-from gpu_catalog.monitoring import ExporterFacts, load_monitoring_facts
+from gpu_catalog.device_plugins import load_device_plugin_facts
+from gpu_catalog.monitoring import ExporterFacts, StoredLabels, load_monitoring_facts
 from rules import Finding
 from rules import monitoring as rules_monitoring
-from rules.monitoring import ScaledPool, Thresholds, email_address, gpu_alert_rules, percent, workspace_region
+from rules.monitoring import (
+    ScaledPool,
+    Thresholds,
+    email_address,
+    gpu_alert_rules,
+    kaito_nodes_unmonitored,
+    percent,
+    workspace_region,
+)
+from rules.prometheus_rules import iso_minutes
 
 from .contract import Toleration
 from .helm import helm_release
@@ -104,6 +114,19 @@ class GpuMonitoringArgs:
     targets: Sequence[ScrapeTarget] = ()
     dcgm_chart: DcgmExporterArgs | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
+    unmonitored_kaito_workspaces: Sequence[str] = ()
+    """KAITO workspaces whose GPU nodes no exporter reaches (an advisory warning names them)."""
+
+    @property
+    def labels(self) -> StoredLabels:
+        """The label names the alerts read: those of the exporter the targets scrape, as the agent stores them (the
+        operator's exporter when there is no target)."""
+        stored = {FACTS.stored_labels(t.exporter) for t in self.targets} or {FACTS.stored_labels(FACTS.operator)}
+        if len(stored) > 1:  # pragma: no cover - one exporter per stack (stack_config.checks.exporter_stacks)
+            raise ValueError(
+                f"the scrape targets' exporters spell their labels differently: {sorted(map(str, stored))}"
+            )
+        return stored.pop()
 
     def __post_init__(self) -> None:
         """The stack config's checks (rules.monitoring), for Args built without a stack file."""
@@ -119,9 +142,15 @@ class GpuMonitoringArgs:
             found += rules_monitoring.action_group_id("action_group_id", self.action_group_id)
         if self.workspace_id is not None:
             found += rules_monitoring.workspace_id("workspace_id", self.workspace_id)
-        else:
-            found += workspace_region("workspace_location", self.workspace_location)
         refuse_findings(COMPONENT, self.cluster_name, found, {})
+
+
+def advisory_findings(args: GpuMonitoringArgs) -> list[Finding]:
+    """What the stack can deploy but should know: a new workspace's unverified region, unmonitored KAITO nodes."""
+    found = [] if args.workspace_id is not None else workspace_region("workspace_location", args.workspace_location)
+    return found + kaito_nodes_unmonitored(
+        args.unmonitored_kaito_workspaces, ", ".join(load_device_plugin_facts().kaito_node_taints)
+    )
 
 
 def msprom_name(location: str, cluster_name: str) -> str:
@@ -141,19 +170,24 @@ def service_monitor_manifest(target: ScrapeTarget) -> dict[str, Any]:
             **FACTS.service_monitor_limits,
             "selector": {"matchLabels": dict(target.exporter.service_selector)},
             "namespaceSelector": {"matchNames": [target.namespace]},
-            "endpoints": [{"port": target.exporter.service_port_name, "interval": "30s"}],
+            "endpoints": [
+                {"port": target.exporter.service_port_name, "interval": "30s", "honorLabels": FACTS.honor_labels}
+            ],
         },
     }
 
 
 def rule_args(
-    thresholds: Thresholds, pools: Sequence[ScaledPool], action_group_id: pulumi.Input[str]
+    thresholds: Thresholds,
+    pools: Sequence[ScaledPool],
+    action_group_id: pulumi.Input[str],
+    labels: StoredLabels | None = None,
 ) -> list[alertsmanagement.PrometheusRuleArgs]:
     return [
         alertsmanagement.PrometheusRuleArgs(
             alert=rule.alert,
             expression=rule.expression,
-            for_=f"PT{rule.for_minutes}M" if rule.for_minutes else None,
+            for_=iso_minutes(rule.for_minutes) if rule.for_minutes else None,
             severity=rule.severity,
             enabled=True,
             annotations={"summary": rule.summary},
@@ -162,7 +196,7 @@ def rule_args(
                 auto_resolved=True, time_to_resolve="PT10M"
             ),
         )
-        for rule in gpu_alert_rules(thresholds, pools)
+        for rule in gpu_alert_rules(thresholds, pools, labels)
     ]
 
 
@@ -219,6 +253,8 @@ class GpuMonitoring(pulumi.ComponentResource):
         super().__init__(TYPE_TOKEN, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         tags = dict(args.tags)
+        for finding in advisory_findings(args):
+            pulumi.log.warn(f"{COMPONENT} '{args.cluster_name}': {finding.field}: {finding.message}", resource=self)
         workspace_id = self._workspace(name, args, tags, child)
         self._data_collection(name, args, cluster_id=cluster_id, workspace_id=workspace_id, tags=tags, child=child)
         action_group_id = self._action_group(name, args, tags, child)
@@ -362,7 +398,7 @@ class GpuMonitoring(pulumi.ComponentResource):
             scopes=[workspace_id, cluster_id],
             interval="PT1M",
             enabled=True,
-            rules=rule_args(args.thresholds, args.scaled_pools, action_group_id),
+            rules=rule_args(args.thresholds, args.scaled_pools, action_group_id, args.labels),
             tags=tags,
             opts=child,
         )

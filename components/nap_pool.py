@@ -44,7 +44,6 @@ from rules.karpenter import (
     DEFAULT_CAPACITY_TYPES,
     DEFAULT_CONSOLIDATE_AFTER,
     DEFAULT_CONSOLIDATION_POLICY,
-    GPU_LIMIT,
     GPU_RESOURCE,
     SKU_NAME,
     ZONE,
@@ -57,7 +56,6 @@ from rules.node_stack import (
     NodeStack,
     platform_node_stack,
 )
-from rules.resource_types import KARPENTER_NODE_POOL
 from rules.sizes import DEFAULT_FLOOR
 
 from .contract import NapGpuPoolContract, Scheduling
@@ -77,7 +75,6 @@ from .validation import refuse_findings
 FACTS = load_karpenter_facts()
 TYPE_TOKEN = "azure-gpu-platform:components:NapGpuPool"
 COMPONENT = "NapGpuPool"
-NODE_POOL_TYPE = KARPENTER_NODE_POOL
 NODE_CLASS_TYPE = f"kubernetes:{FACTS.node_class_api_version}:{FACTS.node_class_kind}"
 
 _FIELDS = {
@@ -251,7 +248,7 @@ def node_pool_manifest(args: NapGpuPoolArgs) -> dict[str, Any]:
         disruption["budgets"] = [dict(b) for b in args.budgets]
     spec: dict[str, Any] = {
         "template": {"metadata": {"labels": node_labels(args)}, "spec": template_spec},
-        "limits": {GPU_LIMIT: str(karpenter_gpu_units(args))},
+        "limits": {GPU_RESOURCE: str(karpenter_gpu_units(args))},
         "disruption": disruption,
     }
     if args.weight is not None:

@@ -9,7 +9,7 @@ from components.contract import Toleration
 from components.monitoring import DcgmExporterArgs, GpuMonitoringArgs, ScrapeTarget
 from components.pool_scheduling import POOL_LABEL, taint_tolerations
 from gpu_catalog.monitoring import load_monitoring_facts
-from rules.monitoring import ScaledPool
+from rules.monitoring import PoolKind, ScaledPool
 from stack_config import StackConfig
 from stack_config.checks import exporter_stacks
 
@@ -17,6 +17,14 @@ from stack_config.checks import exporter_stacks
 def _tolerations(cfg: StackConfig) -> list[Toleration]:
     """What tolerates every taint of the pools the chart serves (spot pools' AKS taint included)."""
     return taint_tolerations([t for stack in exporter_stacks(cfg) for t in stack.node.taints])
+
+
+_KINDS: dict[str, PoolKind] = {"none": "whole", "timeSlicing": "time-slicing", "mps": "mps"}
+
+
+def _kind(mig_profile: str | None, sharing_mode: str) -> PoolKind:
+    """How a pool's GPUs reach pods: MIG instances, shared (time-slicing, MPS), or whole GPUs."""
+    return "mig" if mig_profile else _KINDS[sharing_mode]
 
 
 def gpu_monitoring_args(cfg: StackConfig, tags: Mapping[str, str]) -> GpuMonitoringArgs:
@@ -35,8 +43,13 @@ def gpu_monitoring_args(cfg: StackConfig, tags: Mapping[str, str]) -> GpuMonitor
         targets = [ScrapeTarget(chart.namespace, facts.chart.exporter)]
     else:
         targets = []
-    scaled = [ScaledPool(p.name, max_nodes=p.maxCount) for p in cfg.gpuPools if p.maxCount is not None]
-    scaled += [ScaledPool(p.name, max_gpus=p.limits.gpus) for p in cfg.gpuNodePools]
+    scaled = [
+        ScaledPool(p.name, max_nodes=p.maxCount, kind=_kind(p.migProfile, p.sharing_mode))
+        for p in cfg.gpuPools
+        if p.os == "Linux"
+    ]
+    scaled += [ScaledPool(p.name, max_gpus=p.limits.gpus, kind=_kind(None, p.sharing_mode)) for p in cfg.gpuNodePools]
+    kaito = [w.name for w in cfg.kaito.workspaces]
     return GpuMonitoringArgs(
         cluster_name=cfg.cluster_name,
         cluster_location=cfg.location,
@@ -50,4 +63,5 @@ def gpu_monitoring_args(cfg: StackConfig, tags: Mapping[str, str]) -> GpuMonitor
         targets=targets,
         dcgm_chart=chart,
         tags=dict(tags),
+        unmonitored_kaito_workspaces=kaito,
     )

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gpu_catalog import clock
+from rules.azure_policy import EFFECTS
+from rules.databricks_policy import DEFAULT_COST_TAGS
 from rules.sizes import DEFAULT_FLOOR
 
 from . import azure_policy, databricks_policy
@@ -25,15 +27,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("kind", choices=("azure-policy", "databricks-policy"))
     parser.add_argument("--floor", default=DEFAULT_FLOOR, help=f"the GPU floor (default {DEFAULT_FLOOR})")
-    parser.add_argument(
-        "--effect", default="Audit", choices=azure_policy.EFFECTS, help="azure-policy: default effect (Audit)"
-    )
+    parser.add_argument("--effect", default="Audit", choices=EFFECTS, help="azure-policy: default effect (Audit)")
     parser.add_argument(
         "--cost-tag",
         action="append",
         dest="cost_tags",
-        help="databricks-policy: a required tag (repeatable; default "
-        f"{', '.join(databricks_policy.DEFAULT_COST_TAGS)})",
+        help=f"databricks-policy: a required tag (repeatable; default {', '.join(DEFAULT_COST_TAGS)})",
     )
     parser.add_argument("--today", help="generate for this day (YYYY-MM-DD) instead of today")
     parser.add_argument("--out", type=Path, help="write to this file instead of stdout")
@@ -48,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             doc: object = azure_policy.policy_definition(floor=args.floor, effect=args.effect, today=today)
         else:
             doc = databricks_policy.cluster_policy_definition(
-                floor=args.floor, cost_tags=args.cost_tags or databricks_policy.DEFAULT_COST_TAGS, today=today
+                floor=args.floor, cost_tags=args.cost_tags or DEFAULT_COST_TAGS, today=today
             )
     except ValueError as exc:
         print(f"python -m exports {args.kind}: {exc}", file=sys.stderr)

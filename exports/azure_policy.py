@@ -32,10 +32,11 @@ Policy language (MicrosoftDocs/azure-docs ``articles/governance/policy/concepts/
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from gpu_catalog import clock
 from gpu_catalog.catalog import N_FAMILY_PREFIX, Catalog, default_catalog
+from rules.azure_policy import EFFECTS, Effect
 from rules.sizes import DEFAULT_FLOOR, SIZE_RULES, accepted_sizes, floor_size
 
 POLICY_NAME: Final = "aks-gpu-vm-sizes"
@@ -53,15 +54,6 @@ AGENT_POOL_MANUAL_SIZE: Final = f"{AGENT_POOL_MANUAL}.size"
 GPU_SIZE_PATTERN: Final = f"{N_FAMILY_PREFIX}*"
 """``like`` pattern of an N-family (GPU) size (the catalog's notion, :data:`gpu_catalog.catalog.N_FAMILY_PREFIX`):
 one wildcard, compared case-insensitively."""
-EFFECTS: Final = ("Deny", "Audit", "Disabled")
-Effect = Literal["Deny", "Audit", "Disabled"]
-""":data:`EFFECTS` as a type (tests/exports/test_azure_policy.py checks they agree)."""
-ENFORCED_EFFECTS: Final = ("Deny", "Audit")
-"""The effects the platform assigns (``Disabled`` would assign a policy that does nothing)."""
-EnforcedEffect = Literal["Deny", "Audit"]
-SCOPES: Final = ("resourceGroup", "subscription")
-"""Where the platform assigns the policy: the cluster's resource group or the whole subscription."""
-Scope = Literal["resourceGroup", "subscription"]
 ALLOWED_PARAMETER: Final = "allowedGpuSizes"
 EFFECT_PARAMETER: Final = "effect"
 VERSION: Final = "1.1.0"

@@ -6,8 +6,8 @@ What the policy fixes or limits, and the rule behind each:
   every size rule accepts with the configured floor (``databricks-gpu-node-types`` with the size rules, as the stack
   config applies it). A CPU node type is not on it. The driver may be omitted (Databricks then uses the workers'
   type, which is on the list).
-- ``spark_version``: a ``regex`` (:func:`rules.databricks.policy_runtime_re` on the export's ``today``) that GPU ML
-  runtime keys match (the classic request) and DBR release keys match (the ``kind: CLASSIC_PREVIEW`` request with
+- ``spark_version``: a ``regex`` (:func:`rules.databricks_policy.policy_runtime_re` on the export's ``today``) that
+  GPU ML runtime keys match (the classic request) and DBR release keys match (the ``kind: CLASSIC_PREVIEW`` request with
   ``use_ml_runtime: true``, and custom containers) (``databricks-gpu-runtime``), of the releases
   ``gpu_catalog/facts/databricks.json`` lists as supported on that day only: a release past its end of support (or
   one the facts do not list) does not match, so the policy changes on each end-of-support date. A ``regex`` rather
@@ -35,7 +35,7 @@ as ``custom_tags.<name>``): Databricks "Compute policy reference"; sources in ``
 Every GPU cluster request the platform sends fits it — a user's (``SINGLE_USER``, a GPU ML runtime key), a group's
 (``kind: CLASSIC_PREVIEW``, ``DATA_SECURITY_MODE_DEDICATED``, the DBR release key, ``use_ml_runtime: true``) and a
 custom container's (a standard runtime): with ``databricks.clusterPolicy`` every cluster of the stack references it,
-and :func:`rules.databricks.policy_refusals` says, attribute by attribute, what it refuses.
+and :func:`rules.databricks_policy.policy_refusals` says, attribute by attribute, what it refuses.
 """
 
 from __future__ import annotations
@@ -45,23 +45,25 @@ from datetime import date
 from typing import Any, Final
 
 from gpu_catalog import clock
-from gpu_catalog.catalog import Catalog, default_catalog
+from gpu_catalog.catalog import Catalog
 from rules.databricks import (
     AUTOTERMINATION_MAX,
     AUTOTERMINATION_MIN,
     DEFAULT_AUTOTERMINATION,
-    POLICY_ACCESS_MODES,
     SINGLE_USER,
     STANDARD_ENGINE,
-    accepted_node_types,
-    blank_cost_tags,
+)
+from rules.databricks_facts import accepted_node_types
+from rules.databricks_policy import (
+    DEFAULT_COST_TAGS,
+    POLICY_ACCESS_MODES,
+    cost_tags_problem,
+    floor_problem,
     policy_default_runtime,
     policy_runtime_re,
 )
-from rules.sizes import DEFAULT_FLOOR, floor_size
+from rules.sizes import DEFAULT_FLOOR
 
-DEFAULT_COST_TAGS: Final = ("cost-center",)
-"""Tags every cluster under the policy must carry (its cost is charged to them)."""
 TAG_PREFIX: Final = "custom_tags."
 
 
@@ -69,27 +71,9 @@ def allowed_node_types(
     floor: str = DEFAULT_FLOOR, today: date | None = None, catalog: Catalog | None = None
 ) -> list[str]:
     """Catalog sizes Azure Databricks offers as GPU node types that every size rule accepts, sorted by name
-    (:func:`rules.databricks.accepted_node_types`) on ``today``; an adapter: ``today`` defaults to
+    (:func:`rules.databricks_facts.accepted_node_types`) on ``today``; an adapter: ``today`` defaults to
     :func:`gpu_catalog.clock.today`, resolved here (the rules take the day)."""
     return accepted_node_types(floor, today=today or clock.today(), catalog=catalog)
-
-
-def floor_problem(floor: str, today: date | None = None, catalog: Catalog | None = None) -> str | None:
-    """Why no policy can be generated for the GPU floor ``floor`` (unknown, or no Databricks node type meets it on
-    ``today``, default :func:`gpu_catalog.clock.today`, resolved here)."""
-    cat = catalog if catalog is not None else default_catalog()
-    try:
-        floor_size(floor, cat)
-    except ValueError as exc:
-        return str(exc)
-    if not accepted_node_types(floor, today=today or clock.today(), catalog=cat):
-        return f"no GPU node type Azure Databricks offers is at or above the floor {floor}"
-    return None
-
-
-def cost_tags_problem(cost_tags: Sequence[str]) -> str | None:
-    """Why the cost tags cannot be required (an empty tag name)."""
-    return "cost tags must be non-empty tag names" if blank_cost_tags(cost_tags) else None
 
 
 def cluster_policy_definition(
@@ -106,7 +90,7 @@ def cluster_policy_definition(
     a floor no Databricks size meets, an empty cost tag, or no runtime release supported on ``today``.
     """
     day = today or clock.today()
-    problem = floor_problem(floor, day, catalog) or cost_tags_problem(cost_tags)
+    problem = floor_problem(floor, today=day, catalog=catalog) or cost_tags_problem(cost_tags)
     if problem is not None:
         raise ValueError(problem)
     nodes = accepted_node_types(floor, today=day, catalog=catalog)

@@ -17,18 +17,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gpu_catalog.monitoring import load_monitoring_facts
+from gpu_catalog.monitoring import StoredLabels, load_monitoring_facts
 from rules.monitoring import (
     FB_FREE,
     FB_USED,
+    NODE,
     POOL_NODE_LABEL,
     POWER,
     TEMP,
-    UTIL,
     XID,
     by_pool,
+    distinct_gpus,
     exported_metric,
     ksm_label,
+    labels_of,
+    mig_util,
+    whole_gpu_util,
+    with_node,
 )
 
 FACTS = load_monitoring_facts()
@@ -49,33 +54,50 @@ def _panel(pid: int, query: tuple[str, str, str, str], x: int, y: int) -> dict[s
     }
 
 
-def panel_queries() -> list[tuple[str, str, str, str]]:
-    """(title, PromQL, legend, unit) of every panel, in order."""
-    node, gpu, ns = FACTS.labels["node"], FACTS.labels["gpu"], FACTS.labels["namespace"]
-    pod = FACTS.labels["pod"]
+def panel_queries(labels: StoredLabels | None = None) -> list[tuple[str, str, str, str]]:
+    """(title, PromQL, legend, unit) of every panel, in order, reading ``labels`` (default: the GPU operator
+    exporter's, as the managed agent stores them). Utilisation: ``GPU_UTIL`` of whole and shared GPUs, the engine
+    activity of MIG instances; GPU counts: distinct physical GPUs (node, ``UUID``) or MIG instances."""
+    lb = labels or labels_of()
+    node, gpu, ns, pod, inst = lb.node, lb.gpu, lb.namespace, lb.pod, lb.mig_instance
     pool = ksm_label(POOL_NODE_LABEL)
-    util, used, free = exported_metric(UTIL), exported_metric(FB_USED), exported_metric(FB_FREE)
-    allocated = f'{util}{{{pod}!=""}}'
+    used, free = exported_metric(FB_USED), exported_metric(FB_FREE)
+    util = f"({whole_gpu_util(lb)}) or ({mig_util(lb)})"
+    held = f'{used}{{{pod}!=""}}'
+    per_gpu = f"{{{{{node}}}}} GPU {{{{{gpu}}}}} {{{{{inst}}}}}"
+    pools = f"max by ({NODE}, {pool}) ({FACTS.node_labels_metric})"
+
+    def gpus_per_pool(series: str) -> str:
+        gpus = distinct_gpus(with_node(series, lb), lb, instances=True)
+        return f"count by ({pool}) ({gpus} * on ({NODE}) group_left ({pool}) {pools})"
+
+    device = f'{lb.mig_profile}=""'
     return [
-        ("GPU utilisation per GPU", f"{util}", f"{{{{{node}}}}} GPU {{{{{gpu}}}}}", "percent"),
-        ("GPU utilisation per pool", f"avg by ({pool}) ({by_pool(util)})", f"{{{{{pool}}}}}", "percent"),
-        ("GPU memory used", f"100 * {used} / ({used} + {free})", f"{{{{{node}}}}} GPU {{{{{gpu}}}}}", "percent"),
-        ("GPU power draw", f"sum by ({node}) ({exported_metric(POWER)})", f"{{{{{node}}}}}", "watt"),
-        ("GPU temperature", f"max by ({node}) ({exported_metric(TEMP)})", f"{{{{{node}}}}}", "celsius"),
-        ("GPUs allocated per namespace", f"count by ({ns}) ({allocated})", f"{{{{{ns}}}}}", "short"),
+        ("GPU utilisation per GPU / MIG instance", util, per_gpu, "percent"),
+        ("GPU utilisation per pool", f"avg by ({pool}) ({by_pool(util, lb)})", f"{{{{{pool}}}}}", "percent"),
+        ("GPU memory used", f"100 * {used} / ({used} + {free})", per_gpu, "percent"),
+        ("GPU power draw", f"sum by ({node}) ({exported_metric(POWER)}{{{device}}})", f"{{{{{node}}}}}", "watt"),
+        ("GPU temperature", f"max by ({node}) ({exported_metric(TEMP)}{{{device}}})", f"{{{{{node}}}}}", "celsius"),
         (
-            "GPUs allocated / total per pool",
-            f"count by ({pool}) ({by_pool(allocated)}) / count by ({pool}) ({by_pool(util)})",
+            "GPUs / MIG instances allocated per namespace",
+            f"count by ({ns}) (count by ({NODE}, {lb.uuid}, {inst}, {ns}) ({with_node(held, lb)}))",
+            f"{{{{{ns}}}}}",
+            "short",
+        ),
+        (
+            "GPUs / MIG instances allocated / total per pool",
+            f"{gpus_per_pool(held)} / {gpus_per_pool(used)}",
             f"{{{{{pool}}}}}",
             "percentunit",
         ),
-        ("XID errors (last code)", f"max by ({node}) ({exported_metric(XID)})", f"{{{{{node}}}}}", "short"),
+        ("XID errors (last code)", f"max by ({node}) ({exported_metric(XID)}{{{device}}})", f"{{{{{node}}}}}", "short"),
     ]
 
 
-def dashboard() -> dict[str, Any]:
+def dashboard(labels: StoredLabels | None = None) -> dict[str, Any]:
     """The dashboard document (Grafana's JSON model, importable through the UI or the HTTP API)."""
-    panels = [_panel(i + 1, query, 12 * (i % 2), 8 * (i // 2)) for i, query in enumerate(panel_queries())]
+    queries = panel_queries(labels)
+    panels = [_panel(i + 1, query, 12 * (i % 2), 8 * (i // 2)) for i, query in enumerate(queries)]
     return {
         "uid": UID,
         "title": "GPU utilisation (azure-gpu-platform)",
@@ -96,8 +118,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m exports.gpu_dashboard", description="Write the GPU dashboard as Grafana JSON."
     )
     parser.add_argument("--out", type=Path, help="write to this file instead of stdout")
+    parser.add_argument(
+        "--exporter",
+        choices=("operator", "chart"),
+        default="operator",
+        help="whose label names to read: the GPU operator's DCGM exporter (default) or the dcgm-exporter chart's",
+    )
     args = parser.parse_args(argv)
-    text = json.dumps(dashboard(), indent=2) + "\n"
+    exporter = FACTS.operator if args.exporter == "operator" else FACTS.chart.exporter
+    text = json.dumps(dashboard(labels_of(exporter)), indent=2) + "\n"
     if args.out is None:
         sys.stdout.write(text)
     else:

@@ -28,6 +28,45 @@ class ExporterFacts:
     service_port: int
     service_selector: dict[str, str]
     metrics: frozenset[str]
+    version: str = ""
+    """The exporter image's version (``<DCGM>-<exporter>``, e.g. ``4.6.0-4.8.3``): the label names depend on it."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredLabels:
+    """The label names a DCGM series carries **as the managed agent stores it**: node and GPU labels as the exporter
+    version spells them, workload labels (pod, namespace, container) under the name the scrape leaves them
+    (``exported_<name>`` when they collide with the agent's own target labels, ``honorLabels`` off)."""
+
+    exporter_version: str
+    node: str
+    gpu: str
+    uuid: str
+    model: str
+    mig_profile: str
+    mig_instance: str
+    pod: str
+    namespace: str
+    container: str
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerInsightsFacts:
+    """Container Insights with managed-identity authentication, as Microsoft's onboarding template sends it."""
+
+    addon: str
+    addon_config: dict[str, str]
+    workspace_config_key: str
+    dcr_name_prefix: str
+    dcr_name_max_length: int
+    dcr_kind: str
+    data_source_name: str
+    extension_name: str
+    streams: tuple[str, ...]
+    data_collection_settings: dict[str, Any]
+    destination_name: str
+    association_name: str
+    association_description: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +84,11 @@ class MonitoringFacts:
     operator: ExporterFacts
     operator_version: str
     """The GPU operator release whose exporter the facts describe."""
-    labels: dict[str, str]
-    """Role (``node``, ``pod``, ``namespace`` …) → the label name the exporter writes."""
+    labels_by_version: dict[str, dict[str, str]]
+    """Exporter version → role (``node``, ``uuid``, ``pod`` …) → the label name that version writes."""
+    honor_labels: bool
+    target_labels: tuple[str, ...]
+    collision_prefix: str
     node_labels_metric: str
     node_label_prefix: str
     workspace_regions: tuple[str, ...]
@@ -55,7 +97,30 @@ class MonitoringFacts:
     stream: str
     name_prefix: str
     api_versions: dict[str, str]
+    container_insights: ContainerInsightsFacts
     sources: dict[str, Any]
+
+    def stored_labels(self, exporter: ExporterFacts) -> StoredLabels:
+        """The labels of ``exporter``'s series as the agent stores them (see :class:`StoredLabels`)."""
+        written = self.labels_by_version[exporter.version]
+
+        def stored(role: str) -> str:
+            name = written[role]
+            collides = not self.honor_labels and name in self.target_labels
+            return self.collision_prefix + name if collides else name
+
+        return StoredLabels(
+            exporter_version=exporter.version,
+            node=stored("node"),
+            gpu=stored("gpu"),
+            uuid=stored("uuid"),
+            model=stored("model"),
+            mig_profile=stored("migProfile"),
+            mig_instance=stored("migInstance"),
+            pod=stored("pod"),
+            namespace=stored("namespace"),
+            container=stored("container"),
+        )
 
     @property
     def common_metrics(self) -> frozenset[str]:
@@ -69,19 +134,60 @@ def _req(doc: dict[str, Any], key: str, where: str) -> Any:
     return doc[key]
 
 
+def _container_insights(ci: dict[str, Any]) -> ContainerInsightsFacts:
+    where = "containerInsights"
+    return ContainerInsightsFacts(
+        addon=_req(ci, "addon", where),
+        addon_config=dict(_req(ci, "addonConfig", where)),
+        workspace_config_key=_req(ci, "workspaceConfigKey", where),
+        dcr_name_prefix=_req(ci, "dcrNamePrefix", where),
+        dcr_name_max_length=int(_req(ci, "dcrNameMaxLength", where)),
+        dcr_kind=_req(ci, "dcrKind", where),
+        data_source_name=_req(ci, "dataSourceName", where),
+        extension_name=_req(ci, "extensionName", where),
+        streams=tuple(_req(ci, "streams", where)),
+        data_collection_settings=dict(_req(ci, "dataCollectionSettings", where)),
+        destination_name=_req(ci, "destinationName", where),
+        association_name=_req(ci, "associationName", where),
+        association_description=_req(ci, "associationDescription", where),
+    )
+
+
 @lru_cache(maxsize=1)
 def load_monitoring_facts() -> MonitoringFacts:
     """The facts, read once."""
-    doc = json.loads(MONITORING_FACTS.read_text(encoding="utf-8"))
+    return monitoring_facts_from(json.loads(MONITORING_FACTS.read_text(encoding="utf-8")))
+
+
+def monitoring_facts_from(doc: dict[str, Any]) -> MonitoringFacts:
+    """The facts of a parsed ``gpu_monitoring.json``; :class:`MonitoringFactsError` names what is missing, and refuses
+    an exporter whose image version has no label names read (``metrics.labelsByExporterVersion``)."""
     chart = _req(doc, "dcgmExporterChart", "the file")
     operator = _req(doc, "operatorExporter", "the file")
     metrics = _req(doc, "metrics", "the file")
     ksm = _req(doc, "kubeStateMetrics", "the file")
     azure = _req(doc, "azureMonitor", "the file")
     sources = _req(doc, "sources", "the file")
-    for where, section in (("dcgmExporterChart", chart), ("operatorExporter", operator), ("azureMonitor", azure)):
+    scrape = _req(doc, "scrape", "the file")
+    ci = _req(doc, "containerInsights", "the file")
+    labels = {v: dict(names) for v, names in _req(metrics, "labelsByExporterVersion", "metrics").items()}
+    sections = [
+        ("dcgmExporterChart", chart),
+        ("operatorExporter", operator),
+        ("azureMonitor", azure),
+        ("scrape", scrape),
+    ]
+    sections += [(f"metrics.labelsByExporterVersion.{v}", names) for v, names in labels.items()]
+    for where, section in sections:
         if section.get("source") not in sources:
             raise MonitoringFactsError(f"{MONITORING_FACTS.name}: {where}.source names no entry of 'sources'")
+    for where, section in (("dcgmExporterChart", chart), ("operatorExporter", operator)):
+        version = _req(section, "exporterVersion", where)
+        if version not in labels or not str(section.get("image", "")).split(":")[-1].startswith(version + "-"):
+            raise MonitoringFactsError(
+                f"{MONITORING_FACTS.name}: {where}.exporterVersion {version!r} must be the version of its image "
+                f"and have its label names read (metrics.labelsByExporterVersion has {sorted(labels)})"
+            )
     return MonitoringFacts(
         chart=DcgmChartFacts(
             name=_req(chart, "name", "dcgmExporterChart"),
@@ -94,6 +200,7 @@ def load_monitoring_facts() -> MonitoringFacts:
                 service_port=int(_req(chart, "servicePort", "dcgmExporterChart")),
                 service_selector=dict(_req(chart, "serviceSelector", "dcgmExporterChart")),
                 metrics=frozenset(_req(metrics, "chart", "metrics")),
+                version=_req(chart, "exporterVersion", "dcgmExporterChart"),
             ),
         ),
         operator=ExporterFacts(
@@ -102,9 +209,13 @@ def load_monitoring_facts() -> MonitoringFacts:
             service_port=int(_req(operator, "servicePort", "operatorExporter")),
             service_selector=dict(_req(operator, "serviceSelector", "operatorExporter")),
             metrics=frozenset(_req(metrics, "operator", "metrics")),
+            version=_req(operator, "exporterVersion", "operatorExporter"),
         ),
         operator_version=_req(operator, "gpuOperatorVersion", "operatorExporter"),
-        labels=dict(_req(metrics, "labels", "metrics")),
+        labels_by_version=labels,
+        honor_labels=bool(_req(scrape, "honorLabels", "scrape")),
+        target_labels=tuple(_req(scrape, "targetLabels", "scrape")),
+        collision_prefix=_req(scrape, "collisionPrefix", "scrape"),
         node_labels_metric=_req(ksm, "nodeLabelsMetric", "kubeStateMetrics"),
         node_label_prefix=_req(ksm, "nodeLabelPrefix", "kubeStateMetrics"),
         workspace_regions=tuple(_req(azure, "workspaceRegions", "azureMonitor")),
@@ -113,5 +224,6 @@ def load_monitoring_facts() -> MonitoringFacts:
         stream=_req(azure, "stream", "azureMonitor"),
         name_prefix=_req(azure, "namePrefix", "azureMonitor"),
         api_versions=dict(_req(azure, "apiVersions", "azureMonitor")),
+        container_insights=_container_insights(ci),
         sources=sources,
     )

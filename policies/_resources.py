@@ -32,7 +32,7 @@ from rules.resource_types import (
     is_managed_cluster,
 )
 from rules.size_fields import condition_holds, find_values, join_path, size_family, size_table
-from rules.sizes import SizeFinding as Finding
+from rules.sizes import SizeFinding
 from rules.wire_pools import aks_pools
 
 from ._karpenter import nodepool_size_fields, review_nodepool_sizes
@@ -467,14 +467,14 @@ _CHECK_CACHE_MAX: Final = 4096
 """Distinct (size, parameters, day) answers a :func:`per_size` check keeps (sizes come from user input: bounded)."""
 
 
-def per_size(check: Callable[..., Finding | None], *, dated: bool) -> Callable[..., Finding | None]:
+def per_size(check: Callable[..., SizeFinding | None], *, dated: bool) -> Callable[..., SizeFinding | None]:
     """``check(size, *params)`` (a pure catalog rule) answered once per size as written and parameters (and day, when
     ``dated``: retirements and the sizes a message suggests depend on the day, so the rule is called as
     ``check(size, *params, today=gpu_catalog.clock.today())``, the day read once per call): the pack asks the same few
     sizes of thousands of resources."""
-    answers: dict[tuple[Any, ...], Finding | None] = {}
+    answers: dict[tuple[Any, ...], SizeFinding | None] = {}
 
-    def cached(size: str, *params: Any) -> Finding | None:
+    def cached(size: str, *params: Any) -> SizeFinding | None:
         day = clock.today() if dated else None
         key = (size, params, day)
         if key in answers:
@@ -490,7 +490,7 @@ def per_size(check: Callable[..., Finding | None], *, dated: bool) -> Callable[.
 def review_sizes(
     resource: _Typed,
     report: ReportViolation,
-    check: Callable[[str], Finding | None],
+    check: Callable[[str], SizeFinding | None],
     *,
     families: Collection[str] | None = None,
 ) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
 from gpu_catalog import clock
-from rules.karpenter import EXCLUDE_GPUS, GPU_LIMIT, GpuScope, unconstrained_gpus
+from rules.karpenter import EXCLUDE_GPUS, GPU_RESOURCE, GpuScope, unconstrained_gpus
 from rules.resource_types import is_karpenter_node_pool
 
 from ._karpenter import gpu_tainted, nodepool_name, read_nodepool
@@ -33,7 +33,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         review.unknown_field(path)
     if view.scope is GpuScope.UNCONSTRAINED:
         limits = get(props, "spec", "limits")
-        limited = isinstance(limits, dict) and limits.get(GPU_LIMIT) not in (None, UNKNOWN)
+        limited = isinstance(limits, dict) and limits.get(GPU_RESOURCE) not in (None, UNKNOWN)
         finding = unconstrained_gpus(
             nodepool_name(props, args.name),
             view.sizes,
@@ -58,6 +58,6 @@ POLICY = GpuResourcePolicy(
     topics=["gpu", "aks", "karpenter"],
     fix=f"Add the requirement {EXCLUDE_GPUS.key} {EXCLUDE_GPUS.operator} [{', '.join(EXCLUDE_GPUS.values)}] to keep "
     "GPUs out, or pin the GPU sizes (karpenter.azure.com/sku-name In [...], or a gpuNodePools entry) and set "
-    f"spec.limits[{GPU_LIMIT!r}].",
+    f"spec.limits[{GPU_RESOURCE!r}].",
     applies_to=is_karpenter_node_pool,
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from rules.karpenter import GPU_LIMIT, GpuScope, gpu_nodepool_limits
+from rules.karpenter import GPU_RESOURCE, GpuScope, gpu_nodepool_limits
 from rules.resource_types import is_karpenter_node_pool
 
 from ._karpenter import nodepool_name, read_nodepool
@@ -31,7 +31,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         review.unknown_field(path)
     limits = get(props, "spec", "limits")
     replicas = get(props, "spec", "replicas")
-    if limits is UNKNOWN or (isinstance(limits, dict) and limits.get(GPU_LIMIT) is UNKNOWN):
+    if limits is UNKNOWN or (isinstance(limits, dict) and limits.get(GPU_RESOURCE) is UNKNOWN):
         review.unknown_field("spec.limits")
     elif isinstance(replicas, int | float) and not isinstance(replicas, bool):
         pass  # a static NodePool: its node count is fixed by replicas (only limits.nodes is allowed there)
@@ -48,13 +48,13 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
 POLICY = GpuResourcePolicy(
     name=NAME,
     what=f"A Karpenter NodePool whose requirements explicitly admit GPU sizes (GPU size names, family N, a GPU name, "
-    f"manufacturer or count) sets spec.limits[{GPU_LIMIT!r}].",
+    f"manufacturer or count) sets spec.limits[{GPU_RESOURCE!r}].",
     why="Node auto-provisioning creates a node for every pending pod the NodePool fits; without a GPU limit only the "
     "subscription's quota bounds how many GPU VMs (and how much spend) a burst of pods causes.",
     validate=validate,
     level=MANDATORY,
     severity=Severity.HIGH,
     topics=["gpu", "aks", "karpenter", "cost"],
-    fix=f"Set spec.limits[{GPU_LIMIT!r}] to the most GPUs the pool may run (gpuNodePools[i].limits.gpus).",
+    fix=f"Set spec.limits[{GPU_RESOURCE!r}] to the most GPUs the pool may run (gpuNodePools[i].limits.gpus).",
     applies_to=is_karpenter_node_pool,
 )

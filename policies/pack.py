@@ -1,81 +1,51 @@
-"""The pack's name and its policies, in one list (``__main__.py`` serves it, ``rules_md`` documents it)."""
+"""The pack's name and its policies (``__main__.py`` serves them, ``rules_md`` documents them).
+
+A policy registers itself: it is a public module of this package, named after the policy with underscores for hyphens,
+whose ``POLICY`` is a :data:`~policies._meta.DocumentedPolicy`. Adding ``policies/<name>.py`` adds the policy; no list
+is kept by hand. The modules are found in this package's own folder (in the repository and in a built pack alike:
+``policies/_build_pack.py`` copies the whole package) and imported in name order, so the pack is the same on every
+run. A public module that is not a policy is named in :data:`NOT_POLICIES`; a module that breaks the convention stops
+the pack with a message naming it.
+"""
 
 from __future__ import annotations
 
-from . import (
-    aks_cost_analysis_requires_paid_tier,
-    aks_kaito_addon_version,
-    aks_kaito_requires_oidc,
-    aks_kubernetes_version_expiring,
-    aks_kubernetes_version_supported,
-    aks_node_os_supported,
-    databricks_gpu_dedicated_access,
-    databricks_gpu_no_photon,
-    databricks_gpu_node_types,
-    databricks_gpu_runtime,
-    databricks_gpu_task_amount,
-    gpu_driver_no_legacy_skip_tag,
-    gpu_driver_skipped_needs_operator,
-    gpu_mig_profile_capable_size,
-    gpu_node_device_plugin,
-    gpu_nodepool_constrains_gpus,
-    gpu_nodepool_limits,
-    gpu_operator_autoscale_min_count,
-    gpu_operator_driver_mode,
-    gpu_operator_platform_supported,
-    gpu_pool_idle_minimum,
-    gpu_pool_tainted,
-    gpu_size_aks_supported,
-    gpu_size_known,
-    gpu_size_minimum,
-    gpu_size_no_nvv4,
-    gpu_size_not_retired,
-    gpu_windows_pool,
-    kaito_workspace_instance_type,
-    kaito_workspace_model_access,
-)
-from ._meta import DocumentedPolicy
+import importlib
+import pkgutil
+from pathlib import Path
+
+from ._meta import DocumentedPolicy, GpuResourcePolicy, GpuStackPolicy
 
 PACK_NAME = "azure-gpu-guardrails"
+PACKAGE_DIR = Path(__file__).resolve().parent
+NOT_POLICIES = frozenset({"pack", "rules_md"})
+"""The package's public modules that are not policies (this module, and the RULES.md renderer, which imports it)."""
 
-ALL_POLICIES: list[DocumentedPolicy] = [
-    # GPU sizes, wherever they occur
-    gpu_size_no_nvv4.POLICY,
-    gpu_size_minimum.POLICY,
-    gpu_size_not_retired.POLICY,
-    gpu_size_known.POLICY,
-    gpu_size_aks_supported.POLICY,
-    # AKS node pools and clusters
-    gpu_mig_profile_capable_size.POLICY,
-    gpu_windows_pool.POLICY,
-    gpu_driver_no_legacy_skip_tag.POLICY,
-    gpu_pool_tainted.POLICY,
-    # Karpenter NodePools (node auto-provisioning); an explicitly GPU NodePool's sizes are checked by the gpu-size-*
-    # policies above, one that does not constrain GPUs gets one finding from gpu-nodepool-constrains-gpus
-    gpu_nodepool_limits.POLICY,
-    gpu_nodepool_constrains_gpus.POLICY,
-    aks_kaito_requires_oidc.POLICY,
-    aks_cost_analysis_requires_paid_tier.POLICY,
-    aks_kubernetes_version_supported.POLICY,
-    aks_kaito_addon_version.POLICY,
-    aks_kubernetes_version_expiring.POLICY,
-    aks_node_os_supported.POLICY,
-    # Databricks GPU clusters
-    databricks_gpu_node_types.POLICY,
-    databricks_gpu_runtime.POLICY,
-    databricks_gpu_no_photon.POLICY,
-    databricks_gpu_dedicated_access.POLICY,
-    databricks_gpu_task_amount.POLICY,
-    # KAITO
-    kaito_workspace_instance_type.POLICY,
-    kaito_workspace_model_access.POLICY,
-    # Stack: GPU operator and drivers
-    gpu_operator_driver_mode.POLICY,
-    gpu_driver_skipped_needs_operator.POLICY,
-    gpu_operator_autoscale_min_count.POLICY,
-    gpu_operator_platform_supported.POLICY,
-    # Stack: idle cost
-    gpu_pool_idle_minimum.POLICY,
-    # Stack: what runs on each GPU node
-    gpu_node_device_plugin.POLICY,
-]
+
+class PolicyModuleError(Exception):
+    """A module of the pack's package is not a policy as :mod:`policies.pack` expects one."""
+
+
+def policy_module_names(folder: Path = PACKAGE_DIR) -> list[str]:
+    """The policy modules in ``folder``, sorted: public modules (no leading ``_``) except :data:`NOT_POLICIES`."""
+    found = (m.name for m in pkgutil.iter_modules([str(folder)]))
+    return sorted(name for name in found if not name.startswith("_") and name not in NOT_POLICIES)
+
+
+def _load(module_name: str) -> DocumentedPolicy:
+    module = importlib.import_module(f"{__package__}.{module_name}")
+    policy = getattr(module, "POLICY", None)
+    if not isinstance(policy, GpuResourcePolicy | GpuStackPolicy):
+        raise PolicyModuleError(
+            f"policies/{module_name}.py has no POLICY built with policies._meta (GpuResourcePolicy or GpuStackPolicy);"
+            " a public module of policies/ is a policy, or is named in policies.pack.NOT_POLICIES"
+        )
+    if policy.name != module_name.replace("_", "-"):
+        raise PolicyModuleError(
+            f"policies/{module_name}.py defines policy {policy.name!r}: a policy module is named after its policy "
+            f"({policy.name.replace('-', '_')}.py)"
+        )
+    return policy
+
+
+ALL_POLICIES: list[DocumentedPolicy] = [_load(name) for name in policy_module_names()]

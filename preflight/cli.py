@@ -41,7 +41,8 @@ from preflight.exemptions import (
 from preflight.idle_cost import WorkingHours
 from preflight.project import PreflightInputError, Project, read_project
 from preflight.quota import quota_demand
-from preflight.report import FORMATS, Report, budget_policy, budget_violation, render
+from preflight.render import FORMATS, render
+from preflight.report import Report, budget_policy, budget_violation
 from preflight.runner import ProgramError, ProgramRun, run_program
 from preflight.stackfile import StackFileError, StackSettings, load_stack_settings, stack_file_label
 from preflight.wire import STACK_TYPE

@@ -24,7 +24,6 @@ from preflight.cost_line import CostLine
 from preflight.model import RecordedResource
 from preflight.wire import UNKNOWN, is_unknown
 from rules.karpenter import (
-    GPU_LIMIT,
     GPU_RESOURCE,
     GpuScope,
     gpu_scope,
@@ -72,13 +71,13 @@ def nodepool_cost_lines(r: RecordedResource, props: Mapping[str, Any], catalog: 
         n = int(replicas)
         return [CostLine(r.urn, r.type, "nodepool (static)", worst.name, n, n, worst.price_usd_per_hour)]
     limits = spec.get("limits")
-    raw_limit = limits.get(GPU_LIMIT) if isinstance(limits, Mapping) else None
+    raw_limit = limits.get(GPU_RESOURCE) if isinstance(limits, Mapping) else None
     if raw_limit == UNKNOWN:
         return [CostLine(r.urn, r.type, "nodepool", names[0], 0, None, None, "GPU limit unknown during the preview")]
     gpus = parse_quantity(raw_limit)
     if gpus is None:
         return [
-            CostLine(r.urn, r.type, "nodepool", names[0], 0, None, None, f"no spec.limits[{GPU_LIMIT!r}]: unbounded")
+            CostLine(r.urn, r.type, "nodepool", names[0], 0, None, None, f"no spec.limits[{GPU_RESOURCE!r}]: unbounded")
         ]
     worst_fill = limit_cost(names, gpus, catalog)
     if worst_fill is None:
@@ -99,7 +98,7 @@ def nodepool_cost_lines(r: RecordedResource, props: Mapping[str, Any], catalog: 
         CostLine(
             r.urn,
             r.type,
-            f"nodepool (0..{gpus:g} {GPU_LIMIT})",
+            f"nodepool (0..{gpus:g} {GPU_RESOURCE})",
             worst_fill.size,
             0,
             worst_fill.nodes,

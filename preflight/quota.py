@@ -27,7 +27,7 @@ from preflight.model import RecordedResource
 from preflight.wire import UNKNOWN, is_unknown, unwrap_secrets
 from rules.karpenter import (
     CAPACITY_TYPE,
-    GPU_LIMIT,
+    GPU_RESOURCE,
     GpuScope,
     gpu_scope,
     nodepool_sizes,
@@ -357,12 +357,12 @@ def _nodepool_use(r: RecordedResource, props: Mapping[str, Any], region: str, ca
             worst.name, n, n, family=worst.quota_family, vcpus=worst.vcpus, note="static NodePool: its largest size"
         )
     limits = spec.get("limits")
-    raw = limits.get(GPU_LIMIT) if isinstance(limits, Mapping) else None
+    raw = limits.get(GPU_RESOURCE) if isinstance(limits, Mapping) else None
     if raw == UNKNOWN:
         return use(names[0], 0, None, family=None, vcpus=None, note="GPU limit unknown during the preview")
     gpus = parse_quantity(raw)
     if gpus is None:
-        return use(names[0], 0, None, family=None, vcpus=None, note=f"no spec.limits[{GPU_LIMIT!r}]: unbounded")
+        return use(names[0], 0, None, family=None, vcpus=None, note=f"no spec.limits[{GPU_RESOURCE!r}]: unbounded")
     sizes = [cat[n] for n in names]
     # The most vCPUs at the limit; among equals the most vCPUs per GPU, then the fill the cost estimate prices highest
     # (so both lines name the same size when they agree).
@@ -376,7 +376,7 @@ def _nodepool_use(r: RecordedResource, props: Mapping[str, Any], region: str, ca
         ),
     )
     others = sorted({s.quota_family or UNKNOWN_FAMILY for s in sizes} - {worst.quota_family or UNKNOWN_FAMILY})
-    notes = [f"limit {gpus:g} {GPU_LIMIT} (Karpenter's units: GPUs × sharing replicas, the burst bound)"]
+    notes = [f"limit {gpus:g} {GPU_RESOURCE} (Karpenter's units: GPUs × sharing replicas, the burst bound)"]
     if others:
         notes.append(f"Karpenter may pick admitted sizes of other families instead: {', '.join(others)}")
     nodes = nodes_for_gpus(worst, gpus)

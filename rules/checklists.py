@@ -58,7 +58,7 @@ from .aks import (
 from .checklists_databricks import DatabricksClusterFacts, databricks_cluster
 from .checklists_kaito import KaitoWorkspaceFacts, kaito_cluster, kaito_workspace
 from .hardening import node_hardening
-from .karpenter import GPU_LIMIT, gpu_nodepool_limits, resolve_sizes
+from .karpenter import GPU_RESOURCE, gpu_nodepool_limits, resolve_sizes
 from .kube_names import label_value_problem, node_label_key_problem
 from .lifecycle import check_operator_platform
 from .node_os import image_family_problem
@@ -284,7 +284,7 @@ def nap_gpu_pool(pool: NapGpuPoolFacts, *, today: date) -> list[Finding]:
     sizes, found = resolve_sizes(pool.sizes, pool.series, pool.gpu_models, floor=pool.gpu_floor, today=today)
     if not (pool.sizes or pool.series or pool.gpu_models):
         found.append(Finding("", "name the GPU sizes Karpenter may choose: sizes, series or gpuModels."))
-    found += gpu_nodepool_limits({GPU_LIMIT: pool.gpu_limit} if pool.gpu_limit >= 1 else {}, gpu=True)
+    found += gpu_nodepool_limits({GPU_RESOURCE: pool.gpu_limit} if pool.gpu_limit >= 1 else {}, gpu=True)
     for key, values, allowed in (
         ("capacityTypes", pool.capacity_types, facts.capacity_types),
         ("imageFamily", (pool.image_family,) if pool.image_family else (), facts.image_families),

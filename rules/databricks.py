@@ -6,6 +6,10 @@ from the engine properties of a ``databricks:index/cluster:Cluster`` and report 
 field is the resource's property name (``nodeTypeId``, ``sparkVersion``, ``runtimeEngine``, ``singleUserName``,
 ``sparkConf.<key>``) or, for what only a stack file has, its key (``dedicatedGroup``, ``tasksPerGpu``).
 
+Two neighbours: :mod:`rules.databricks_facts` reads the facts file and the catalog (runtime support dates, the node
+types Azure Databricks offers); :mod:`rules.databricks_policy` is the generated cluster policy's vocabulary (runtime
+pattern, access modes, cost tags, what the policy refuses).
+
 Facts behind the rules (sources and dates: ``gpu_catalog/facts/databricks.json``):
 
 - GPU compute runs the GPU flavour of Databricks Runtime ML: ``<major>[.<minor>].x-gpu-ml-scala<2.12|2.13>``
@@ -30,21 +34,25 @@ Facts behind the rules (sources and dates: ``gpu_catalog/facts/databricks.json``
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_DOWN, Decimal
-from functools import lru_cache
-from pathlib import Path
 from typing import Final
 
-from gpu_catalog import Catalog, GpuSize, default_catalog, is_gpu_size
+from gpu_catalog import default_catalog, is_gpu_size
 from gpu_catalog.problems import show
-from rules.sizes import DEFAULT_FLOOR, accepted_sizes, check_gpu_size
+from rules.sizes import DEFAULT_FLOOR, check_gpu_size
 
 from . import Finding, NotApplicable
+from .databricks_facts import (
+    GPU_ML_RUNTIME_RE,
+    STANDARD_RUNTIME_RE,
+    databricks_gpu_sizes,
+    offered_by_databricks,
+    runtime_release,
+    runtime_support_problem,
+)
 
 # -- runtimes ---------------------------------------------------------------------------------------------------------
 
@@ -53,8 +61,6 @@ GPU_ML_MARKER: Final = "-gpu-ml-"
 ML_MARKER: Final = "-ml-"
 """What names any ML runtime key: GPU (``-gpu-ml-``), CPU (``-cpu-ml-``) or plain (``-ml-``)."""
 PHOTON_MARKER: Final = "photon"
-GPU_ML_RUNTIME_RE: Final = re.compile(r"^(\d+)(?:\.(\d+))?\.x-gpu-ml-scala(2\.1[23])$")
-STANDARD_RUNTIME_RE: Final = re.compile(r"^(\d+)(?:\.(\d+))?\.x-scala(2\.1[23])$")
 EXAMPLE_GPU_ML_RUNTIME: Final = "17.3.x-gpu-ml-scala2.13"
 """The default runtime: Databricks Runtime 17.3 LTS for Machine Learning, GPU flavour (LTS until 2028-10-22)."""
 EXAMPLE_GPU_ML_RUNTIME_18: Final = "18.x-gpu-ml-scala2.13"
@@ -103,7 +109,7 @@ MAX_GPU_FRACTION: Final = 0.5
 """The largest fraction of a GPU Spark gives one task (a larger amount must be a whole number)."""
 MAX_TASKS_PER_GPU: Final = 1031
 """The most tasks per GPU whose share ``1/N`` :func:`task_gpu_amount` can write: with 6 decimals, 1/1032 rounds to an
-amount whose inverse is 1033 (tests/components/test_stack_mistakes.py checks both ends). Far above any real
+amount whose inverse is 1033 (tests/stack_config/test_stack_mistakes.py checks both ends). Far above any real
 sharing; the bound keeps an absurd value a config error instead of a crash."""
 
 
@@ -165,142 +171,6 @@ def is_gpu_node_type(value: str | None) -> bool:
     return value is not None and is_gpu_size(value)
 
 
-def offered_by_databricks(size: GpuSize) -> bool:
-    """Azure Databricks offers the catalog size as a GPU node type, or no source says it does not
-    (``support.databricks`` ``offered`` or ``unconfirmed``): a refusal needs a source, and the only copies of the
-    Databricks GPU page read so far were cut off after its fifth family."""
-    return not size.databricks_refused
-
-
-def databricks_gpu_sizes(today: date) -> list[str]:
-    """Catalog sizes a source lists as Azure Databricks GPU node types, those not retired on ``today`` only (for
-    messages)."""
-    catalog = default_catalog()
-    cached = _DATABRICKS_GPU_SIZES.get(today)
-    if cached is None or cached[0] is not catalog:  # read once per catalog and day (every message names them)
-        names = tuple(sorted(s.name for s in catalog.sizes() if s.databricks_supported and not s.is_retired(today)))
-        cached = _DATABRICKS_GPU_SIZES[today] = (catalog, names)
-    return list(cached[1])
-
-
-_DATABRICKS_GPU_SIZES: dict[date, tuple[Catalog, tuple[str, ...]]] = {}
-
-
-def accepted_node_types(floor: str = DEFAULT_FLOOR, *, today: date, catalog: Catalog | None = None) -> list[str]:
-    """Catalog sizes ``databricks-gpu-node-types`` with the size rules accepts (:func:`gpu_node_types` with
-    ``size_rules``): every size rule but AKS support (:func:`rules.sizes.accepted_sizes`), offered by Azure
-    Databricks. Sorted by name. Raises ``ValueError`` for an unknown floor."""
-    cat = catalog if catalog is not None else default_catalog()
-    return [
-        n for n in accepted_sizes(floor, today=today, require_aks=False, catalog=cat) if offered_by_databricks(cat[n])
-    ]
-
-
-def runtime_release(spark_version: str) -> tuple[int, int] | None:
-    """``(major, minor)`` of a runtime key (``18.x-…`` is ``(18, 0)``), or ``None`` when it is not one."""
-    m = GPU_ML_RUNTIME_RE.match(spark_version) or STANDARD_RUNTIME_RE.match(spark_version)
-    if m is None:
-        return None
-    return int(m.group(1)), int(m.group(2) or 0)
-
-
-DATABRICKS_FACTS = Path(__file__).resolve().parent.parent / "gpu_catalog" / "facts" / "databricks.json"
-
-
-@lru_cache(maxsize=1)
-def runtime_support_ends() -> dict[tuple[int, int], date]:
-    """``(major, minor)`` → the day Databricks ends support for that runtime release (``facts.runtimes``: the
-    supported releases with an end date and those whose support already ended), from the facts file."""
-    doc = json.loads(DATABRICKS_FACTS.read_text(encoding="utf-8"))
-    runtimes = doc["facts"]["runtimes"]
-    out: dict[tuple[int, int], date] = {}
-    for row in [*runtimes["supported"], *runtimes["endedSupport"]]:
-        if row.get("endOfSupport"):
-            major, _, minor = str(row["version"]).partition(".")
-            out[(int(major), int(minor or 0))] = date.fromisoformat(row["endOfSupport"])
-    return out
-
-
-def runtime_support_problem(spark_version: str, today: date) -> str | None:
-    """Why ``spark_version`` is past its end of support on ``today`` (facts: ``gpu_catalog/facts/databricks.json``), or
-    ``None``: a release whose end date has come, or one older than every release the facts list."""
-    release = runtime_release(spark_version)
-    if release is None:
-        return None
-    ends = runtime_support_ends()
-    current = sorted(r for r, end in ends.items() if end > today)
-    listed = ", ".join(f"{a}.{b}" if b else str(a) for a, b in sorted(current, reverse=True))
-    end = ends.get(release)
-    shown = f"{release[0]}.{release[1]}" if release[1] or release not in ends else str(release[0])
-    if end is not None and end <= today:
-        return (
-            f"{spark_version}: Databricks Runtime {shown} reached its end of support on {end.isoformat()} (today is "
-            f"{today.isoformat()}; gpu_catalog/facts/databricks.json). Use a supported LTS release: {listed}."
-        )
-    if end is None and current and release < current[0]:
-        return (
-            f"{spark_version}: Databricks Runtime {shown} is older than every release the facts list as supported "
-            f"(gpu_catalog/facts/databricks.json): past its end of support. Use a supported LTS release: {listed}."
-        )
-    return None
-
-
-@lru_cache(maxsize=1)
-def _supported_rows() -> tuple[tuple[tuple[int, int], date | None, str | None, bool], ...]:
-    """``(release, end of support or None, GPU ML key or None, LTS)`` of each release ``facts.runtimes.supported``
-    lists, newest first."""
-    doc = json.loads(DATABRICKS_FACTS.read_text(encoding="utf-8"))
-    rows = []
-    for row in doc["facts"]["runtimes"]["supported"]:
-        major, _, minor = str(row["version"]).partition(".")
-        end = date.fromisoformat(row["endOfSupport"]) if row.get("endOfSupport") else None
-        rows.append(((int(major), int(minor or 0)), end, row.get("gpuMlKey"), bool(row.get("lts"))))
-    return tuple(sorted(rows, key=lambda r: r[0], reverse=True))
-
-
-def supported_releases(today: date) -> tuple[tuple[int, int], ...]:
-    """The runtime releases the facts list as supported on ``today`` (``facts.runtimes.supported`` with no end date or
-    one after ``today``), newest first: what the generated cluster policy admits. Every one passes
-    :func:`runtime_support_problem` on ``today``; a release the facts do not list (a non-LTS release between two
-    LTS, or one newer than the facts) is not on it."""
-    return tuple(release for release, end, _, _ in _supported_rows() if end is None or end > today)
-
-
-def _release_label(release: tuple[int, int]) -> str:
-    """How a runtime key spells a release: ``18`` for ``(18, 0)`` (``18.x-…``), ``17.3`` for ``(17, 3)``."""
-    return f"{release[0]}.{release[1]}" if release[1] else str(release[0])
-
-
-def policy_runtime_re(today: date) -> re.Pattern[str]:
-    """The runtime keys the generated cluster policy admits on ``today`` (its ``spark_version`` regex): the key shapes
-    of :data:`POLICY_RUNTIME_RE` (a GPU ML runtime key or a DBR release key), for the releases supported on that day
-    only (:func:`supported_releases`), e.g. ``^(?:19|18|17\\.3|…)\\.x-(?:gpu-ml-)?scala(2\\.1[23])$``. The policy
-    changes on each end-of-support date in ``gpu_catalog/facts/databricks.json``.
-
-    Raises ``ValueError`` when the facts list no release supported on ``today``."""
-    releases = supported_releases(today)
-    if not releases:
-        raise ValueError(
-            f"no Databricks Runtime release is supported on {today.isoformat()} (gpu_catalog/facts/databricks.json): "
-            "refresh the facts (python -m gpu_catalog.refresh)"
-        )
-    alternatives = "|".join(re.escape(_release_label(r)) for r in releases)
-    return re.compile(rf"^(?:{alternatives})\.x-(?:gpu-ml-)?scala(2\.1[23])$")
-
-
-def policy_default_runtime(today: date) -> str:
-    """The cluster policy's default ``spark_version`` on ``today``: :data:`EXAMPLE_GPU_ML_RUNTIME` while its release
-    is supported, else the newest supported LTS release's GPU ML key (``facts.runtimes.supported[].gpuMlKey``)."""
-    if policy_runtime_re(today).match(EXAMPLE_GPU_ML_RUNTIME):
-        return EXAMPLE_GPU_ML_RUNTIME
-    keys = [key for _, end, key, lts in _supported_rows() if key and lts and (end is None or end > today)]
-    if not keys:
-        raise ValueError(
-            f"no supported LTS GPU ML runtime key on {today.isoformat()} (gpu_catalog/facts/databricks.json)"
-        )
-    return keys[0]
-
-
 def plain_runtime(spark_version: str) -> str:
     """The DBR release key of a GPU ML runtime key (``17.3.x-gpu-ml-scala2.13`` → ``17.3.x-scala2.13``).
 
@@ -339,79 +209,6 @@ def _not_gpu(cluster: DatabricksCluster) -> NotApplicable | None:
     if cluster.is_gpu_cluster:
         return None
     return NotApplicable("no GPU node type (nodeTypeId, driverNodeTypeId): not a GPU cluster")
-
-
-# -- the cluster policy's shape and cost tags --------------------------------------------------------------------------
-
-
-POLICY_RUNTIME_RE: Final = re.compile(r"^(\d+)(?:\.(\d+))?\.x-(?:gpu-ml-)?scala(2\.1[23])$")
-"""The runtime key shapes the generated cluster policy admits (its ``spark_version`` regex,
-:func:`policy_runtime_re`, narrows the release to those supported on the day): a GPU ML runtime key (the classic
-request, ``17.3.x-gpu-ml-scala2.13``) or a DBR release key (``17.3.x-scala2.13``), which the newer request
-sends with ``kind: CLASSIC_PREVIEW`` and ``use_ml_runtime: true`` (Databricks then runs the GPU ML flavour on GPU
-nodes) and a custom container sends with its image. CPU ML (``-cpu-ml-``, ``-ml-``) and Photon keys do not match.
-
-A policy has one limitation per attribute and no condition between attributes (Databricks "Compute policy
-reference"), so it cannot tie a release key to ``use_ml_runtime`` or ``docker_image``: a release key with neither (a
-standard runtime, no CUDA) passes the policy; :func:`gpu_runtime` (stack config, components, pack) refuses it."""
-POLICY_ACCESS_MODES: Final = DEDICATED_MODES
-"""The ``data_security_mode`` values the generated policy allows: ``SINGLE_USER`` (classic request) and its alias
-``DATA_SECURITY_MODE_DEDICATED`` (with ``kind``; the API reports it back as ``SINGLE_USER``, sources in
-``conformance/facts/databricks_cluster.json``). Both are listed, so the policy holds whichever spelling Databricks
-evaluates."""
-
-
-def policy_refusals(cluster: DatabricksCluster, node_types: Collection[str], *, today: date) -> list[Finding]:
-    """What the generated cluster policy refuses in a cluster request, attribute by attribute, with the constants the
-    policy is generated from (``exports/databricks_policy.py``): node types not in ``node_types`` (the policy's
-    allowlist), a runtime key :func:`policy_runtime_re` does not match on ``today`` (the wrong shape, or a release
-    not supported that day), an access mode outside :data:`POLICY_ACCESS_MODES`, Photon, no principal. Cost tags are
-    :func:`missing_cost_tags`."""
-    allowed = ", ".join(node_types)
-    found: list[Finding] = []
-    for field, value in (("nodeTypeId", cluster.node_type), ("driverNodeTypeId", cluster.driver_node_type)):
-        if value is not None and value not in node_types:
-            found.append(Finding(field, f"{value} is not on the cluster policy's node type allowlist: {allowed}"))
-    version = cluster.spark_version
-    pattern = policy_runtime_re(today)
-    if version is None or pattern.match(version) is None:
-        supported = ", ".join(_release_label(r) for r in supported_releases(today))
-        found.append(
-            Finding(
-                "sparkVersion",
-                f"{version or 'no runtime'} does not match the cluster policy's runtime pattern "
-                f"{pattern.pattern}: a GPU ML runtime key such as {policy_default_runtime(today)}, or with kind "
-                f"{CLASSIC_PREVIEW} (useMlRuntime: true) or a custom image the DBR release key such as "
-                f"{plain_runtime(policy_default_runtime(today))}, of a release supported on {today.isoformat()} "
-                f"({supported}; gpu_catalog/facts/databricks.json)",
-            )
-        )
-    mode = cluster.data_security_mode
-    if mode is not None and mode not in POLICY_ACCESS_MODES:
-        found.append(
-            Finding(
-                "dataSecurityMode",
-                f"{mode} is not allowed by the cluster policy: {' or '.join(POLICY_ACCESS_MODES)} (dedicated access)",
-            )
-        )
-    if cluster.runtime_engine is not None and cluster.runtime_engine != STANDARD_ENGINE:
-        found.append(Finding("runtimeEngine", f"the cluster policy fixes runtimeEngine to {STANDARD_ENGINE}"))
-    if not (cluster.single_user_name or "").strip():
-        found.append(Finding("singleUserName", "the cluster policy requires singleUserName (the principal)"))
-    return found
-
-
-def blank_cost_tags(tags: Iterable[str]) -> list[str]:
-    """The cost tags that are not tag names (empty or blank)."""
-    return [t for t in tags if not t.strip()]
-
-
-def missing_cost_tags(cluster: DatabricksCluster, cost_tags: Iterable[str], *carried: Collection[str]) -> list[str]:
-    """The cost tags a GPU cluster under the cluster policy does not carry in any of ``carried``, in ``cost_tags``
-    order (the policy requires each one); empty for a cluster that is not a GPU cluster."""
-    if not cluster.is_gpu_cluster:
-        return []
-    return [t for t in cost_tags if not any(t in tags for tags in carried)]
 
 
 # -- databricks-gpu-node-types ----------------------------------------------------------------------------------------
@@ -826,23 +623,18 @@ __all__ = [
     "EXAMPLE_GPU_ML_RUNTIME_18",
     "EXAMPLE_STANDARD_RUNTIME",
     "GPU_ML_MARKER",
-    "GPU_ML_RUNTIME_RE",
     "MAX_GPU_FRACTION",
     "MAX_TASKS_PER_GPU",
     "MIN_GROUP_RUNTIME",
     "ML_MARKER",
     "PHOTON",
-    "POLICY_ACCESS_MODES",
-    "POLICY_RUNTIME_RE",
     "PRINCIPAL_HELP",
     "PROFILE_KEY",
     "SINGLE_NODE_PROFILE",
     "SINGLE_USER",
     "STANDARD_ENGINE",
-    "STANDARD_RUNTIME_RE",
     "TASK_GPU_AMOUNT",
     "DatabricksCluster",
-    "databricks_gpu_sizes",
     "dedicated_group",
     "gpu_dedicated_access",
     "gpu_no_photon",
@@ -854,12 +646,7 @@ __all__ = [
     "is_single_node_profile",
     "one_principal",
     "plain_runtime",
-    "policy_default_runtime",
-    "policy_refusals",
-    "policy_runtime_re",
     "runtime_key",
-    "runtime_release",
-    "supported_releases",
     "task_gpu_amount",
     "tasks_per_gpu",
     "workers",

@@ -59,8 +59,6 @@ ZONE = FACTS.label("zone")
 GPU_RESOURCE = FACTS.gpu_limit_resource
 """``nvidia.com/gpu``: the extended resource NVIDIA's device plugin advertises per GPU (a GPU instance type's
 capacity in karpenter-provider-azure); pods request it, agent pools and NodePools advertise it."""
-GPU_LIMIT = GPU_RESOURCE
-"""The resource a GPU NodePool's ``spec.limits`` must bound: :data:`GPU_RESOURCE`."""
 
 DEFAULT_CAPACITY_TYPES: Final = ("on-demand",)
 """The platform's NodePool defaults (its choices, within the CRD's enums in ``gpu_catalog/facts/karpenter.json``):
@@ -386,7 +384,7 @@ def unconstrained_gpus(
     else:
         judged = "none of them is refused by the size rules"
     taint = "" if gpu_tainted else f", on a node without the {GPU_RESOURCE} taint (so ordinary pods share the GPU VM)"
-    limit = "" if gpu_limited else f", and bound them with spec.limits[{GPU_LIMIT!r}]"
+    limit = "" if gpu_limited else f", and bound them with spec.limits[{GPU_RESOURCE!r}]"
     deployable = [n for n in accepted_sizes(floor, today=today, require_aks=True, catalog=cat) if n in launchable]
     pinned = sorted(deployable, key=lambda n: cat[n].price_order)[:3]
     pin = Requirement(SKU_NAME, "In", tuple(pinned) or ("<sizes>",))
@@ -445,18 +443,18 @@ def gpu_nodepool_limits(limits: Mapping[str, Any] | None, *, gpu: bool) -> list[
     the GPUs Karpenter may create: ``spec.limits["nvidia.com/gpu"]``."""
     if not gpu:
         return []
-    value = (limits or {}).get(GPU_LIMIT)
+    value = (limits or {}).get(GPU_RESOURCE)
     if value is None:
         return [
             Finding(
                 "limits",
-                f"the NodePool admits GPU sizes but sets no spec.limits[{GPU_LIMIT!r}]: Karpenter would create GPU "
+                f"the NodePool admits GPU sizes but sets no spec.limits[{GPU_RESOURCE!r}]: Karpenter would create GPU "
                 "nodes for every pending GPU pod, bounded only by the subscription's quota (unbounded spend). "
-                f"Set limits.{GPU_LIMIT} to the most GPUs this pool may run.",
+                f"Set limits.{GPU_RESOURCE} to the most GPUs this pool may run.",
             )
         ]
     if parse_quantity(value) is None:
-        return [Finding("limits", f"spec.limits[{GPU_LIMIT!r}] is {value!r}, not a GPU count.")]
+        return [Finding("limits", f"spec.limits[{GPU_RESOURCE!r}] is {value!r}, not a GPU count.")]
     return []
 
 

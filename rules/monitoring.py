@@ -2,10 +2,15 @@
 rules themselves (PromQL over the DCGM exporter's metric names in ``gpu_catalog/facts/gpu_monitoring.json``).
 
 The alert expressions name only metrics that **both** DCGM exporters the platform can deploy expose by default (the
-standalone chart's ``default-counters.csv`` and the GPU operator's ``dcp-metrics-included.csv``), so a pool's alerts
-work whichever exporter runs on it; a test parses every expression with a PromQL parser and checks the names. Per-pool
-rules read the pool from kube-state-metrics' ``kube_node_labels`` (the add-on's ``metricLabelsAllowlist`` adds the
-platform's pool label to it) joined on the node name the exporter writes as ``Hostname``. No Pulumi import.
+standalone chart's ``default-counters.csv`` and the GPU operator's ``dcp-metrics-included.csv``), and read every label
+as the managed agent stores it (:class:`gpu_catalog.monitoring.StoredLabels`): the workload labels under
+``exported_pod`` / ``exported_namespace`` / ``exported_container`` (the scrape keeps the exporter pod's own ``pod``),
+the node and GPU labels as the exporter version spells them (``hostname`` from 4.6.0-4.8.3, ``Hostname`` before).
+Utilisation comes from the metric that exists on the GPU: ``DCGM_FI_DEV_GPU_UTIL`` on whole and shared GPUs,
+``DCGM_FI_PROF_GR_ENGINE_ACTIVE`` on MIG instances (which report no ``GPU_UTIL``). GPUs are counted as distinct
+(node, ``UUID``) pairs, so a shared GPU the exporter reports once per pod counts once. Per-pool rules read the pool
+from kube-state-metrics' ``kube_node_labels`` (the add-on's ``metricLabelsAllowlist`` adds the platform's pool label to
+it) joined on the node name. No Pulumi import.
 """
 
 from __future__ import annotations
@@ -13,8 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
-from gpu_catalog.monitoring import load_monitoring_facts
+from gpu_catalog.monitoring import ExporterFacts, StoredLabels, load_monitoring_facts
 
 from . import Finding
 
@@ -78,23 +84,29 @@ def workspace_id(field: str, value: str) -> list[Finding]:
 
 
 def workspace_region(field: str, location: str) -> list[Finding]:
-    """A new Azure Monitor workspace must be created in a region that offers them (positive evidence only: the
-    regions Microsoft's onboarding template allows, ``gpu_monitoring.json``)."""
+    """Advisory: a new Azure Monitor workspace in a region the facts do not record workspaces in. Never a refusal:
+    the recorded list (the ``allowedValues`` of Microsoft's onboarding template) is positive evidence for the regions
+    it names and no evidence against the others; no source read says a region has no workspaces."""
     if location.lower() in FACTS.workspace_regions:
         return []
     return [
         Finding(
             field,
-            f"{location!r} is not a region the facts record Azure Monitor workspaces in "
-            f"(Azure/prometheus-collector AddonArmTemplate/FullAzureMonitorMetricsProfile.json). Allowed: "
-            f"{', '.join(FACTS.workspace_regions)}. The workspace may be in another region than the cluster "
-            "(set monitoring.workspaceLocation), or name an existing one (monitoring.workspaceId); if Microsoft "
-            "lists the region, add it to gpu_catalog/facts/gpu_monitoring.json with its source.",
+            f"{location!r} is unverified for Azure Monitor workspaces: the facts record only "
+            f"{', '.join(FACTS.workspace_regions)} (Azure/prometheus-collector "
+            "AddonArmTemplate/FullAzureMonitorMetricsProfile.json), which is no evidence against other regions. ARM "
+            "decides at pulumi up; to be sure, set monitoring.workspaceLocation to a recorded region or name an "
+            "existing workspace (monitoring.workspaceId), or add the region to gpu_catalog/facts/gpu_monitoring.json "
+            "with its source.",
         )
     ]
 
 
 # --------------------------------------------------------------------------------------------------- alert rules
+
+
+PoolKind = Literal["whole", "mig", "time-slicing", "mps"]
+"""How a pool's GPUs reach pods: whole GPUs, MIG instances, or one GPU shared by time-slicing or MPS."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,13 +120,14 @@ class Thresholds:
 
 @dataclass(frozen=True, slots=True)
 class ScaledPool:
-    """An autoscaled GPU pool and the most it may grow to, known at deploy time."""
+    """A GPU pool of the stack: how its GPUs reach pods, and (autoscaled) the most it may grow to."""
 
     name: str
     max_nodes: int | None = None
     """An agent pool's ``maxCount``."""
     max_gpus: int | None = None
-    """A NAP NodePool's GPU limit (``limits.nvidia.com/gpu``)."""
+    """A NAP NodePool's GPU limit (``limits.nvidia.com/gpu``, physical GPUs: kubernetes-sigs/karpenter #729)."""
+    kind: PoolKind = "whole"
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +148,9 @@ def exported_metric(metric: str) -> str:
 
 
 UTIL = "DCGM_FI_DEV_GPU_UTIL"
+"""Whole and shared GPUs: percent 0–100. Not reported for MIG instances (NVIDIA/dcgm-exporter #216, #430)."""
+GR_ENGINE_ACTIVE = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
+"""MIG instances (and whole GPUs): the ratio 0–1 of time the graphics/compute engine was active."""
 FB_USED = "DCGM_FI_DEV_FB_USED"
 FB_FREE = "DCGM_FI_DEV_FB_FREE"
 XID = "DCGM_FI_DEV_XID_ERRORS"
@@ -142,18 +158,48 @@ ROW_REMAP_FAILURE = "DCGM_FI_DEV_ROW_REMAP_FAILURE"
 UNCORRECTABLE_ROWS = "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS"
 POWER = "DCGM_FI_DEV_POWER_USAGE"
 TEMP = "DCGM_FI_DEV_GPU_TEMP"
+NODE = "node"
+"""The label kube-state-metrics names a node by; the exporter's node label is copied to it for joins."""
+SHARED_KINDS: frozenset[PoolKind] = frozenset({"time-slicing", "mps"})
 
 
-def by_pool(expr: str, pool: str | None = None) -> str:
+def labels_of(exporter: ExporterFacts | None = None) -> StoredLabels:
+    """The stored label names of ``exporter``'s series (default: the GPU operator's exporter)."""
+    return FACTS.stored_labels(exporter or FACTS.operator)
+
+
+def whole_gpu_util(labels: StoredLabels, selector: str = "") -> str:
+    """Utilisation (percent) of whole and shared GPUs: ``DCGM_FI_DEV_GPU_UTIL`` of series that are no MIG instance,
+    less any GPU that has MIG instances (its parent series, should an exporter report one)."""
+    sel = ", ".join(x for x in (f'{labels.mig_profile}=""', selector) if x)
+    mig = f'{exported_metric(GR_ENGINE_ACTIVE)}{{{labels.mig_profile}!=""}}'
+    return f"{exported_metric(UTIL)}{{{sel}}} unless on ({labels.node}, {labels.uuid}) {mig}"
+
+
+def mig_util(labels: StoredLabels, selector: str = "") -> str:
+    """Utilisation (percent) of MIG instances: ``100 * DCGM_FI_PROF_GR_ENGINE_ACTIVE`` of series with a profile."""
+    sel = ", ".join(x for x in (f'{labels.mig_profile}!=""', selector) if x)
+    return f"100 * {exported_metric(GR_ENGINE_ACTIVE)}{{{sel}}}"
+
+
+def with_node(expr: str, labels: StoredLabels) -> str:
+    """``expr`` with the exporter's node label copied to ``node`` (kube-state-metrics' name) for joins."""
+    return f'label_replace({expr}, "{NODE}", "$1", "{labels.node}", "(.+)")'
+
+
+def by_pool(expr: str, labels: StoredLabels, pool: str | None = None) -> str:
     """``expr`` (a DCGM series) with the pool label of its node attached (kube-state-metrics' node labels joined on
     the node name the exporter writes); ``pool``: only that pool's nodes."""
-    node = FACTS.labels["node"]
     label = ksm_label(POOL_NODE_LABEL)
     nodes = f'{FACTS.node_labels_metric}{{{label}="{pool}"}}' if pool else FACTS.node_labels_metric
-    return (
-        f'label_replace({expr}, "node", "$1", "{node}", "(.+)") * on (node) group_left ({label}) '
-        f"max by (node, {label}) ({nodes})"
-    )
+    return f"{with_node(expr, labels)} * on ({NODE}) group_left ({label}) max by ({NODE}, {label}) ({nodes})"
+
+
+def distinct_gpus(expr: str, labels: StoredLabels, *, instances: bool = False) -> str:
+    """One series per physical GPU (node, ``UUID``) of ``expr`` — or per MIG instance with ``instances`` — however
+    many series per GPU the exporter emits (one per pod with ``KUBERNETES_VIRTUAL_GPUS``)."""
+    keys = [NODE, labels.uuid] + ([labels.mig_instance] if instances else [])
+    return f"count by ({', '.join(keys)}) ({expr})"
 
 
 def pool_at_max_alert(pool: str) -> str:
@@ -162,30 +208,61 @@ def pool_at_max_alert(pool: str) -> str:
     return "GpuPoolAtMax_" + re.sub(r"[^a-zA-Z0-9_]", "_", pool)
 
 
-def gpu_alert_rules(thresholds: Thresholds, pools: Sequence[ScaledPool] = ()) -> tuple[AlertRule, ...]:
-    """The GPU alert rules of one cluster: idle while allocated / while not allocated, memory near full, XID errors,
-    row-remap failures, and every autoscaled pool at its maximum."""
-    pod = FACTS.labels["pod"]
+def _idle_rules(thresholds: Thresholds, kinds: set[PoolKind], labels: StoredLabels) -> list[AlertRule]:
+    """Idle while allocated / unallocated, for whole and shared GPUs (``GPU_UTIL``) and MIG instances
+    (``GR_ENGINE_ACTIVE``): the signal stays below the threshold for the whole window (``for``)."""
+    idle, minutes = f"{thresholds.idle_percent:g}", thresholds.idle_minutes
+    held, free = f'{labels.pod}!=""', f'{labels.pod}=""'
+    gpu_keys = f"{labels.node}, {labels.uuid}"
+    workload = f"{labels.namespace}, {labels.pod}"
+    mig_keys = f"{gpu_keys}, {labels.mig_instance}, {labels.mig_profile}"
+    rules: list[AlertRule] = []
+    if kinds - {"mig"}:
+        rules += [
+            AlertRule(
+                "GpuIdleWhileAllocated",
+                f"max by ({gpu_keys}, {workload}) ({whole_gpu_util(labels, held)}) < {idle}",
+                minutes,
+                3,
+                f"A GPU allocated to a pod (labels {labels.namespace}, {labels.pod}) stayed below {idle}% "
+                f"utilisation for {minutes} minutes: the pod holds a GPU it does not use (on a shared GPU: every pod "
+                "on it).",
+            ),
+            AlertRule(
+                "GpuIdleUnallocated",
+                f"max by ({gpu_keys}) ({whole_gpu_util(labels, free)}) < {idle}",
+                minutes,
+                3,
+                f"A GPU no pod was allocated stayed below {idle}% utilisation for {minutes} minutes: the node costs "
+                "money without work; scale the pool down or share the GPU.",
+            ),
+        ]
+    if "mig" in kinds:
+        rules += [
+            AlertRule(
+                "MigInstanceIdleWhileAllocated",
+                f"max by ({mig_keys}, {workload}) ({mig_util(labels, held)}) < {idle}",
+                minutes,
+                3,
+                f"A MIG instance allocated to a pod (labels {labels.namespace}, {labels.pod}) had its engine active "
+                f"below {idle}% of the time for {minutes} minutes: the pod holds a slice it does not use.",
+            ),
+            AlertRule(
+                "MigInstanceIdleUnallocated",
+                f"max by ({mig_keys}) ({mig_util(labels, free)}) < {idle}",
+                minutes,
+                3,
+                f"A MIG instance no pod was allocated had its engine active below {idle}% of the time for {minutes} "
+                "minutes: repartition the GPU or scale the pool down.",
+            ),
+        ]
+    return rules
+
+
+def _health_rules(thresholds: Thresholds) -> list[AlertRule]:
+    """Memory near full, XID errors, row-remap failures: per series, whatever the pool kind."""
     used, free = exported_metric(FB_USED), exported_metric(FB_FREE)
-    window = f"{thresholds.idle_minutes}m"
-    idle = f"{thresholds.idle_percent:g}"
-    rules = [
-        AlertRule(
-            "GpuIdleWhileAllocated",
-            f'max_over_time({exported_metric(UTIL)}{{{pod}!=""}}[{window}]) < {idle}',
-            0,
-            3,
-            f"A GPU allocated to a pod stayed below {idle}% utilisation for {thresholds.idle_minutes} minutes: the "
-            "pod holds a GPU it does not use.",
-        ),
-        AlertRule(
-            "GpuIdleUnallocated",
-            f'max_over_time({exported_metric(UTIL)}{{{pod}=""}}[{window}]) < {idle}',
-            0,
-            3,
-            f"A GPU no pod was allocated stayed below {idle}% utilisation for {thresholds.idle_minutes} minutes: the "
-            "node costs money without work; scale the pool down or share the GPU.",
-        ),
+    return [
         AlertRule(
             "GpuMemoryNearFull",
             f"100 * {used} / ({used} + {free}) > {thresholds.memory_percent:g}",
@@ -211,30 +288,62 @@ def gpu_alert_rules(thresholds: Thresholds, pools: Sequence[ScaledPool] = ()) ->
             "replacement (report the node to Azure).",
         ),
     ]
+
+
+def _pool_at_max_rule(p: ScaledPool, labels: StoredLabels) -> AlertRule | None:
+    """An agent pool at ``maxCount`` nodes (kube-state-metrics), or a NAP pool whose nodes hold its GPU limit
+    (distinct physical GPUs the exporter reports on the pool's nodes)."""
     pool_label = ksm_label(POOL_NODE_LABEL)
-    metric = FACTS.node_labels_metric
-    for p in pools:
-        if p.max_nodes is not None:
-            rules.append(
-                AlertRule(
-                    pool_at_max_alert(p.name),
-                    f'count({metric}{{{pool_label}="{p.name}"}}) >= {p.max_nodes}',
-                    30,
-                    2,
-                    f"GPU pool {p.name} has run at its maximum of {p.max_nodes} nodes for 30 minutes: pending GPU pods "
-                    "may wait; raise maxCount or check quota.",
-                )
-            )
-        elif p.max_gpus is not None:
-            count = f"count({by_pool(exported_metric(UTIL), p.name)})"
-            rules.append(
-                AlertRule(
-                    pool_at_max_alert(p.name),
-                    f"{count} >= {p.max_gpus}",
-                    30,
-                    2,
-                    f"GPU NodePool {p.name} has run at its GPU limit of {p.max_gpus} for 30 minutes: NAP provisions "
-                    "no more nodes; raise the limit or check quota.",
-                )
-            )
+    if p.max_nodes is not None:
+        return AlertRule(
+            pool_at_max_alert(p.name),
+            f'count({FACTS.node_labels_metric}{{{pool_label}="{p.name}"}}) >= {p.max_nodes}',
+            30,
+            2,
+            f"GPU pool {p.name} has run at its maximum of {p.max_nodes} nodes for 30 minutes: pending GPU pods "
+            "may wait; raise maxCount or check quota.",
+        )
+    if p.max_gpus is not None:
+        gpus = distinct_gpus(by_pool(exported_metric(FB_USED), labels, p.name), labels)
+        return AlertRule(
+            pool_at_max_alert(p.name),
+            f"count({gpus}) >= {p.max_gpus}",
+            30,
+            2,
+            f"GPU NodePool {p.name} has run at its GPU limit of {p.max_gpus} physical GPUs for 30 minutes: NAP "
+            "provisions no more nodes; raise the limit or check quota.",
+        )
+    return None
+
+
+def gpu_alert_rules(
+    thresholds: Thresholds, pools: Sequence[ScaledPool] = (), labels: StoredLabels | None = None
+) -> tuple[AlertRule, ...]:
+    """The GPU alert rules of one cluster, reading ``labels`` (default: the operator exporter's, as stored): idle
+    while allocated / unallocated per pool kind (whole and shared GPUs; MIG instances — only the kinds the stack
+    has, both when it names no pool), memory near full, XID errors, row-remap failures, and every autoscaled pool at
+    its maximum."""
+    stored = labels or labels_of()
+    kinds: set[PoolKind] = {p.kind for p in pools} or {"whole", "mig"}
+    rules = [*_idle_rules(thresholds, kinds, stored), *_health_rules(thresholds)]
+    rules += [r for p in pools if (r := _pool_at_max_rule(p, stored)) is not None]
     return tuple(rules)
+
+
+def kaito_nodes_unmonitored(workspaces: Sequence[str], kaito_taint: str) -> list[Finding]:
+    """Advisory: the GPU nodes KAITO provisions for ``workspaces`` run no DCGM exporter the platform deploys. Their
+    taint keeps the GPU operator's exporter off (it tolerates only ``nvidia.com/gpu``: gpu-operator
+    ``assets/state-dcgm-exporter/0800_daemonset.yaml``) and the dcgm-exporter chart selects platform pools only."""
+    if not workspaces:
+        return []
+    return [
+        Finding(
+            "kaito.workspaces",
+            f"the GPU nodes of the KAITO workspaces {', '.join(workspaces)} are not monitored: their taint "
+            f"{kaito_taint} keeps the GPU operator's DCGM exporter off (it tolerates only nvidia.com/gpu) and the "
+            "dcgm-exporter chart the platform deploys selects platform pool nodes only, so their GPUs are in no "
+            "alert, panel or pool count. An exporter for them must tolerate that taint and select those nodes without "
+            "being a second device plugin (NVIDIA's dcgm-exporter chart is one); this version does not deploy it "
+            "(docs/monitoring.md).",
+        )
+    ]

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from exports.azure_policy import EnforcedEffect, Scope
+from rules.azure_policy import EnforcedEffect, Scope
 
 from .base import StrictModel
 

@@ -33,7 +33,6 @@ from rules.monitoring import (
     email_address,
     percent,
     workspace_id,
-    workspace_region,
 )
 from rules.node_os import node_os_problem
 from rules.node_stack import (
@@ -619,9 +618,6 @@ def monitoring_problems(cfg: StackConfig) -> list[Problem]:
                     "Remove one of them.",
                 )
             )
-    else:
-        key = "monitoring.workspaceLocation" if m.workspaceLocation is not None else "location"
-        found += _at(key, workspace_region("", m.workspaceLocation or cfg.location))
     for stack in exporter_stacks(cfg):
         found += _at("monitoring", metrics_exporter_findings(stack))
     return found

@@ -21,7 +21,6 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from exports.databricks_policy import DEFAULT_COST_TAGS, cost_tags_problem, floor_problem
 from gpu_catalog import GpuSize, clock, default_catalog
 from rules import Finding, NotApplicable, findings
 from rules.checklists import DatabricksClusterFacts, databricks_cluster
@@ -42,13 +41,18 @@ from rules.databricks import (
     STANDARD_ENGINE,
     TASK_GPU_AMOUNT,
     DatabricksCluster,
-    blank_cost_tags,
     cluster_slug,
     gpu_node_types,
-    missing_cost_tags,
     plain_runtime,
     task_gpu_amount,
     tasks_per_gpu,
+)
+from rules.databricks_policy import (
+    DEFAULT_COST_TAGS,
+    blank_cost_tags,
+    cost_tags_problem,
+    floor_problem,
+    missing_cost_tags,
 )
 from rules.sizes import DEFAULT_FLOOR
 
@@ -63,8 +67,6 @@ _WORKSPACE_URL_RE = re.compile(r"^https://adb-\d+\.\d+\.azuredatabricks\.net/?$"
 _CLUSTER_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$")
 _USER_NAME_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
 _GROUP_NAME_RE = re.compile(r"^\S(?:[^@\t\n\r]{0,254}\S)?$")
-
-DEFAULT_AUTOTERMINATION_MINUTES = DEFAULT_AUTOTERMINATION
 
 _KEYS = {"runtimeEngine": "photon"}
 """Finding fields (the resource's property names) that a stack file spells differently."""
@@ -218,7 +220,7 @@ class DatabricksClusterConfig(StrictModel):
     numWorkers: int | None = None
     autoscale: DatabricksAutoscaleConfig | None = None
     photon: bool = False
-    autoterminationMinutes: int = DEFAULT_AUTOTERMINATION_MINUTES
+    autoterminationMinutes: int = DEFAULT_AUTOTERMINATION
     dedicatedGroup: str | None = None
     """A workspace group the cluster is dedicated to (``kind: CLASSIC_PREVIEW``, ``DATA_SECURITY_MODE_DEDICATED``);
     exclusive with ``singleUserName``. Needs the workspace preview "Compute: Dedicated group clusters"."""
@@ -296,7 +298,7 @@ class DatabricksClusterConfig(StrictModel):
             raise ValueError(
                 f"autoterminationMinutes must be between {AUTOTERMINATION_MIN} and {AUTOTERMINATION_MAX}, got {v}: "
                 "idle GPU clusters are stopped automatically (default "
-                f"{DEFAULT_AUTOTERMINATION_MINUTES}); Databricks does not allow less than 10, and 0 (never) is "
+                f"{DEFAULT_AUTOTERMINATION}); Databricks does not allow less than 10, and 0 (never) is "
                 "refused here because an idle GPU cluster keeps billing"
             )
         return v
@@ -485,7 +487,7 @@ def cluster_policy_problems(
         return []
     policy = databricks.clusterPolicy
     problems: list[tuple[str, str]] = []
-    if (problem := floor_problem(floor) or cost_tags_problem(policy.costTags)) is not None:
+    if (problem := floor_problem(floor, today=clock.today()) or cost_tags_problem(policy.costTags)) is not None:
         problems.append(("databricks.clusterPolicy", problem))
     for i, cluster in enumerate(databricks.clusters):
         missing = missing_cost_tags(cluster.facts, policy.costTags, inherited_tags, cluster.tags)

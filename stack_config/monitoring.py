@@ -29,9 +29,10 @@ class GpuAlertsConfig(StrictModel):
     """``monitoring.alerts``: when the GPU alerts fire (percentages 0–100)."""
 
     idleUtilisationPercent: float = _DEFAULTS.idle_percent
-    """A GPU is idle while its utilisation (``DCGM_FI_DEV_GPU_UTIL``) stays below this."""
+    """A GPU is idle while its utilisation stays below this: ``DCGM_FI_DEV_GPU_UTIL`` on whole and shared GPUs, the
+    engine activity (``DCGM_FI_PROF_GR_ENGINE_ACTIVE`` × 100) on MIG instances."""
     idleMinutes: Annotated[int, Field(ge=5, le=1440)] = _DEFAULTS.idle_minutes
-    """How long a GPU must stay idle before the idle alerts fire (5 minutes to a day)."""
+    """How long a GPU must stay idle before the idle alerts fire (5 minutes to a day; the rules' ``for``)."""
     memoryPercent: float = _DEFAULTS.memory_percent
     """GPU memory near full: framebuffer used above this share."""
 

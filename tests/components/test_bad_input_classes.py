@@ -14,7 +14,7 @@ import yaml
 
 from gpu_catalog.clock import TODAY_ENV
 from preflight.stackfile import MAX_EXPANDED_NODES, StackFileError, parse, read_stack_file
-from rules.databricks import runtime_support_problem
+from rules.databricks_facts import runtime_support_problem
 from stack_config import validate_stack_config
 from stack_config.inert import inert_settings
 from stack_config.loading import config_from_stack_yaml

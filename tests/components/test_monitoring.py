@@ -55,7 +55,7 @@ def test_prod_registers_the_managed_prometheus_chain(prod: Any) -> None:
         "Linux",
         "westeurope",
     )
-    dcr = prod.one(DCR).inputs
+    dcr = prod.by_name("monitoring-dcr", DCR).inputs
     assert dcr["dataSources"] == {
         "prometheusForwarder": [
             {"name": "PrometheusDataSource", "streams": ["Microsoft-PrometheusMetrics"], "labelIncludeFilter": {}}
@@ -64,7 +64,7 @@ def test_prod_registers_the_managed_prometheus_chain(prod: Any) -> None:
     assert dcr["dataFlows"] == [{"streams": ["Microsoft-PrometheusMetrics"], "destinations": ["MonitoringAccount1"]}]
     account = dcr["destinations"]["monitoringAccounts"][0]
     assert account["name"] == "MonitoringAccount1" and account["accountResourceId"].endswith("/monitoring-workspace")
-    dcra = prod.one(DCRA).inputs
+    dcra = prod.by_name("monitoring-dcra", DCRA).inputs
     assert dcra["resourceUri"] == CLUSTER_ID
     assert dcra["dataCollectionRuleId"] == "/mock/azure-native:monitor:DataCollectionRule/monitoring-dcr"
     assert dcra["associationName"] == "MSProm-westeurope-aks-gpu-prod"
@@ -80,7 +80,12 @@ def test_prod_alerts_go_to_the_stack_action_group(prod: Any) -> None:
     assert rules["clusterName"] == "aks-gpu-prod" and rules["interval"] == "PT1M"
     assert rules["scopes"] == ["/mock/azure-native:monitor:AzureMonitorWorkspace/monitoring-workspace", CLUSTER_ID]
     by_alert = {r["alert"]: r for r in rules["rules"]}
-    assert by_alert["GpuIdleUnallocated"]["expression"] == ('max_over_time(DCGM_FI_DEV_GPU_UTIL{pod=""}[60m]) < 5')
+    assert by_alert["GpuIdleUnallocated"]["expression"] == (
+        'max by (hostname, UUID) (DCGM_FI_DEV_GPU_UTIL{GPU_I_PROFILE="", exported_pod=""} unless on (hostname, UUID) '
+        'DCGM_FI_PROF_GR_ENGINE_ACTIVE{GPU_I_PROFILE!=""}) < 5'
+    )
+    assert by_alert["GpuIdleUnallocated"]["for"] == by_alert["MigInstanceIdleUnallocated"]["for"] == "PT60M"
+    assert "DCGM_FI_DEV_GPU_UTIL" not in by_alert["MigInstanceIdleWhileAllocated"]["expression"]
     assert by_alert["GpuMemoryNearFull"]["for"] == "PT10M" and by_alert["GpuMemoryNearFull"]["severity"] == 2.0
     assert "for" not in by_alert["GpuXidError"]
     assert {r["actions"][0]["actionGroupId"] for r in rules["rules"]} == {
@@ -97,7 +102,7 @@ def test_prod_scrapes_the_operator_exporter_and_exports_the_contract(prod: Any) 
     monitor = prod.one(SERVICE_MONITOR).inputs
     assert monitor["metadata"] == {"name": "nvidia-dcgm-exporter-gpu-metrics", "namespace": "gpu-operator"}
     assert monitor["spec"]["selector"] == {"matchLabels": {"app": "nvidia-dcgm-exporter"}}
-    assert monitor["spec"]["endpoints"] == [{"port": "gpu-metrics", "interval": "30s"}]
+    assert monitor["spec"]["endpoints"] == [{"port": "gpu-metrics", "interval": "30s", "honorLabels": False}]
     assert monitor["spec"]["labelLimit"] == 63.0
     charts = [r.inputs["chart"] for r in prod.of_type(HELM_RELEASE)]
     assert "dcgm-exporter" not in charts  # the operator's own exporter serves every pool
@@ -157,8 +162,8 @@ def test_bad_monitoring_input_is_refused_with_keys_and_allowed_values() -> None:
     assert "monitoring.alerts.memoryPercent: -5 is not a percentage. Allowed: 0 to 100." in text
     assert "monitoring.actionGroup.existingId: '/subscriptions/x/" in text
     assert "Allowed: /subscriptions/<subscription GUID>/resourceGroups/<group>/providers/microsoft.insights/" in text
-    assert "monitoring.workspaceLocation: 'swedencentral' is not a region the facts record Azure Monitor" in text
-    assert "(4 problems;" in text
+    assert "swedencentral" not in text  # an unrecorded region is no evidence: a warning, never a refusal
+    assert "(3 problems;" in text
     assert [r for r in run.records if r.custom] == []  # nothing registered
 
 
@@ -191,7 +196,41 @@ def test_the_component_args_refuse_what_the_stack_config_refuses() -> None:
             thresholds=Thresholds(idle_percent=150),
         )
     lines = str(raised.value).splitlines()
-    assert lines[0] == "GpuMonitoring 'aks': invalid arguments (3 problems; nothing was registered):"
-    assert lines[1] == "  idle_percent: 150 is not a percentage. Allowed: 0 to 100."
-    assert lines[2] == "  email: GPU alerts need exactly one receiver: email or action_group_id."
-    assert lines[3].startswith("  workspace_location: 'swedencentral' is not a region the facts record")
+    assert lines == [
+        "GpuMonitoring 'aks': invalid arguments (2 problems; nothing was registered):",
+        "  idle_percent: 150 is not a percentage. Allowed: 0 to 100.",
+        "  email: GPU alerts need exactly one receiver: email or action_group_id.",
+    ]
+
+
+def test_an_unrecorded_workspace_region_deploys_with_an_unverified_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pulumi
+
+    warned: list[str] = []
+    monkeypatch.setattr(pulumi.log, "warn", lambda msg, *a, **k: warned.append(msg))
+    monitoring = {"enabled": True, "workspaceLocation": "swedencentral", "actionGroup": {"existingId": GROUP_ID}}
+    run = run_main(merged(NO_OPERATOR, monitoring=monitoring))
+    assert run.error is None, run.error
+    assert run.one(DCR).inputs["location"] == "swedencentral"
+    mine = [w for w in warned if "swedencentral" in w]
+    assert len(mine) == 1 and mine[0].startswith(
+        "GpuMonitoring 'aks-gpu-dev': workspace_location: 'swedencentral' is unverified for Azure Monitor workspaces"
+    )
+    assert "no evidence against other regions" in mine[0]
+
+
+def test_prod_says_plainly_that_kaito_nodes_are_not_monitored() -> None:
+    from components.monitoring import advisory_findings
+    from composition.monitoring_wiring import gpu_monitoring_args
+    from stack_config import config_from_stack_yaml, validate_stack_config
+    from tests.components.harness import stack_config
+
+    cfg = validate_stack_config(config_from_stack_yaml(stack_config("prod")), stack_file="Pulumi.prod.yaml")
+    args = gpu_monitoring_args(cfg, {})
+    assert list(args.unmonitored_kaito_workspaces) == ["phi-4", "mistral-7b"]
+    found = advisory_findings(args)
+    assert [f.field for f in found] == ["kaito.workspaces"]
+    assert found[0].message.startswith(
+        "the GPU nodes of the KAITO workspaces phi-4, mistral-7b are not monitored: their taint sku=gpu:NoSchedule "
+        "keeps the GPU operator's DCGM exporter off (it tolerates only nvidia.com/gpu)"
+    )

@@ -417,18 +417,20 @@ def test_non_compliance_message_names_rules_and_fix() -> None:
 def test_constants_are_defined_once() -> None:
     """The Literal types say what the tuples say, the components and the stack config use them, the like-pattern is
     the catalog's N-family notion, and the metadata's rules are the pack's size policies."""
-    from typing import get_args
+    from typing import get_args, get_type_hints
 
     from components import azure_policy as component
     from gpu_catalog.catalog import is_gpu_size
+    from rules import azure_policy as vocabulary
     from stack_config.azure_policy import AzurePolicyConfig
 
-    assert get_args(azure_policy.Effect) == azure_policy.EFFECTS == ("Deny", "Audit", "Disabled")
-    assert get_args(azure_policy.EnforcedEffect) == azure_policy.ENFORCED_EFFECTS == ("Deny", "Audit")
-    assert get_args(azure_policy.Scope) == azure_policy.SCOPES == ("resourceGroup", "subscription")
-    assert component.SCOPES is azure_policy.SCOPES and component.ENFORCED_EFFECTS is azure_policy.ENFORCED_EFFECTS
-    assert get_args(AzurePolicyConfig.model_fields["effect"].annotation) == azure_policy.ENFORCED_EFFECTS
-    assert get_args(AzurePolicyConfig.model_fields["scope"].annotation) == azure_policy.SCOPES
+    assert get_args(vocabulary.Effect) == vocabulary.EFFECTS == ("Deny", "Audit", "Disabled")
+    assert get_args(vocabulary.EnforcedEffect) == vocabulary.ENFORCED_EFFECTS == ("Deny", "Audit")
+    assert get_args(vocabulary.Scope) == vocabulary.SCOPES == ("resourceGroup", "subscription")
+    hints = get_type_hints(component.AksGpuSizePolicyArgs)
+    assert get_args(hints["effect"]) == vocabulary.ENFORCED_EFFECTS and get_args(hints["scope"]) == vocabulary.SCOPES
+    assert get_args(AzurePolicyConfig.model_fields["effect"].annotation) == vocabulary.ENFORCED_EFFECTS
+    assert get_args(AzurePolicyConfig.model_fields["scope"].annotation) == vocabulary.SCOPES
     assert azure_policy.GPU_SIZE_PATTERN == "Standard_N*"
     prefix = azure_policy.GPU_SIZE_PATTERN.removesuffix("*")
     for name in ["Standard_NC6s_v3", "STANDARD_nd96isr_H100_v5", "Standard_N", "Standard_NX1"]:

@@ -16,7 +16,8 @@ import pytest
 from exports.databricks_policy import allowed_node_types, cluster_policy_definition
 from gpu_catalog.catalog import CATALOG_PATH, Catalog, default_catalog, load_catalog
 from rules import findings
-from rules.databricks import DatabricksCluster, gpu_node_types, gpu_runtime, policy_refusals
+from rules.databricks import DatabricksCluster, gpu_node_types, gpu_runtime
+from rules.databricks_policy import policy_refusals
 from tests.conftest import TODAY
 from tests.exports.databricks_policy_eval import UnsupportedLimitation, violations
 from tests.policies._helpers import with_
@@ -281,8 +282,8 @@ def test_the_runtime_pattern_follows_the_end_of_support_dates() -> None:
 
 
 def test_no_supported_runtime_no_policy(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rules import databricks as dbx
+    from rules import databricks_facts
 
-    monkeypatch.setattr(dbx, "_supported_rows", lambda: ())
+    monkeypatch.setattr(databricks_facts, "supported_rows", lambda: ())
     with pytest.raises(ValueError, match="no Databricks Runtime release is supported on 2026-11-30"):
         cluster_policy_definition()

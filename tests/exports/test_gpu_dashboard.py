@@ -18,13 +18,13 @@ def test_the_dashboard_covers_utilisation_memory_power_and_allocation() -> None:
     doc = dashboard()
     assert doc["uid"] == UID and doc["schemaVersion"] == 39
     assert [p["title"] for p in doc["panels"]] == [
-        "GPU utilisation per GPU",
+        "GPU utilisation per GPU / MIG instance",
         "GPU utilisation per pool",
         "GPU memory used",
         "GPU power draw",
         "GPU temperature",
-        "GPUs allocated per namespace",
-        "GPUs allocated / total per pool",
+        "GPUs / MIG instances allocated per namespace",
+        "GPUs / MIG instances allocated / total per pool",
         "XID errors (last code)",
     ]
     assert [p["id"] for p in doc["panels"]] == list(range(1, 9))
@@ -43,8 +43,20 @@ def test_every_query_parses_and_names_exported_metrics_only() -> None:
     for title, expr, _legend, _unit in panel_queries():
         names = {s.name for s in selectors(promql_parser.parse(expr))}
         assert names and names <= allowed, (title, names - allowed)
-    namespace = next(e for t, e, _, _ in panel_queries() if t == "GPUs allocated per namespace")
-    assert namespace == 'count by (namespace) (DCGM_FI_DEV_GPU_UTIL{pod!=""})'
+    namespace = next(e for t, e, _, _ in panel_queries() if t.endswith("allocated per namespace"))
+    assert namespace == (
+        "count by (exported_namespace) (count by (node, UUID, GPU_I_ID, exported_namespace) "
+        '(label_replace(DCGM_FI_DEV_FB_USED{exported_pod!=""}, "node", "$1", "hostname", "(.+)")))'
+    )
+
+
+def test_the_dashboard_reads_the_labels_of_the_chosen_exporter(tmp_path: Path) -> None:
+    operator = json.dumps(dashboard())
+    assert "hostname" in operator and "Hostname" not in operator and "{pod" not in operator
+    out = tmp_path / "chart.json"
+    assert main(["--out", str(out), "--exporter", "chart"]) == 0
+    chart = out.read_text(encoding="utf-8")
+    assert '"Hostname' in chart and "by (hostname)" not in chart
 
 
 def test_the_cli_writes_the_same_document(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The pack's policy list, metadata and generated RULES.md (never instantiates PolicyPack: it blocks forever)."""
+"""The pack's policies (each module registers itself), metadata and generated RULES.md (never instantiates
+PolicyPack: it blocks forever)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,15 @@ import importlib
 import re
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
 import yaml
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
-from policies import rules_md
-from policies.pack import ALL_POLICIES, PACK_NAME
+from policies import pack, rules_md
+from policies.pack import ALL_POLICIES, PACK_NAME, PolicyModuleError, policy_module_names
 
 POLICIES_DIR = Path(__file__).resolve().parents[2] / "policies"
 NOT_POLICY_MODULES = {"__init__", "__main__", "pack", "rules_md"}
@@ -67,6 +69,29 @@ def test_one_module_per_policy_named_after_it() -> None:
     for name in EXPECTED_LEVELS:
         module = importlib.import_module(f"policies.{name.replace('-', '_')}")
         assert module.POLICY.name == name
+
+
+def test_a_policy_registers_itself_in_name_order(tmp_path: Path) -> None:
+    """The pack is every public module of policies/ but pack and rules_md, imported in name order: no hand list."""
+    assert [p.name for p in ALL_POLICIES] == sorted(EXPECTED_LEVELS)
+    assert policy_module_names() == sorted(name.replace("-", "_") for name in EXPECTED_LEVELS)
+    for name in ("zeta_policy.py", "alpha_policy.py", "_helper.py", "pack.py", "rules_md.py", "notes.md"):
+        (tmp_path / name).write_text("", encoding="utf-8")
+    assert policy_module_names(tmp_path) == ["alpha_policy", "zeta_policy"]
+
+
+def test_a_module_that_is_not_a_policy_stops_the_pack(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(PolicyModuleError, match=r"policies/rules_md\.py has no POLICY built with policies\._meta"):
+        pack._load("rules_md")  # pyright: ignore[reportPrivateUsage]
+    impostor = types.ModuleType("policies.gpu_size_known_twice")
+    impostor.POLICY = ALL_POLICIES[0]  # pyright: ignore[reportAttributeAccessIssue]
+    monkeypatch.setitem(sys.modules, "policies.gpu_size_known_twice", impostor)
+    with pytest.raises(PolicyModuleError) as refused:
+        pack._load("gpu_size_known_twice")  # pyright: ignore[reportPrivateUsage]
+    assert str(refused.value) == (
+        f"policies/gpu_size_known_twice.py defines policy {ALL_POLICIES[0].name!r}: a policy module is named after its "
+        f"policy ({ALL_POLICIES[0].name.replace('-', '_')}.py)"
+    )
 
 
 def test_every_policy_carries_metadata() -> None:

@@ -27,7 +27,7 @@ from preflight.live_quota import (
 )
 from preflight.model import RecordedResource
 from preflight.quota import QuotaDemand, quota_demand
-from preflight.report import render
+from preflight.render import render
 from tests.preflight.azure_recorded import FIXTURES, RecordedAdapter, StaticToken, body, recorded_transport
 from tests.shared_runs import programs_in_process, shipped_stack_run
 

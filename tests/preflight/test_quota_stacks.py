@@ -12,7 +12,8 @@ import pytest
 from preflight.cost import estimate_cost
 from preflight.model import RecordedResource
 from preflight.quota import quota_demand
-from preflight.report import Report, render
+from preflight.render import render
+from preflight.report import Report
 from tests.preflight.sarif_schema import sarif_errors
 from tests.shared_runs import shipped_stack_run
 

@@ -10,7 +10,10 @@ import pytest
 from preflight.analyzer.protocol import NotApplicable, PolicyInfo, Violation
 from preflight.cost import BUDGET_PACK, check_budget, estimate_cost, parse_budget
 from preflight.model import RecordedResource
-from preflight.report import Report, budget_policy, budget_violation, render, render_sarif, to_json
+from preflight.render import render
+from preflight.report import Report, budget_policy, budget_violation
+from preflight.report_json import to_json
+from preflight.report_sarif import render_sarif
 from preflight.wire import SECRET_SIG, SIG_KEY
 from tests.preflight.sarif_schema import sarif_errors
 

@@ -10,6 +10,8 @@ import pytest
 
 from rules import Finding, NotApplicable
 from rules import databricks as dbx
+from rules import databricks_facts as dbx_facts
+from rules import databricks_policy as dbx_policy
 from rules.databricks import MAX_TASKS_PER_GPU, DatabricksCluster
 from tests.conftest import TODAY
 
@@ -204,9 +206,9 @@ def test_runtime_key(version: str, image: str | None, message: str | None) -> No
 
 
 def test_runtime_helpers() -> None:
-    assert dbx.runtime_release("18.x-gpu-ml-scala2.13") == (18, 0)
-    assert dbx.runtime_release("15.4.x-scala2.12") == (15, 4)
-    assert dbx.runtime_release("15.4.x-photon-scala2.12") is None
+    assert dbx_facts.runtime_release("18.x-gpu-ml-scala2.13") == (18, 0)
+    assert dbx_facts.runtime_release("15.4.x-scala2.12") == (15, 4)
+    assert dbx_facts.runtime_release("15.4.x-photon-scala2.12") is None
     assert dbx.plain_runtime("17.3.x-gpu-ml-scala2.13") == "17.3.x-scala2.13"
 
 
@@ -320,33 +322,38 @@ def test_task_gpu_amount_is_one_over_n() -> None:
 def test_cost_tags_of_a_cluster_under_the_policy() -> None:
     """missing_cost_tags: the policy's cost tags a GPU cluster carries nowhere, in the policy's order — for every GPU
     cluster (user-, group-dedicated, custom container: all reference the policy); nothing for a CPU cluster."""
-    assert dbx.missing_cost_tags(GPU, ["cost-center", "owner"], {"owner": "x"}) == ["cost-center"]
-    assert dbx.missing_cost_tags(GPU, ["owner", "cost-center"], set(), {}) == ["owner", "cost-center"]
-    assert dbx.missing_cost_tags(GPU, ["cost-center", "owner"], {"cost-center"}, {"owner": "x"}) == []
+    assert dbx_policy.missing_cost_tags(GPU, ["cost-center", "owner"], {"owner": "x"}) == ["cost-center"]
+    assert dbx_policy.missing_cost_tags(GPU, ["owner", "cost-center"], set(), {}) == ["owner", "cost-center"]
+    assert dbx_policy.missing_cost_tags(GPU, ["cost-center", "owner"], {"cost-center"}, {"owner": "x"}) == []
     for other in (GROUP, replace(GPU, custom_image="img", spark_version="17.3.x-scala2.13")):
-        assert dbx.missing_cost_tags(other, ["cost-center"], set()) == ["cost-center"]
-    assert dbx.missing_cost_tags(CPU, ["cost-center"], set()) == []
-    assert dbx.blank_cost_tags(["cost-center", "", "  "]) == ["", "  "]
-    assert dbx.blank_cost_tags(["cost-center"]) == []
+        assert dbx_policy.missing_cost_tags(other, ["cost-center"], set()) == ["cost-center"]
+    assert dbx_policy.missing_cost_tags(CPU, ["cost-center"], set()) == []
+    assert dbx_policy.blank_cost_tags(["cost-center", "", "  "]) == ["", "  "]
+    assert dbx_policy.blank_cost_tags(["cost-center"]) == []
 
 
 def test_policy_refusals_admit_both_request_shapes_and_custom_containers() -> None:
-    nodes = dbx.accepted_node_types(today=TODAY)
+    nodes = dbx_facts.accepted_node_types(today=TODAY)
     group = replace(GROUP, spark_version="17.3.x-scala2.13", use_ml_runtime=True, single_user_name="ml-platform")
     image = replace(GPU, spark_version="17.3.x-scala2.13", custom_image="databricksruntime/gpu-pytorch:cuda11.8")
     for admitted in (GPU, group, image, replace(GPU, spark_version="18.x-gpu-ml-scala2.13")):
-        assert dbx.policy_refusals(admitted, nodes, today=TODAY) == []
+        assert dbx_policy.policy_refusals(admitted, nodes, today=TODAY) == []
     refused = replace(GPU, data_security_mode="USER_ISOLATION", spark_version="17.3.x-cpu-ml-scala2.13")
-    assert [f.field for f in dbx.policy_refusals(refused, nodes, today=TODAY)] == ["sparkVersion", "dataSecurityMode"]
-    below = dbx.policy_refusals(GPU, dbx.accepted_node_types("Standard_NC40ads_H100_v5", today=TODAY), today=TODAY)
+    assert [f.field for f in dbx_policy.policy_refusals(refused, nodes, today=TODAY)] == [
+        "sparkVersion",
+        "dataSecurityMode",
+    ]
+    below = dbx_policy.policy_refusals(
+        GPU, dbx_facts.accepted_node_types("Standard_NC40ads_H100_v5", today=TODAY), today=TODAY
+    )
     assert [f.field for f in below] == ["nodeTypeId"]
     assert below[0].message.startswith("Standard_NV36ads_A10_v5 is not on the cluster policy's node type allowlist: ")
     for mode in ("SINGLE_USER", "DATA_SECURITY_MODE_DEDICATED"):
-        assert mode in dbx.POLICY_ACCESS_MODES
+        assert mode in dbx_policy.POLICY_ACCESS_MODES
     for key in ("17.3.x-gpu-ml-scala2.13", "17.3.x-scala2.13", "18.x-gpu-ml-scala2.13", "15.4.x-scala2.12"):
-        assert dbx.POLICY_RUNTIME_RE.match(key)
+        assert dbx_policy.POLICY_RUNTIME_RE.match(key)
     for key in ("17.3.x-cpu-ml-scala2.13", "17.3.x-ml-scala2.13", "17.3.x-photon-scala2.13", "auto:latest-ml"):
-        assert not dbx.POLICY_RUNTIME_RE.match(key)
+        assert not dbx_policy.POLICY_RUNTIME_RE.match(key)
 
 
 def test_accepted_node_types_are_what_the_node_type_rule_accepts() -> None:
@@ -363,6 +370,6 @@ def test_accepted_node_types_are_what_the_node_type_rule_accepts() -> None:
             )
             == []
         )
-        assert dbx.accepted_node_types(floor, today=TODAY) == rule
-    assert "Standard_NC24ads_A100_v4" in dbx.accepted_node_types(today=TODAY)
-    assert "Standard_NC24ads_A100_v4" not in dbx.accepted_node_types("Standard_NC40ads_H100_v5", today=TODAY)
+        assert dbx_facts.accepted_node_types(floor, today=TODAY) == rule
+    assert "Standard_NC24ads_A100_v4" in dbx_facts.accepted_node_types(today=TODAY)
+    assert "Standard_NC24ads_A100_v4" not in dbx_facts.accepted_node_types("Standard_NC40ads_H100_v5", today=TODAY)
