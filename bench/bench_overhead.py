@@ -27,7 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import rawgen
-from bench._common import BENCH, PY, ROOT, Run, emit_result, header, measure, ratio, table
+from bench._common import BENCH, PY, ROOT, Run, emit_result, header, measure, ratio, table, use_compiled_bytecode
 from preflight.model import RecordedResource
 
 TARGET_RATIO = 1.15
@@ -218,4 +218,5 @@ def run(stack: str, repeat: int, work: Path, name: str | None = None) -> int:
 
 
 if __name__ == "__main__":
+    use_compiled_bytecode()  # the children read compiled bytecode, as a user's second run does
     raise SystemExit(main())

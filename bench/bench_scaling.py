@@ -2,9 +2,10 @@
 
 Each N is a stack file derived from ``stacks/Pulumi.dev.yaml`` with N A100 pools (``gpuPools``), run in a fresh
 subprocess (``bench/_program.py``). Reported: the time the program spends registering (interpreter start-up and
-imports excluded), per pool and marginal ((t(50) - t(1)) / 49). For comparison the same resources are registered
-flat through the SDK classes (``bench/rawgen.py``): the per-pool ratio ours / raw is the components' overhead per
-pool; the rest is the SDK's own cost per ``AgentPool`` (its ~110 version aliases).
+imports excluded), per pool and marginal ((t(50) - t(1)) / 49), and the marginal Python function calls per pool
+(cProfile call counts of the run at the smallest and the largest N: deterministic work, unlike time). For comparison
+the same resources are registered flat through the SDK classes (``bench/rawgen.py``): the per-pool ratio ours / raw
+is the components' overhead per pool; the rest is the SDK's own cost per ``AgentPool`` (its ~110 version aliases).
 
 ``--limit-case`` also runs the stack at AKS's limit (99 GPU pools + the system pool = 100 node pools) and records how
 deep the SDK's dependency-cycle check recursed (``bench/_program.py --walk-depth``): it passes when every pool is
@@ -27,7 +28,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import rawgen
-from bench._common import BENCH, PY, ROOT, emit_result, header, measure, ratio, table
+from bench._common import BENCH, PY, ROOT, emit_result, header, measure, ratio, table, use_compiled_bytecode
 from preflight.model import RecordedResource
 from rules.limits import MAX_NODE_POOLS_PER_CLUSTER
 
@@ -52,10 +53,14 @@ def stack_with_pools(n: int, directory: Path) -> Path:
     return path
 
 
-def _run(program: Path, stack_file: Path, record: Path | None = None, *, walk_depth: bool = False) -> dict[str, Any]:
+def _run(
+    program: Path, stack_file: Path, record: Path | None = None, *, walk_depth: bool = False, calls: bool = False
+) -> dict[str, Any]:
     cmd = [PY, str(BENCH / "_program.py"), "--program", str(program), "--config-file", str(stack_file)]
     if walk_depth:
         cmd.append("--walk-depth")
+    if calls:
+        cmd.append("--count-calls")
     if record is not None:
         cmd += ["--record", str(record)]
     run = measure(cmd).check()
@@ -63,6 +68,14 @@ def _run(program: Path, stack_file: Path, record: Path | None = None, *, walk_de
     info["wall_s"] = run.wall_s
     info["peak_rss_mb"] = run.peak_rss_mb
     return info
+
+
+def marginal_calls(calls: dict[int, dict[str, int]], first: int, last: int) -> dict[str, float]:
+    """Python function calls per GPU pool from ``first`` to ``last`` pools, ours and raw, and their ratio."""
+    span = last - first
+    ours = (calls[last]["ours"] - calls[first]["ours"]) / span if span else float("nan")
+    raw = (calls[last]["raw"] - calls[first]["raw"]) / span if span else float("nan")
+    return {"ours": ours, "raw": raw, "ratio": ratio(ours, raw)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
 
     header("program scaling: N GPU pools under mocks (registration time, imports excluded)")
     rows: list[dict[str, Any]] = []
+    calls: dict[int, dict[str, int]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-scaling-") as tmp:
         t = Path(tmp)
         for n in counts:
@@ -91,6 +105,11 @@ def main(argv: list[str] | None = None) -> int:
             raw_dir = t / f"raw{n}"
             rawgen.generate(recs, raw_dir, mode="sdk")
             raw = min((_run(raw_dir, stack_file) for _ in range(args.repeat)), key=lambda r: r["run_s"])
+            if n in (counts[0], counts[-1]):  # Python function calls of the run: deterministic work
+                calls[n] = {
+                    "ours": _run(ROOT, stack_file, calls=True)["calls"],
+                    "raw": _run(raw_dir, stack_file, calls=True)["calls"],
+                }
             rows.append(
                 {
                     "n": n,
@@ -158,6 +177,11 @@ def main(argv: list[str] | None = None) -> int:
         f"  in CPU time (robust to other load): ours {marg_ours_cpu:.0f} ms, raw {marg_raw_cpu:.0f} ms per pool "
         f"(ratio {ratio(marg_ours_cpu, marg_raw_cpu):.2f})"
     )
+    marg_calls = marginal_calls(calls, first["n"], last["n"])
+    print(
+        f"  in Python function calls (deterministic): ours {marg_calls['ours']:,.0f}, raw {marg_calls['raw']:,.0f} per "
+        f"pool (ratio {marg_calls['ratio']:.3f}, {marg_calls['ratio'] - 1:+.0%})"
+    )
     limit: dict[str, Any] | None = None
     if args.limit_case:
         with tempfile.TemporaryDirectory(prefix="bench-limit-") as tmp:
@@ -184,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
             "limit": limit,
             "rows": rows,
             "marginal_ms": {"ours": marg_ours, "raw": marg_raw, "ratio": ratio(marg_ours, marg_raw)},
+            "marginal_calls": marg_calls,
             "marginal_cpu_ms": {
                 "ours": marg_ours_cpu,
                 "raw": marg_raw_cpu,
@@ -195,4 +220,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    use_compiled_bytecode()  # the children read compiled bytecode, as a user's second run does
     raise SystemExit(main())

@@ -36,7 +36,7 @@ import tempfile  # noqa: E402
 
 import pytest  # noqa: E402
 
-from tests.shared_runs import SHARED_DIR_ENV  # noqa: E402
+from tests.shared_runs import SHARED_DIR_ENV, stop_session_pack  # noqa: E402
 
 _OWN_SHARED_DIR = pytest.StashKey[str]()
 
@@ -49,6 +49,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    stop_session_pack()  # the policy pack tests/shared_runs.session_pack started in this process, if any
     owned = config.stash.get(_OWN_SHARED_DIR, None)
     if owned is not None:
         shutil.rmtree(owned)

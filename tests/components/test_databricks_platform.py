@@ -6,8 +6,6 @@ import copy
 import dataclasses
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +18,6 @@ from tests.components.harness import (
     DATABRICKS_CLUSTER,
     DATABRICKS_URL,
     DATABRICKS_WORKSPACE,
-    REPO_ROOT,
     RESOURCE_GROUP,
     SUBSCRIPTION_ID,
     merged,
@@ -28,6 +25,7 @@ from tests.components.harness import (
     run_stack,
 )
 from tests.components.test_stacks_policy_pack import check, recorded
+from tests.shared_runs import preflight_in_process
 
 TRAINING = {
     "name": "train",
@@ -247,25 +245,8 @@ def test_existing_resource_group_end_to_end_through_the_preflight(tmp_path: Path
     stack_file = tmp_path / "Pulumi.shared.yaml"
     stack_file.write_text(SHARED_STACK, encoding="utf-8")
     report = tmp_path / "report.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "preflight",
-            "--config-file",
-            str(stack_file),
-            "--format",
-            "json",
-            "--output",
-            str(report),
-        ],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = preflight_in_process("--config-file", str(stack_file), "--format", "json", "--output", str(report))
+    assert run.code == 0, run.stdout + run.stderr
     doc = json.loads(report.read_text(encoding="utf-8"))
     by_type = {r["type"]: r for r in doc["resources"]}
     ws = by_type[DATABRICKS_WORKSPACE]["inputs"]

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from preflight.analyzer.client import run_policy_pack
 from preflight.analyzer.protocol import PackResult
 from preflight.model import RecordedResource
 from stack_config import config_from_stack_yaml, validate_stack_config
 from tests.components.harness import AGENT_POOL, REPO_ROOT, Run, engine_urns, run_stack, stack_config
+from tests.shared_runs import run_session_pack
 
 PACK_DIR: Path = REPO_ROOT / "policies"
 STACKS = sorted(p.name.split(".")[1] for p in (REPO_ROOT / "stacks").glob("Pulumi.*.yaml"))
@@ -48,7 +48,7 @@ def recorded(run: Run) -> list[RecordedResource]:
 
 def check(stack: str, resources: list[RecordedResource]) -> PackResult:
     cfg = validate_stack_config(config_from_stack_yaml(stack_config(stack)), stack_file=f"stacks/Pulumi.{stack}.yaml")
-    return run_policy_pack(PACK_DIR, resources, policy_config=dict(cfg.policy), stack=stack)
+    return run_session_pack(resources, policy_config=dict(cfg.policy))  # the pack reads no stack name
 
 
 def test_all_three_stacks_exist() -> None:

@@ -195,10 +195,9 @@ def test_with_an_unknown_requirement_a_named_size_is_admitted_whatever_its_case(
 @pytest.mark.slow
 def test_the_pack_over_the_analyzer_protocol_fails_a_raw_node_pool_naming_the_sizes() -> None:
     """The pack process, driven the way the engine drives it, on raw NodePools (no component around them)."""
-    from pathlib import Path
 
-    from preflight.analyzer.client import run_policy_pack
     from preflight.model import RecordedResource
+    from tests.shared_runs import run_session_pack
 
     prefix = "urn:pulumi:dev::raw::"
     good = RecordedResource(urn=f"{prefix}{NODE_POOL}::good", type=NODE_POOL, name="good", inputs=NODE_POOL_PROPS)
@@ -211,7 +210,7 @@ def test_the_pack_over_the_analyzer_protocol_fails_a_raw_node_pool_naming_the_si
         limits=None,
     )
     bad = RecordedResource(urn=f"{prefix}{NODE_POOL}::bad", type=NODE_POOL, name="bad", inputs=bad_props)
-    result = run_policy_pack(Path(__file__).resolve().parents[2] / "policies", [good, bad], stack="dev")
+    result = run_session_pack([good, bad])
     # Alone in a stack, no device plugin of the stack runs on either NodePool's GPU nodes: advisory (issue 40).
     no_plugin = {v.urn for v in result.violations if v.policy_name == "gpu-node-device-plugin-missing"}
     assert no_plugin == {good.urn, bad.urn}

@@ -163,15 +163,15 @@ def test_constraining_an_unconstrained_example_as_advised_clears_it() -> None:
 def test_the_examples_through_the_pack_over_the_analyzer_protocol() -> None:
     """The pack process, driven as the engine drives it (Configure with every level, Analyze per resource, values
     over protobuf): mandatory verdicts only for the managed-GPU example, one advisory per unconstrained example."""
-    from preflight.analyzer.client import run_policy_pack
     from preflight.model import RecordedResource
+    from tests.shared_runs import run_session_pack
 
     prefix = "urn:pulumi:dev::nap-examples::"
     resources = [
         RecordedResource(urn=f"{prefix}{NODE_POOL}::{name}", type=NODE_POOL, name=name, inputs=example(name))
         for name in sorted(SCOPES)
     ]
-    result = run_policy_pack(Path(__file__).resolve().parents[2] / "policies", resources, stack="dev")
+    result = run_session_pack(resources)
     mandatory = sorted({(v.urn.rsplit("::", 1)[1], v.policy_name) for v in result.mandatory})
     assert mandatory == [
         ("aks-managed-gpu-nodes", "gpu-nodepool-limits"),

@@ -7,12 +7,13 @@ cycle behind fails here, naming the types."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tests.shared_runs import shared_python_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,7 +33,7 @@ SCRIPT = textwrap.dedent(
     from pulumi_policy import EnforcementLevel
     from pulumi_policy.policy import _PolicyAnalyzerServicer
 
-    from policies._collector import pause_cyclic_collector
+    from policies._collector import pause_cyclic_collector, resume_cyclic_collector
     from policies.pack import ALL_POLICIES, PACK_NAME
     from preflight.analyzer.protocol import to_struct
     from tests.policies._helpers import corpus_with_unknowns
@@ -67,31 +68,37 @@ SCRIPT = textwrap.dedent(
     diagnostics += len(stub.AnalyzeStack(stack).diagnostics)
     found = gc.collect()
     kinds = Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.garbage).most_common(10)
-    print(json.dumps({"diagnostics": diagnostics, "found": found, "kinds": kinds, "enabled": gc.isenabled()}))
+    paused = [gc.isenabled(), gc.get_freeze_count() > 0]
+    gc.set_debug(0)
+    resume_cyclic_collector()
+    resumed = [gc.isenabled(), gc.get_freeze_count()]
+    print(json.dumps({"diagnostics": diagnostics, "found": found, "kinds": kinds,
+                      "paused": paused, "resumed": resumed}))
     """
 )
 
 
-def test_the_packs_requests_leave_nothing_for_the_cyclic_collector() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, "300"], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
-    )
-    assert done.returncode == 0, done.stderr
+def cycle_run() -> dict[str, Any]:
+    """:data:`SCRIPT` on 300 requests in a fresh interpreter, once per session (tests/shared_runs.py)."""
+    done = shared_python_run("reference-cycles", SCRIPT, "300")
+    assert done.code == 0, done.stderr
     result = json.loads(done.stdout.splitlines()[-1])
+    result["stderr"] = done.stderr
+    return result
+
+
+def test_the_packs_requests_leave_nothing_for_the_cyclic_collector() -> None:
+    result = cycle_run()
     assert result["diagnostics"] > 300  # the corpus is full of violations: the policies did run
-    assert result["enabled"] is False
+    assert result["paused"][0] is False
     assert result["found"] == 0, f"reference cycles left by the pack's requests: {result['kinds']}"
-    assert "exempted from gpu-size-minimum" in done.stderr  # the exemption path ran too (logged to stderr)
+    assert "exempted from gpu-size-minimum" in result["stderr"]  # the exemption path ran too (logged to stderr)
 
 
 def test_pausing_freezes_what_is_loaded_and_stops_automatic_collection() -> None:
-    code = (
-        "import gc\nfrom policies._collector import pause_cyclic_collector, resume_cyclic_collector\n"
-        "pause_cyclic_collector()\nprint(gc.isenabled(), gc.get_freeze_count() > 0)\n"
-        "resume_cyclic_collector()\nprint(gc.isenabled(), gc.get_freeze_count())"
-    )
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["False", "True", "True", "0"]
+    """The same interpreter: paused (collector off, what was loaded frozen), then resumed (on, nothing frozen)."""
+    result = cycle_run()
+    assert [*result["paused"], *result["resumed"]] == [False, True, True, 0]
 
 
 def test_both_pack_entry_points_pause_the_collector_after_loading() -> None:

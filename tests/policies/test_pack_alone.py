@@ -247,11 +247,11 @@ def moved_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _record(program: Program) -> tuple[Any, list[Any]]:
-    from preflight.runner import run_program
     from preflight.stackfile import load_stack_settings
+    from tests.shared_runs import program_run_in_process
 
     settings = load_stack_settings(program.program_dir, program.stack_file)
-    run = run_program(settings, python=sys.executable)
+    run = program_run_in_process(settings)  # the preflight's runner, in this process (tests/shared_runs.py)
     return settings, run.resources
 
 

@@ -1,16 +1,14 @@
-"""`python -m preflight` end to end, in subprocesses: the real program runner, the real policy pack over gRPC.
+"""`python -m preflight` end to end: the real program under mocks, the real policy pack over gRPC.
 
-Each full run takes several seconds (program child process + policy pack process), so these are marked slow and the
-raw-program runs are shared per output format.
+The CLI's contracts (exit codes 0, 1, 2; text, JSON, Markdown, SARIF) each have one run in a real ``python -m
+preflight`` process (tests/shared_runs.py, the list in docs/ci.md); the other runs call the CLI's ``main(argv)`` in
+this process (:func:`tests.shared_runs.preflight_in_process`), which saves an interpreter and the SDK imports per run.
+The raw-program runs are shared per output format.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ import yaml
 
 from gpu_catalog import default_catalog
 from tests.preflight.sarif_schema import sarif_errors
-from tests.shared_runs import shipped_stack_run
+from tests.shared_runs import Run, preflight_in_process, preflight_process, shared_process_run, shipped_stack_run
 
 REPO = Path(__file__).resolve().parents[2]
 RAW = REPO / "tests" / "fixtures" / "raw_program"
@@ -41,31 +39,14 @@ def price(size: str) -> float:
     return value
 
 
-@dataclass
-class Run:
-    code: int
-    stdout: str
-    stderr: str
+def preflight(*args: str, cwd: Path = REPO) -> Run:
+    """``python -m preflight <args>`` as the CLI's ``main(argv)`` in this process (see the module docstring)."""
+    return preflight_in_process(*args, cwd=cwd)
 
 
-def preflight(*args: str, cwd: Path = REPO, timeout: float = 240) -> Run:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO)
-    proc = subprocess.run(
-        [sys.executable, "-m", "preflight", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=timeout,
-        check=False,
-    )
-    return Run(proc.returncode, proc.stdout, proc.stderr)
-
-
-@cache
 def raw_run(fmt: str) -> Run:
-    return preflight("--program", str(RAW), "--config-file", str(RAW_STACK), "--format", fmt)
+    """The raw program's report in ``fmt`` (exit 1): a real process, once per session (JSON and SARIF end to end)."""
+    return shared_process_run(f"raw-{fmt}", "--program", str(RAW), "--config-file", str(RAW_STACK), "--format", fmt)
 
 
 @cache
@@ -206,9 +187,15 @@ def test_unknown_policy_in_policy_config_exits_2_naming_file_and_key(tmp_path: P
 
 
 def test_program_that_is_not_a_program_exits_2(tmp_path: Path) -> None:
-    run = preflight("--program", str(tmp_path), "--config-file", str(RAW_STACK))
+    run = preflight_process("--program", str(tmp_path), "--config-file", str(RAW_STACK))  # exit 2 end to end
     assert run.code == 2
     assert f"preflight: error: {tmp_path}: no Pulumi.yaml (not a Pulumi program directory)" in run.stderr
+
+
+@cache
+def _usage_run(args: tuple[str, ...]) -> Run:
+    """One run per distinct argument list (two cases read the same run)."""
+    return preflight(*args)
 
 
 @pytest.mark.parametrize(
@@ -223,7 +210,7 @@ def test_program_that_is_not_a_program_exits_2(tmp_path: Path) -> None:
     ],
 )
 def test_bad_usage_exits_2(args: list[str], needle: str) -> None:
-    run = preflight(*args)
+    run = _usage_run(tuple(args))
     assert run.code == 2
     assert needle in run.stderr
 

@@ -1,5 +1,7 @@
-"""Issue 25 end to end: the stack file's ``exemptions`` through ``python -m preflight`` (the program under mocks, the
-real pack over gRPC), for a raw program and for a stack of this platform, with concrete dates (``--today``)."""
+"""Issue 25 end to end: the stack file's ``exemptions`` through the preflight's CLI (the program under mocks, the
+real pack over gRPC), for a raw program and for a stack of this platform, with concrete dates (``--today``). The
+Markdown report is the CLI's one Markdown run in a real ``python -m preflight`` process; the others run ``main(argv)``
+in this process (tests/shared_runs.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import yaml
 
 from tests.preflight.sarif_schema import sarif_errors
 from tests.preflight.test_cli import P100_URN, RAW, RAW_STACK, REPO, Run, preflight
+from tests.shared_runs import preflight_process
 
 pytestmark = pytest.mark.slow
 
@@ -174,7 +177,7 @@ def test_stack_with_an_active_exemption_passes_and_lists_it() -> None:
 
 
 def test_stack_with_an_exemption_ending_soon_gets_an_advisory_finding() -> None:
-    run = preflight("--config-file", str(EXAMPLE), "--today", "2027-01-05", "--format", "markdown")
+    run = preflight_process("--config-file", str(EXAMPLE), "--today", "2027-01-05", "--format", "markdown")
     assert run.code == 0, run.stderr
     assert "| advisory | `exemption-expiring` |" in run.stdout
     assert "the exemption of gpu-size-minimum for aks-t4 ends on 2027-01-15 (10 days left; owner " in run.stdout

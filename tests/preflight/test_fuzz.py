@@ -10,16 +10,13 @@ the encoding. Two layers:
   (``StackFileError``, ``PreflightInputError``, ``StackConfigError``) may be raised; their text must read like YAML
   (no ``True``/``None``) with one line per problem naming the file, and each problem's key path must be one the
   file has (``refusal_keys.unwritten``: a required key missing, or a path worded as a default, aside).
-- end to end (slow, 24 hand-picked cases): ``python -m preflight --config-file <mutated file> --format json`` in a
-  subprocess.
+- end to end (slow, the 30 hand-picked cases): ``python -m preflight --config-file <mutated file> --format json``
+  through the CLI's ``main(argv)`` in this process (tests/shared_runs.py: the program under mocks, the real pack).
 """
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import time
 import traceback
 from collections.abc import Iterator
@@ -51,6 +48,7 @@ from tests.preflight.fuzz_cases import (
     section_fixed_cases,
 )
 from tests.preflight.refusal_keys import unwritten
+from tests.shared_runs import preflight_in_process
 
 REPO = Path(__file__).resolve().parents[2]
 FIXED = [*fixed_cases(), *section_fixed_cases()]
@@ -204,45 +202,32 @@ def test_every_section_is_mutated_inside() -> None:
 
 
 def run_preflight(case: FuzzCase, directory: Path) -> tuple[FuzzCase, str | None, float]:
-    """Run one case end to end; ``None`` when it ended as it should, else what went wrong."""
+    """Run one case end to end (the CLI's ``main(argv)`` with the program and the pack, tests/shared_runs.py);
+    ``None`` when it ended as it should, else what went wrong. An exception out of ``main`` is a traceback on stderr
+    and exit 1, as the interpreter would end a ``python -m preflight`` process."""
     case_dir = directory / case.id.replace("/", "_")[:80]
     case_dir.mkdir(parents=True)
     path = write_case(case, case_dir)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO)
     start = time.monotonic()
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "preflight", "--config-file", str(path), "--format", "json"],
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            cwd=REPO,
-            env=env,
-            timeout=180,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return case, "hang: no exit after 180 s", time.monotonic() - start
+    run = preflight_in_process("--config-file", str(path), "--format", "json")
     elapsed = time.monotonic() - start
-    output = proc.stdout + proc.stderr
+    output = run.stdout + run.stderr
     wrong: list[str] = []
-    if proc.returncode not in (0, 1, 2):
-        wrong.append(f"exit code {proc.returncode}")
+    if run.code not in (0, 1, 2):
+        wrong.append(f"exit code {run.code}")
     if "Traceback" in output:
         wrong.append("a traceback in the output")
-    if proc.returncode == 2 and not proc.stderr.startswith("preflight: error:"):
+    if run.code == 2 and not run.stderr.startswith("preflight: error:"):
         wrong.append("exit 2 without 'preflight: error:' first on stderr")
     if not wrong:
         return case, None, elapsed
     tail = "\n".join(f"      | {line}" for line in output.strip().splitlines()[-25:])
-    return case, f"exit {proc.returncode}: {'; '.join(wrong)}\n{tail}", elapsed
+    return case, f"exit {run.code}: {'; '.join(wrong)}\n{tail}", elapsed
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", FIXED, ids=[c.id for c in FIXED])
 def test_preflight_end_to_end_exits_0_1_or_2(case: FuzzCase, tmp_path: Path) -> None:
-    """One case per test, so pytest-xdist spreads the subprocess runs over its workers."""
+    """One case per test, so pytest-xdist spreads the runs over its workers."""
     _case, wrong, elapsed = run_preflight(case, tmp_path)
     assert wrong is None, f"{case.id} ({elapsed:.1f} s) did not end with exit 0, 1 or 2: {wrong}"

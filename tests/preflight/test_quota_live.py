@@ -29,7 +29,7 @@ from preflight.model import RecordedResource
 from preflight.quota import QuotaDemand, quota_demand
 from preflight.render import render
 from tests.preflight.azure_recorded import FIXTURES, RecordedAdapter, StaticToken, body, recorded_transport
-from tests.shared_runs import shipped_stack_run
+from tests.shared_runs import programs_in_process, shipped_stack_run
 
 SUB = "00000000-0000-0000-0000-000000000000"
 REPO = Path(__file__).resolve().parents[2]
@@ -189,7 +189,7 @@ def test_cli_live_mandatory_shortfall_exits_1_and_reports_it(monkeypatch: pytest
     adapter = RecordedAdapter(
         usages={"westeurope": body("usage_westeurope_shortfall.json")}, skus=body("skus_westeurope_zones.json")
     )
-    with open(os.devnull, "w") as quiet:
+    with open(os.devnull, "w") as quiet, programs_in_process():  # the program in this process (tests/shared_runs.py)
         report = run_preflight(
             args, _Progress(quiet), live_credential=StaticToken(), live_transport=recorded_transport(adapter)
         )
