@@ -332,7 +332,7 @@ def test_every_problem_of_the_file_in_one_list_whoever_finds_it(tmp_path: Path) 
         "policy.gpu-size-minimun",
     ], lines
     assert lines[5] == (
-        f"  {stack}: gpuPools[0].spot: duplicate key: line 32 sets it to true and line 33 again to false; Pulumi "
+        f"  {stack}: gpuPools[0].spot: duplicate key: line 34 sets it to true and line 35 again to false; Pulumi "
         "refuses a stack file with a duplicate key. Keep one."
     )
     assert "Traceback" not in run.stderr

@@ -85,7 +85,7 @@ def test_a_duplicate_key_is_reported_with_both_lines(tmp_path: Path) -> None:
     assert [(p.path, p.message) for p in found.problems] == [
         (
             "gpuPools[0].vmSize",
-            "duplicate key: line 29 sets it to Standard_NV32as_v4 and line 30 again to Standard_NC4as_T4_v3; "
+            "duplicate key: line 31 sets it to Standard_NV32as_v4 and line 32 again to Standard_NC4as_T4_v3; "
             "Pulumi refuses a stack file with a duplicate key. Keep one.",
         )
     ]
