@@ -347,26 +347,9 @@ def run_session_pack(resources: list[RecordedResource], *, policy_config: dict[s
     """What ``run_policy_pack(policies/, resources, policy_config=...)`` returns, from :func:`session_pack`: Configure
     with this config first (an entry and a level for every policy, so nothing of an earlier user's config is left),
     know the providers, Analyze each resource, AnalyzeStack once. ``logs`` are this run's."""
-    from preflight.analyzer.protocol import PackResult
+    from preflight.analyzer.client import analyze_run
 
-    pack = session_pack()
-    info = pack.analyzer_info()
-    config = pack.configure(policy_config)
-    seen = len(pack.logs)
-    pack.know_providers(resources)
-    analysis = pack.analyze_many(resources)
-    analysis.extend(pack.analyze_stack(resources))
-    return PackResult(
-        violations=analysis.violations,
-        not_applicable=analysis.not_applicable,
-        policies=info.policies,
-        pack_name=info.name,
-        version=info.version,
-        config=config,
-        remediations=analysis.remediations,
-        logs=pack.logs[seen:],
-        stderr=pack.stderr,
-    )
+    return analyze_run(session_pack(), resources, policy_config=policy_config, logs_since_configure=True)
 
 
 def program_run_in_process(settings: StackSettings) -> ProgramRun:

@@ -385,12 +385,27 @@ def run_policy_pack(
         python=python,
         startup_timeout=startup_timeout,
     ) as pack:
-        info = pack.analyzer_info()
-        config = pack.configure(policy_config)
-        pack.know_providers(resources)
-        analysis = pack.analyze_many(resources)
-        analysis.extend(pack.analyze_stack(resources))
-        logs = pack.logs
+        result = analyze_run(pack, resources, policy_config=policy_config)
+    result.stderr = pack.stderr  # complete once the pack has stopped
+    return result
+
+
+def analyze_run(
+    pack: PolicyPackProcess,
+    resources: list[RecordedResource],
+    *,
+    policy_config: dict[str, Any] | None = None,
+    logs_since_configure: bool = False,
+) -> PackResult:
+    """One run on a started pack, as the engine drives it: Configure with ``policy_config`` (an entry and a level for
+    every policy), know the providers, Analyze every resource, AnalyzeStack once. ``logs``: every log of the pack, or
+    with ``logs_since_configure`` only those after Configure (a pack that served earlier runs)."""
+    info = pack.analyzer_info()
+    config = pack.configure(policy_config)
+    seen = len(pack.logs) if logs_since_configure else 0
+    pack.know_providers(resources)
+    analysis = pack.analyze_many(resources)
+    analysis.extend(pack.analyze_stack(resources))
     return PackResult(
         violations=analysis.violations,
         not_applicable=analysis.not_applicable,
@@ -399,6 +414,6 @@ def run_policy_pack(
         version=info.version,
         config=config,
         remediations=analysis.remediations,
-        logs=logs,
+        logs=pack.logs[seen:],
         stderr=pack.stderr,
     )
