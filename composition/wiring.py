@@ -286,16 +286,17 @@ def databricks_cluster_args(
     )
 
 
-def azure_policy_args(cfg: StackConfig, cluster: AksGpuClusterArgs) -> AksGpuSizePolicyArgs:
+def azure_policy_args(cfg: StackConfig, cluster: AksGpuClusterArgs, member: str | None = None) -> AksGpuSizePolicyArgs:
     """``azurePolicy``: the size rules with the stack's GPU floor, assigned to the cluster's resource group or the
-    subscription, with the pools the stack's exemptions waive today. Azure names carry the environment: definitions of
-    several stacks share a subscription."""
+    subscription, with the pools the stack's exemptions waive today. Azure names carry the environment (definitions of
+    several stacks share a subscription) and a fleet member's name (the members of one stack share the environment)."""
     from components.azure_policy import AksGpuSizePolicyArgs
 
     ap = cfg.azurePolicy
+    azure_name = f"agp-aks-gpu-vm-sizes-{cfg.environment}" + (f"-{member}" if member else "")
     return AksGpuSizePolicyArgs(
-        definition_name=f"agp-aks-gpu-vm-sizes-{cfg.environment}",
-        assignment_name=f"agp-aks-gpu-vm-sizes-{cfg.environment}",
+        definition_name=azure_name,
+        assignment_name=azure_name,
         scope=ap.scope,
         effect=ap.effect,
         floor=cfg.gpu_floor,
@@ -329,15 +330,16 @@ def azure_policy_exempted_pools(cfg: StackConfig, cluster: AksGpuClusterArgs) ->
     return tuple(out)
 
 
-def databricks_cluster_policy_args(cfg: StackConfig) -> DatabricksClusterPolicyArgs | None:
-    """``databricks.clusterPolicy`` (``None`` unless enabled), with the stack's GPU floor."""
+def databricks_cluster_policy_args(cfg: StackConfig, member: str | None = None) -> DatabricksClusterPolicyArgs | None:
+    """``databricks.clusterPolicy`` (``None`` unless enabled), with the stack's GPU floor; the default name ends with a
+    fleet member's name (members may share a workspace given by ``url``)."""
     if cfg.databricks is None or not cfg.databricks.clusterPolicy.enabled:
         return None
     from components.databricks import DatabricksClusterPolicyArgs
 
     policy = cfg.databricks.clusterPolicy
     return DatabricksClusterPolicyArgs(
-        policy_name=policy.name or f"gpu-clusters-{cfg.environment}",
+        policy_name=policy.name or f"gpu-clusters-{cfg.environment}" + (f"-{member}" if member else ""),
         gpu_floor=cfg.gpu_floor,
         cost_tags=tuple(policy.costTags),
         today=cfg.today,
