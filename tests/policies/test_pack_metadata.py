@@ -56,6 +56,7 @@ EXPECTED_LEVELS = {
     "gpu-node-device-plugin": "mandatory",
     "gpu-node-device-plugin-missing": "advisory",
     "gpu-pool-idle-minimum": "advisory",
+    "fleet-update-strategy-stages": "mandatory",
 }
 
 
@@ -117,6 +118,7 @@ def test_stack_policies() -> None:
         "aks-kubernetes-version-expiring",
         "aks-kubernetes-version-supported",
         "aks-node-os-supported",
+        "fleet-update-strategy-stages",
         "gpu-driver-skipped-needs-operator",
         "gpu-node-device-plugin",
         "gpu-node-device-plugin-missing",
