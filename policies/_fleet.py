@@ -12,15 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from pulumi_policy import StackValidationArgs
 
-from rules.fleet_wire import WireFleetResource, member_tag, read_fleet_resource
+from rules.fleet import fleet_channel_findings, member_channel_findings
+from rules.fleet_wire import FLEET_MEMBER_TAG, WireFleetResource, member_tag, read_fleet_resource
 from rules.idle import is_gpu_operator_chart
 from rules.resource_types import is_helm_release, is_managed_cluster
+from rules.specs.fleet import AutoUpgrade, FleetMember, FleetSpec
 
-from ._resources import UNKNOWN, ResourceRef, Review, as_bool, get, is_unknown, resource_ref
+from ._resources import UNKNOWN, ResourceRef, Review, as_bool, get, is_unknown, resource_ref, shared_reading
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,14 @@ def stack_fleets(args: StackValidationArgs, review: Review) -> dict[str, StackFl
     return fleets
 
 
+def fleets_of(args: StackValidationArgs, review: Review) -> list[StackFleet]:
+    """:func:`stack_fleets`, read once per request and shared by the fleet policies."""
+    return shared_reading(_FLEETS, lambda recorder: list(stack_fleets(args, recorder).values()), review)
+
+
+_FLEETS = "fleets"
+
+
 @dataclass(frozen=True)
 class MemberCluster:
     """What the stack sends for a member's cluster: its ManagedCluster and its GPU operator release, if any."""
@@ -79,7 +90,10 @@ class MemberCluster:
     upgrade_channel: Any = None
     kaito_addon: Any = False
     gpu_operator_version: Any = None
-    cluster_name: str | None = None
+    node_os_channel: Any = None
+    node_auto_provisioning: Any = False
+    cluster_name: str = ""
+    urn: str = ""
 
 
 def member_clusters(args: StackValidationArgs) -> dict[str, MemberCluster]:
@@ -107,6 +121,103 @@ def member_clusters(args: StackValidationArgs) -> dict[str, MemberCluster]:
             upgrade_channel=get(ref.props, "autoUpgradeProfile", "upgradeChannel"),
             kaito_addon=UNKNOWN if enabled is UNKNOWN else bool(as_bool(enabled)),
             gpu_operator_version=get(operator.props, "version") if operator is not None else None,
+            node_os_channel=get(ref.props, "autoUpgradeProfile", "nodeOSUpgradeChannel"),
+            node_auto_provisioning=get(ref.props, "nodeProvisioningProfile", "mode") == "Auto",
             cluster_name=ref.name,
+            urn=ref.urn,
         )
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# The auto-upgrade profiles against the members' pinned GPU software (rules.fleet's channel rules)
+
+
+@dataclass(frozen=True)
+class ProfileFinding:
+    """A finding of :mod:`rules.fleet`'s channel rules on one profile, with the resource it belongs on."""
+
+    message: str
+    urn: str
+    advisory: bool
+
+
+def _upgrade(part: FleetPart, review: Review) -> AutoUpgrade | None:
+    props = part.wire.properties
+    channel, disabled = props.get("channel"), props.get("disabled")
+    selection, target = get(props, "nodeImageSelection", "type"), props.get("targetKubernetesVersion")
+    for key, value in (("channel", channel), ("disabled", disabled), ("nodeImageSelection.type", selection),
+                       ("targetKubernetesVersion", target)):  # fmt: skip
+        if is_unknown(value):
+            review.unknown_field(f"{part.resource.name}: {key}")
+            return None
+    if not isinstance(channel, str):
+        return None
+    return AutoUpgrade(
+        channel=channel,  # pyright: ignore[reportArgumentType]  (the REST enum; an unknown value matches no rule)
+        node_image_selection=selection if isinstance(selection, str) else "Consistent",  # pyright: ignore[reportArgumentType]
+        target_kubernetes_version=target if isinstance(target, str) else None,
+        disabled=as_bool(disabled) is True,
+    )
+
+
+def _member(part: FleetPart, cluster: MemberCluster, review: Review) -> FleetMember | None:
+    for key, value in (("kubernetesVersion", cluster.kubernetes_version), ("location", cluster.region),
+                       ("autoUpgradeProfile.upgradeChannel", cluster.upgrade_channel),
+                       ("aiToolchainOperatorProfile.enabled", cluster.kaito_addon),
+                       ("GPU operator release version", cluster.gpu_operator_version)):  # fmt: skip
+        if is_unknown(value):
+            review.unknown_field(f"{cluster.cluster_name}: {key}")
+            return None
+    return FleetMember(
+        name=str(part.wire.name),
+        region=cluster.region if isinstance(cluster.region, str) else "",
+        group=part.wire.properties.get("group") if isinstance(part.wire.properties.get("group"), str) else None,
+        kubernetes_version=cluster.kubernetes_version if isinstance(cluster.kubernetes_version, str) else "",
+        auto_upgrade_channel=cluster.upgrade_channel if isinstance(cluster.upgrade_channel, str) else None,
+        gpu_operator_version=cluster.gpu_operator_version if isinstance(cluster.gpu_operator_version, str) else None,
+        kaito_addon=cluster.kaito_addon is True,
+        node_os_upgrade_channel=cluster.node_os_channel if isinstance(cluster.node_os_channel, str) else None,
+        node_auto_provisioning=cluster.node_auto_provisioning is True,
+    )
+
+
+def profile_findings(args: StackValidationArgs, review: Review, today: date) -> list[ProfileFinding]:
+    """Every auto-upgrade profile of the stack's fleets against the members the stack shows (their ManagedClusters by
+    the ``fleet-member`` tag): :func:`rules.fleet.fleet_channel_findings` on the profile,
+    :func:`rules.fleet.member_channel_findings` on each member's cluster. Members the stack does not show (no
+    FleetMember, or no tagged cluster) are named on ``review`` as not checked."""
+    fleets = [f for f in fleets_of(args, review) if f.profiles]
+    if not fleets:
+        return []
+    clusters = member_clusters(args)
+    out: list[ProfileFinding] = []
+    for fleet in fleets:
+        members: list[tuple[FleetMember, str]] = []
+        unseen = [str(p.wire.name) for p in fleet.members if p.wire.name not in clusters]
+        for part in fleet.members:
+            cluster = clusters.get(part.wire.name) if isinstance(part.wire.name, str) else None
+            member = _member(part, cluster, review) if cluster is not None else None
+            if member is not None and cluster is not None:
+                members.append((member, cluster.urn))
+        if not fleet.members:
+            review.not_checked(f"fleet {fleet.name}: no FleetMember of it in the stack, so no member's pinned GPU "
+                               "software is known")  # fmt: skip
+        elif unseen:
+            review.not_checked(
+                f"fleet {fleet.name}: members {', '.join(unseen)} have no ManagedCluster tagged {FLEET_MEMBER_TAG} in "
+                "the stack, so their pinned GPU software is not known"
+            )
+        for part in fleet.profiles:
+            upgrade = _upgrade(part, review)
+            if upgrade is None or not members:
+                continue
+            spec = FleetSpec(fleet.name, "", members=tuple(m for m, _ in members), auto_upgrade=upgrade)
+            label = f"{part.resource.name} (fleet {fleet.name})"
+            for f in fleet_channel_findings(spec, today=today):
+                out.append(ProfileFinding(f"{label}: {f.message}", part.resource.urn, f.advisory))
+            for f in member_channel_findings(spec):
+                index = int(f.field[len("members[") :].split("]")[0]) if f.field.startswith("members[") else -1
+                urn = members[index][1] if 0 <= index < len(members) else part.resource.urn
+                out.append(ProfileFinding(f"{label}: {f.message}", urn, f.advisory))
     return out

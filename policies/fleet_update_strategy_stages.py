@@ -10,7 +10,7 @@ from rules.fleet import stage_findings
 from rules.fleet_wire import WireStage, strategy_stages
 from rules.specs.fleet import FleetMember, FleetSpec, UpdateStage
 
-from ._fleet import FleetPart, StackFleet, stack_fleets
+from ._fleet import FleetPart, StackFleet, fleets_of
 from ._meta import MANDATORY, GpuStackPolicy
 from ._resources import Review, is_unknown
 
@@ -71,7 +71,7 @@ def _judge(fleet: StackFleet, review: Review) -> None:
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     review = Review(report, args)
-    for fleet in stack_fleets(args, review).values():
+    for fleet in fleets_of(args, review):
         if fleet.strategies:
             _judge(fleet, review)
     review.finish()
