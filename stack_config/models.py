@@ -44,6 +44,7 @@ from rules.upgrade import AutoUpgradeChannel, NodeOsUpgradeChannel
 from .azure_policy import AzurePolicyConfig
 from .base import TODAY, StrictModel, empty_section, worded
 from .databricks import DatabricksConfig
+from .fleet import FleetConfig
 from .kaito import KaitoConfig, kaito_addon_enabled
 from .landing_zone import (
     DefenderConfig,
@@ -454,8 +455,13 @@ class StackConfig(StrictModel):
     gpuQuota: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
     """vCPUs granted per quota family in ``location`` (``StandardNCADSA100v4Family: 96``), as the subscription's
     quota page shows them: the pools at ``maxCount`` plus their upgrade surge must fit (``docs/landing-zone.md``)."""
+    fleet: FleetConfig | None = None
+    """A multi-region fleet on Azure Kubernetes Fleet Manager (``stack_config/fleet.py``, ``docs/fleet.md``): the
+    other sections become the members' template; the members' stacks: :func:`stack_config.fleet_members.members_of`."""
 
     _today: date = PrivateAttr()
+    _fleet: Any = PrivateAttr(default=None)
+    """The expanded fleet (``stack_config.fleet_members.ExpandedFleet``), set by :func:`validate_stack_config`."""
 
     def model_post_init(self, context: Any, /) -> None:
         """The day the stack is checked on: the validation context's ``today`` (:func:`validate_stack_config` reads
