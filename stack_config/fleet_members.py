@@ -38,7 +38,7 @@ from pydantic import ValidationError
 from gpu_catalog import default_catalog
 from gpu_catalog.lifecycle import minor_of
 from gpu_catalog.problems import Problem, key_path, show
-from rules.fleet import fleet_findings
+from rules.fleet import channel_moves_versions, fleet_findings
 from rules.specs.fleet import AutoUpgrade, FleetMember, FleetPool, FleetSpec, Placement, UpdateStage
 
 from .base import TODAY
@@ -114,9 +114,14 @@ def _split(path: str) -> list[int | str]:
 # --------------------------------------------------------------------------------------------------- one member
 
 
-def member_data(template: Mapping[str, Any], member: FleetMemberConfig) -> tuple[dict[str, Any], Provenance]:
+def member_data(
+    template: Mapping[str, Any], member: FleetMemberConfig, *, fleet_upgrades: bool = False
+) -> tuple[dict[str, Any], Provenance]:
     """The member's stack config as a plain dict (the template with the override merged over it and the member's
-    own facts: location, the ``fleet-member`` tag, suffixed names) and its provenance (:func:`merge_over`)."""
+    own facts: location, the ``fleet-member`` tag, suffixed names) and its provenance (:func:`merge_over`).
+    ``fleet_upgrades``: the fleet's auto-upgrade profile moves the Kubernetes version, so a member whose stack file
+    does not set ``cluster.autoUpgradeChannel`` gets ``none`` (the Fleet FAQ: with both on, whichever runs first
+    upgrades the cluster; :func:`rules.fleet.member_channel_findings` refuses a channel set explicitly)."""
     data, prov = merge_over({k: v for k, v in template.items() if k != "fleet"}, dict(member.overrides))
     data["location"] = member.region
     environment = data.get("environment")
@@ -128,6 +133,8 @@ def member_data(template: Mapping[str, Any], member: FleetMemberConfig) -> tuple
         cluster["name"] = f"{cluster.get('name') or f'aks-gpu-{environment}'}-{member.name}"
     if "resourceGroup.name" not in prov and group.get("existing") is not True:
         group["name"] = f"{group.get('name') or f'rg-gpu-{environment}'}-{member.name}"
+    if fleet_upgrades and "autoUpgradeChannel" not in cluster:
+        cluster["autoUpgradeChannel"] = "none"
     tags = cluster.get("tags")
     cluster["tags"] = {**(tags if isinstance(tags, Mapping) else {}), FLEET_MEMBER_TAG: member.name}
     data["cluster"] = cluster
@@ -180,6 +187,7 @@ def expand_member(
     day: date,
     config_present: Callable[[str], bool],
     template_problems: Sequence[Problem] = (),
+    fleet_upgrades: bool = False,
 ) -> tuple[StackConfig | None, list[Problem]]:
     """The member's validated stack config (``None`` when it has problems) and its problems on the stack file's key
     paths (:func:`_where`); a problem the template reports itself (same key, same words) on a value the override
@@ -188,7 +196,7 @@ def expand_member(
     if wrong:  # judged without the keys it may not set, so its other problems show too
         kept = {k: v for k, v in member.overrides.items() if k not in STACK_WIDE_KEYS}
         member = member.model_copy(update={"overrides": kept})
-    data, prov = member_data(template, member)
+    data, prov = member_data(template, member, fleet_upgrades=fleet_upgrades)
     cfg: StackConfig | None = None
     try:
         cfg = StackConfig.model_validate(data, context={TODAY: day})
@@ -202,6 +210,14 @@ def expand_member(
 
 
 # --------------------------------------------------------------------------------------------------- the fleet
+
+
+def fleet_moves_versions(fleet: FleetConfig | None) -> bool:
+    """The fleet's auto-upgrade profile (enabled) moves the members' Kubernetes version (``Stable``, ``Rapid``,
+    ``TargetKubernetesVersion``): the members' own channel defaults to ``none`` and the program must ignore drift on
+    their versions (:func:`rules.fleet.fleet_owns_version`)."""
+    upgrade = fleet.autoUpgrade if fleet is not None else None
+    return upgrade is not None and channel_moves_versions(upgrade.channel, disabled=upgrade.disabled)
 
 
 def fleet_member(member: FleetMemberConfig, cfg: StackConfig) -> FleetMember:
@@ -224,6 +240,10 @@ def fleet_member(member: FleetMemberConfig, cfg: StackConfig) -> FleetMember:
         kaito_addon=cfg.kaito_addon,
         pools=tuple(pools),
         labels=dict(member.labels),
+        node_os_upgrade_channel=cfg.cluster.nodeOsUpgradeChannel,
+        node_auto_provisioning=cfg.node_auto_provisioning,
+        cluster_name=cfg.cluster_name,
+        resource_group=cfg.resource_group_name,
     )
 
 
@@ -263,7 +283,13 @@ def expand_fleet(
     problems: list[Problem] = []
     for i, member in enumerate(fleet.members):
         cfg, found = expand_member(
-            template, i, member, day=day, config_present=config_present, template_problems=template_problems
+            template,
+            i,
+            member,
+            day=day,
+            config_present=config_present,
+            template_problems=template_problems,
+            fleet_upgrades=fleet_moves_versions(fleet),
         )
         problems += found
         if cfg is not None:

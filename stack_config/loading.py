@@ -26,8 +26,8 @@ from .errors import (
     _clean_loc,
     _error_to_problem,
 )
-from .fleet import FleetMemberConfig
-from .fleet_members import expand_member, fleet_problems
+from .fleet import FleetConfig, FleetMemberConfig
+from .fleet_members import expand_member, fleet_moves_versions, fleet_problems
 from .models import StackConfig
 
 # --------------------------------------------------------------------------------------------------- loading
@@ -112,13 +112,25 @@ def _fleet_of_broken_template(
     members = raw.get("members") if isinstance(raw, Mapping) else None
     if not isinstance(members, list):
         return []
+    try:
+        upgrades = fleet_moves_versions(FleetConfig.model_validate(raw, context={TODAY: day}))
+    except ValidationError:
+        upgrades = False  # the fleet section's own problems are reported by the root model
     found: list[Problem] = []
     for i, item in enumerate(members):
         try:
             member = FleetMemberConfig.model_validate(item, context={TODAY: day})
         except ValidationError:
             continue  # reported on its own key by the root model
-        found += expand_member(data, i, member, day=day, config_present=config_present, template_problems=problems)[1]
+        found += expand_member(
+            data,
+            i,
+            member,
+            day=day,
+            config_present=config_present,
+            template_problems=problems,
+            fleet_upgrades=upgrades,
+        )[1]
     return found
 
 

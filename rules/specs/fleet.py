@@ -71,6 +71,14 @@ class FleetMember:
     pools: tuple[FleetPool, ...] = ()
     labels: Mapping[str, str] = field(default_factory=dict)
     """Member labels of your own (the platform adds region and GPU facts, ``rules.fleet.member_labels``)."""
+    node_os_upgrade_channel: str | None = None
+    """The member cluster's own ``autoUpgradeProfile.nodeOSUpgradeChannel`` (``NodeImage``), if any."""
+    node_auto_provisioning: bool = False
+    """The member runs node auto-provisioning (``gpuNodePools``): Fleet updates only its control plane."""
+    cluster_name: str = ""
+    """The member's AKS cluster name (the template's with ``-<member>``, or the override's)."""
+    resource_group: str = ""
+    """The member's resource group name."""
 
 
 @dataclass(frozen=True)
