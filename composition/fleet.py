@@ -8,13 +8,15 @@ platform with :func:`composition.platform.build_platform` under the member's nam
 cluster and GPU pools, the update strategy, the auto-upgrade profile and the placements on the hub.
 
 A placement selects the members whose labels (:func:`rules.fleet.member_labels`) say they have one of its sizes: one
-``ClusterSelectorTerm`` per size (terms are ORed), ``gpu-size.azure-gpu-platform/<size>: "true"``.
+``ClusterSelectorTerm`` per size (terms are ORed), ``gpu-size.azure-gpu-platform/<size>: "true"``, narrowed to the
+members :func:`rules.fleet.placement_members` qualifies when the labels alone would select more.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 import pulumi
@@ -27,7 +29,7 @@ from components.fleet import (
     MemberCluster,
     PlacementArgs,
 )
-from rules.fleet import GPU_SIZE_LABEL_PREFIX, member_labels
+from rules.fleet import GPU_SIZE_LABEL_PREFIX, member_labels, placement_members
 from rules.specs.fleet import FleetMember, FleetPool, FleetSpec, Placement
 from stack_config import StackConfig
 from stack_config.fleet_members import fleet_spec_of, members_of
@@ -57,22 +59,38 @@ def size_label(vm_size: str) -> str:
     return next(key for key in labels if key.startswith(f"{GPU_SIZE_LABEL_PREFIX}/"))
 
 
-def placement_sizes(spec: FleetSpec, placement: Placement) -> tuple[str, ...]:
-    """The sizes a placement's members must have: its ``vmSizes``, or else every GPU size a member has."""
+MEMBER_NAME_LABEL = "fleet.azure.com/member-name"
+"""The member label Fleet Manager sets itself (MicrosoftDocs/azure-aks-docs
+``articles/kubernetes-fleet/concepts-member-cluster-labels.md``: service-defined, read-only)."""
+
+
+def placement_sizes(placement: Placement, members: Sequence[FleetMember]) -> tuple[str, ...]:
+    """The sizes a placement's members must have: its ``vmSizes``, or else every GPU size the qualifying members
+    have."""
     if placement.vm_sizes:
         return tuple(dict.fromkeys(placement.vm_sizes))
-    return tuple(dict.fromkeys(pool.vm_size for member in spec.members for pool in member.pools))
+    return tuple(dict.fromkeys(pool.vm_size for member in members for pool in member.pools))
 
 
-def placement_args(spec: FleetSpec, placement: Placement) -> PlacementArgs:
-    """A placement as the component's Args: one label term per size (a member with any of them qualifies)."""
-    terms: tuple[Mapping[str, Any], ...] = tuple(
-        {"labelSelector": {"matchLabels": {size_label(size): "true"}}} for size in placement_sizes(spec, placement)
-    )
+def placement_args(spec: FleetSpec, index: int, *, today: date) -> PlacementArgs:
+    """A placement as the component's Args: one label term per size (a member with any of them qualifies). When the
+    size labels would also select members the placement's rules exclude (no KAITO add-on, no pool that fits the
+    preset: :func:`rules.fleet.placement_members`), each term also names the qualifying members."""
+    placement = spec.placements[index]
+    qualifying = placement_members(spec, index, today=today)
+    sizes = placement_sizes(placement, qualifying)
+    by_labels = [m.name for m in spec.members if any(p.vm_size in sizes for p in m.pools)]
+    names = [m.name for m in qualifying]
+    terms: list[Mapping[str, Any]] = []
+    for size in sizes:
+        selector: dict[str, Any] = {"matchLabels": {size_label(size): "true"}}
+        if by_labels != names:
+            selector["matchExpressions"] = [{"key": MEMBER_NAME_LABEL, "operator": "In", "values": names}]
+        terms.append({"labelSelector": selector})
     return PlacementArgs(
         name=placement.name,
         namespace=placement.namespace,
-        cluster_selector_terms=terms,
+        cluster_selector_terms=tuple(terms),
         number_of_clusters=placement.number_of_clusters,
     )
 
@@ -95,7 +113,7 @@ def gpu_fleet_args(cfg: StackConfig, spec: FleetSpec) -> GpuFleetArgs:
         stages=spec.stages,
         auto_upgrade_name=AUTO_UPGRADE_PROFILE,
         auto_upgrade=spec.auto_upgrade,
-        placements=tuple(placement_args(spec, p) for p in spec.placements),
+        placements=tuple(placement_args(spec, j, today=cfg.today) for j in range(len(spec.placements))),
         tags=wiring.platform_tags(cfg),
         access=FleetAccess(
             grant_deployer=access.grantDeployer,

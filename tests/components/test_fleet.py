@@ -242,3 +242,36 @@ def test_args_refuse_placements_without_a_hub_and_unknown_groups() -> None:
         "  members: member 'weu' is named twice",
         "  stages: stage 'canary': no member is in group 'blue'",
     ]
+
+
+def test_placement_terms_name_the_members_when_labels_alone_select_more() -> None:
+    from datetime import date
+
+    from composition.fleet import placement_args
+    from rules.specs.fleet import FleetMember, FleetPool, FleetSpec, Placement
+
+    a100 = (FleetPool("a100", "Standard_NC24ads_A100_v4", ("nvidia.com/gpu",), 2),)
+    spec = FleetSpec(
+        name="gpu-fleet",
+        location="westeurope",
+        members=(
+            FleetMember("weu", "westeurope", kaito_addon=True, pools=a100),
+            FleetMember("neu", "northeurope", kaito_addon=False, pools=a100),  # same size, no KAITO add-on
+        ),
+        placements=(
+            Placement("llm", "team-a", ("Standard_NC24ads_A100_v4",), kaito_preset="phi-4"),
+            Placement("any", "team-b", ("Standard_NC24ads_A100_v4",), number_of_clusters=1),
+        ),
+    )
+    llm = placement_args(spec, 0, today=date(2026, 12, 3))
+    assert llm.cluster_selector_terms == (
+        {
+            "labelSelector": {
+                "matchLabels": {A100: "true"},
+                "matchExpressions": [{"key": "fleet.azure.com/member-name", "operator": "In", "values": ["weu"]}],
+            }
+        },
+    )
+    any_member = placement_args(spec, 1, today=date(2026, 12, 3))
+    assert any_member.cluster_selector_terms == ({"labelSelector": {"matchLabels": {A100: "true"}}},)
+    assert any_member.number_of_clusters == 1
