@@ -2,10 +2,10 @@
 ``docs/fleet.md``).
 
 Every Fleet resource is sent with the generic ``azure-native:resources:Resource`` at an explicit stable API version
-(:data:`FLEET_API_VERSION`): pulumi-azure-native 3.29.0's typed ``containerservice.Fleet*`` resources send the
-2024-05-02-preview API, and the stable versions are reachable only through a locally generated SDK or this generic
-route, which gives up typed inputs. What is sent is therefore checked against the REST spec of that version by the
-conformance facts (``conformance/facts/fleet.json``).
+(:data:`FLEET_API_VERSION`, ``gpu_catalog/facts/fleet.json``): pulumi-azure-native 3.29.0's typed
+``containerservice.Fleet*`` resources send the 2024-05-02-preview API, and the stable versions are reachable only
+through a locally generated SDK or this generic route, which gives up typed inputs. What is sent is therefore checked
+against the REST spec of that version by the conformance facts (``conformance/facts/fleet.json``).
 
 Resource tree (``<name>`` is the component's name, ``fleet`` in the program)::
 
@@ -41,6 +41,7 @@ import pulumi
 from pulumi_azure_native import authorization, containerservice, resources
 
 from gpu_catalog.access import fleet_cluster_admin_role
+from gpu_catalog.fleet import load_fleet_facts
 from rules import Finding
 from rules.specs.fleet import AutoUpgrade, UpdateStage
 
@@ -50,10 +51,9 @@ if TYPE_CHECKING:
     import pulumi_kubernetes as k8s
 
 TYPE_TOKEN = "azure-gpu-platform:components:GpuFleet"
-FLEET_API_VERSION = "2026-06-01"
-"""The Fleet REST API version every Fleet resource is sent at: the newest stable version
-(Azure/azure-rest-api-specs ``specification/containerservice/resource-manager/Microsoft.ContainerService/fleet/stable/
-2026-06-01/fleets.json``), the first stable one with member ``labels`` (placement by GPU size needs them)."""
+FLEET_API_VERSION = load_fleet_facts().api_version
+"""The Fleet REST API version every Fleet resource is sent at (``gpu_catalog/facts/fleet.json``: the newest stable
+version whose spec was read, 2026-06-01, which also has member ``labels``: placement by GPU size needs them)."""
 PROVIDER_NAMESPACE = "Microsoft.ContainerService"
 PLACEMENT_API_VERSION = "placement.kubernetes-fleet.io/v1"
 """``ClusterResourcePlacement``'s GA group/version (Azure/fleet ``apis/placement/v1``)."""
