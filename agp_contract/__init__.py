@@ -48,12 +48,13 @@ A **fleet stack** (one stack holding an Azure Kubernetes Fleet Manager fleet, ``
 additive, a single-cluster stack exports none of these) exports ``contractVersion`` and, instead of one cluster's keys:
 
 ===================== ===========================================================================================
-``fleet``             the fleet view: ``{name, location, hub, members: {<member>: {region, group, kubernetesVersion,``
-                      ``labels, pools: [{name, vmSize, gpuResources, maxNodes}]}}, groups: {<group>: [members]},``
+``fleet``             the fleet view: ``{name, fleetId, location, hub, members: {<member>: {region, group,``
+                      ``kubernetesVersion, labels, pools: [{name, vmSize, gpuResources, maxNodes}]}},``
+                      ``groups: {<group>: [members]},``
                       ``regions: {<region>: [members]}, requestable: {<resource name>: {<member>: [vmSizes]}}}``:
                       where each GPU extended resource can be requested, on which sizes (:class:`FleetContract`)
-``fleetMembers``      ``{<member>: <the single-cluster contract above, without contractVersion and kubeconfig>}``
-``fleetKubeconfigs``  **secret**: ``{<member>: <user kubeconfig>}``
+``members``           ``{<member>: <the single-cluster contract above, without contractVersion and kubeconfig>}``
+``memberKubeconfigs`` **secret**: ``{<member>: <user kubeconfig>}``
 ===================== ===========================================================================================
 
 No Pulumi provider imports here: only ``pulumi`` itself.
@@ -76,8 +77,8 @@ CONTRACT_VERSION = "1"
 SharingMode = Literal["none", "timeSlicing", "mps"]
 T = TypeVar("T")
 
-FLEET_KEYS: tuple[str, ...] = ("contractVersion", "fleet", "fleetMembers")
-"""The non-secret outputs of a fleet stack (``fleetKubeconfigs`` is read separately, as a secret)."""
+FLEET_KEYS: tuple[str, ...] = ("contractVersion", "fleet", "members")
+"""The non-secret outputs of a fleet stack (``memberKubeconfigs`` is read separately, as a secret)."""
 
 _SCALAR_KEYS: tuple[str, ...] = (
     "contractVersion",
@@ -434,6 +435,8 @@ class FleetContract:
     """Region → the members there."""
     requestable: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     """Extended resource (``nvidia.com/gpu``) → member → the sizes of its pools that advertise it."""
+    fleet_id: str | None = None
+    """The Fleet's Azure resource id (``None`` from a view built before deployment)."""
 
     def member(self, name: str) -> FleetMemberContract:
         try:
@@ -448,7 +451,9 @@ class FleetContract:
         return dict(self.requestable.get(resource_name, {}))
 
     @classmethod
-    def of(cls, name: str, location: str, hub: bool, members: list[FleetMemberContract]) -> FleetContract:
+    def of(
+        cls, name: str, location: str, hub: bool, members: list[FleetMemberContract], fleet_id: Any = None
+    ) -> FleetContract:
         """The view with its indexes (groups, regions, requestable) computed from the members."""
         groups: dict[str, list[str]] = {}
         regions: dict[str, list[str]] = {}
@@ -462,11 +467,12 @@ class FleetContract:
                     sizes = requestable.setdefault(resource, {}).setdefault(m.name, [])
                     if pool.vm_size not in sizes:
                         sizes.append(pool.vm_size)
-        return cls(name, location, hub, {m.name: m for m in members}, groups, regions, requestable)
+        return cls(name, location, hub, {m.name: m for m in members}, groups, regions, requestable, fleet_id)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
+            "fleetId": self.fleet_id,
             "location": self.location,
             "hub": self.hub,
             "members": {n: m.to_dict() for n, m in self.members.items()},
@@ -482,6 +488,7 @@ class FleetContract:
 
         return cls(
             name=str(data["name"]),
+            fleet_id=str(data["fleetId"]) if data.get("fleetId") is not None else None,
             location=str(data.get("location", "")),
             hub=bool(data.get("hub", False)),
             members={str(n): FleetMemberContract.from_dict(str(n), m) for n, m in (data.get("members") or {}).items()},
@@ -559,7 +566,7 @@ def parse_contract(outputs: Mapping[str, Any], *, source: str = "the referenced 
     missing = [k for k in ("clusterName", "clusterId", "resourceGroupName", "gpuPools") if k not in outputs]
     if missing and "fleet" in outputs:
         raise ContractError(
-            f"{source} is a fleet stack: it exports one contract per member (fleetMembers) and the fleet view (fleet); "
+            f"{source} is a fleet stack: it exports one contract per member (members) and the fleet view (fleet); "
             "read a member's with PlatformStackReference.member(<name>)"
         )
     if missing:
@@ -600,9 +607,9 @@ def parse_fleet(outputs: Mapping[str, Any], *, source: str = "the referenced sta
 
 
 def parse_member(outputs: Mapping[str, Any], member: str, *, source: str = "the referenced stack") -> PlatformContract:
-    """One member's contract from a fleet stack's outputs (``fleetMembers[member]``)."""
+    """One member's contract from a fleet stack's outputs (``members[member]``)."""
     _check_version(outputs, source)
-    members = outputs.get("fleetMembers") or {}
+    members = outputs.get("members") or {}
     if member not in members:
         raise ContractError(f"{source} has no fleet member {member!r}; it has: {', '.join(sorted(members)) or 'none'}")
     return parse_contract(
@@ -648,7 +655,7 @@ class PlatformStackReference:
 
     def member_kubeconfig(self, name: str) -> pulumi.Output[str]:
         """A fleet member's user kubeconfig, kept secret."""
-        configs = self.reference.require_output("fleetKubeconfigs")
+        configs = self.reference.require_output("memberKubeconfigs")
         return pulumi.Output.secret(configs.apply(lambda c: str(c[name])))
 
     @property

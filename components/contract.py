@@ -16,7 +16,7 @@ SINGLE_CLUSTER_ONLY = ("contractVersion", "kubeconfig")
 """Keys of one cluster's contract that a fleet stack exports once (the version) or apart (the kubeconfigs, secret)."""
 
 
-def fleet_contract(spec: FleetSpec) -> FleetContract:
+def fleet_contract(spec: FleetSpec, fleet_id: Any = None) -> FleetContract:
     """The fleet view (``fleet``): each member's region, group, Kubernetes version, labels (the ones Fleet Manager
     matches placements on, :func:`rules.fleet.member_labels`) and GPU pools, with the indexes by group, region and
     requestable extended resource."""
@@ -31,20 +31,23 @@ def fleet_contract(spec: FleetSpec) -> FleetContract:
         )
         for m in spec.members
     ]
-    return FleetContract.of(spec.name, spec.location, spec.hub, members)
+    return FleetContract.of(spec.name, spec.location, spec.hub, members, fleet_id)
 
 
-def fleet_outputs(spec: FleetSpec, member_contracts: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def fleet_outputs(
+    spec: FleetSpec, member_contracts: Mapping[str, Mapping[str, Any]], fleet_id: Any = None
+) -> dict[str, Any]:
     """A fleet stack's contract outputs from the fleet's spec and each member's single-cluster contract
-    (``composition.platform.contract_outputs`` of the member's platform): ``contractVersion``, ``fleet``,
-    ``fleetMembers`` (each member's contract without ``contractVersion`` and ``kubeconfig``) and ``fleetKubeconfigs``
+    (``composition.platform.contract_outputs`` of the member's platform) and the Fleet's resource id (an output):
+    ``contractVersion``, ``fleet``,
+    ``members`` (each member's contract without ``contractVersion`` and ``kubeconfig``) and ``memberKubeconfigs``
     (export it as a secret)."""
     return {
         "contractVersion": CONTRACT_VERSION,
-        "fleet": fleet_contract(spec).to_dict(),
-        "fleetMembers": {
+        "fleet": fleet_contract(spec, fleet_id).to_dict(),
+        "members": {
             name: {k: v for k, v in contract.items() if k not in SINGLE_CLUSTER_ONLY}
             for name, contract in member_contracts.items()
         },
-        "fleetKubeconfigs": {name: contract.get("kubeconfig") for name, contract in member_contracts.items()},
+        "memberKubeconfigs": {name: contract.get("kubeconfig") for name, contract in member_contracts.items()},
     }

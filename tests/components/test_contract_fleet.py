@@ -73,10 +73,10 @@ def test_the_fleet_view_of_the_spec() -> None:
 
 def test_fleet_outputs_one_contract_per_member() -> None:
     outputs = fleet_outputs(SPEC, {"weu": {**MEMBER, "contractVersion": "1", "kubeconfig": "secret-weu"}})
-    assert set(outputs) == {"contractVersion", "fleet", "fleetMembers", "fleetKubeconfigs"}
+    assert set(outputs) == {"contractVersion", "fleet", "members", "memberKubeconfigs"}
     assert outputs["contractVersion"] == "1"
-    assert outputs["fleetMembers"] == {"weu": MEMBER}
-    assert outputs["fleetKubeconfigs"] == {"weu": "secret-weu"}
+    assert outputs["members"] == {"weu": MEMBER}
+    assert outputs["memberKubeconfigs"] == {"weu": "secret-weu"}
 
 
 def test_a_fleet_stack_is_not_read_as_one_cluster() -> None:

@@ -194,7 +194,9 @@ def test_every_fleet_resource_conforms(run: Run) -> None:
 
 def test_outputs_name_every_member(run: Run) -> None:
     assert sorted(run.outputs["members"]) == sorted(MEMBERS)
-    assert run.outputs["fleet"]["members"] == {m: {"region": r, "group": g} for m, (r, g) in MEMBERS.items()}
+    view = run.outputs["fleet"]["members"]
+    assert {m: (v["region"], v["group"]) for m, v in view.items()} == MEMBERS
+    assert run.outputs["contractVersion"] == "1" and "kubeconfig" not in run.outputs["members"]["weu"]
     assert run.outputs["members"]["weu"]["clusterName"] == "aks-gpu-fleet-weu"
 
 

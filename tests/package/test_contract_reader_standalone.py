@@ -65,9 +65,7 @@ def test_fleet_view_round_trip_without_the_platform() -> None:
     outputs = {
         "contractVersion": "1",
         "fleet": view.to_dict(),
-        "fleetMembers": {
-            "weu": {"clusterName": "aks-weu", "clusterId": "/x", "resourceGroupName": "rg", "gpuPools": {}}
-        },
+        "members": {"weu": {"clusterName": "aks-weu", "clusterId": "/x", "resourceGroupName": "rg", "gpuPools": {}}},
     }
     assert parse_fleet(outputs) == view
     assert view.where("nvidia.com/gpu") == {"weu": ["Standard_NC8as_T4_v3"]} and view.groups == {"canary": ["weu"]}
