@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from pulumi_policy import StackValidationArgs
+from pulumi_policy import ReportViolation, StackValidationArgs
 
+from gpu_catalog import clock
 from rules.fleet import fleet_channel_findings, member_channel_findings
 from rules.fleet_wire import FLEET_MEMBER_TAG, WireFleetResource, member_tag, read_fleet_resource
 from rules.idle import is_gpu_operator_chart
@@ -221,3 +222,12 @@ def profile_findings(args: StackValidationArgs, review: Review, today: date) -> 
                 urn = members[index][1] if 0 <= index < len(members) else part.resource.urn
                 out.append(ProfileFinding(f"{label}: {f.message}", urn, f.advisory))
     return out
+
+
+def review_profiles(args: StackValidationArgs, report: ReportViolation, *, advisory: bool) -> None:
+    """A channel policy's run: :func:`profile_findings` of one kind (the refusals, or the warnings) as violations."""
+    review = Review(report, args)
+    for finding in profile_findings(args, review, clock.today()):
+        if finding.advisory is advisory:
+            review.violation(finding.message, finding.urn)
+    review.finish()

@@ -7,21 +7,14 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, Severity, StackValidationArgs
 
-from gpu_catalog import clock
-
-from ._fleet import profile_findings
+from ._fleet import review_profiles
 from ._meta import ADVISORY, GpuStackPolicy
-from ._resources import Review
 
 NAME = "fleet-auto-upgrade-next-move"
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    review = Review(report, args)
-    for finding in profile_findings(args, review, clock.today()):
-        if finding.advisory:
-            review.violation(finding.message, finding.urn)
-    review.finish()
+    review_profiles(args, report, advisory=True)
 
 
 POLICY = GpuStackPolicy(
