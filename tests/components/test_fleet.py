@@ -275,3 +275,27 @@ def test_placement_terms_name_the_members_when_labels_alone_select_more() -> Non
     any_member = placement_args(spec, 1, today=date(2026, 12, 3))
     assert any_member.cluster_selector_terms == ({"labelSelector": {"matchLabels": {A100: "true"}}},)
     assert any_member.number_of_clusters == 1
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_a_members_platform_prefixes_every_name(stack: str) -> None:
+    """Every resource of a shipped stack's platform, built twice in one program under two member names: every name
+    starts with its member's, no URN repeats, and the names once per subscription or workspace end with it."""
+    from composition.platform import build_platform
+    from composition.stack_file import load_stack_config
+    from tests.components.harness import run_program, stack_config
+
+    def program() -> None:
+        cfg = load_stack_config()
+        build_platform(cfg, "m1")
+        build_platform(cfg, "m2")
+
+    single = [row["urn"].rsplit("::", 1)[1] for row in json.loads((SNAPSHOT_DIR / f"{stack}.json").read_text())]
+    run = run_program(program, config=stack_config(stack), stack=stack)
+    assert run.error is None, run.error
+    assert len(run.records) == 2 * len(single)
+    assert len({r.urn for r in run.records}) == len(run.records)
+    assert sorted(r.name for r in run.records if r.name.startswith("m1-")) == sorted(f"m1-{n}" for n in single)
+    assert sorted(r.name for r in run.records if r.name.startswith("m2-")) == sorted(f"m2-{n}" for n in single)
+    policies = run.of_type("azure-native:authorization:PolicyDefinition")
+    assert [p.inputs["policyDefinitionName"].rsplit("-", 1)[1] for p in policies] == [p.name[:2] for p in policies]
