@@ -299,3 +299,46 @@ def test_a_members_platform_prefixes_every_name(stack: str) -> None:
     assert sorted(r.name for r in run.records if r.name.startswith("m2-")) == sorted(f"m2-{n}" for n in single)
     policies = run.of_type("azure-native:authorization:PolicyDefinition")
     assert [p.inputs["policyDefinitionName"].rsplit("-", 1)[1] for p in policies] == [p.name[:2] for p in policies]
+
+
+def _refusals(mutate: Any) -> list[str]:
+    """The problems the stack config names for a copy of the example changed by ``mutate(fleet section)``."""
+    import copy
+    from datetime import date
+
+    from stack_config import StackConfigError, validate_stack_config
+    from stack_config.loading import config_from_stack_yaml
+
+    config = copy.deepcopy(example_config())
+    mutate(config["azure-gpu-platform:fleet"])
+    with pytest.raises(StackConfigError) as refused:
+        validate_stack_config(config_from_stack_yaml(config), stack_file="Pulumi.fleet.yaml", today=date(2026, 12, 3))
+    return [f"{p.path}: {p.message}" for p in refused.value.problems]
+
+
+def test_the_example_refuses_two_members_with_one_name() -> None:
+    problems = _refusals(lambda fleet: fleet["members"][2].update(name="weu"))
+    assert problems == [
+        "fleet.members[2].name: 'weu' is already the name of members[0] (westeurope): a fleet has one FleetMember "
+        "per name, and the name suffixes the member's cluster and resource group names. Give each member its own "
+        "name."
+    ]
+
+
+def test_the_example_refuses_a_channel_past_the_gpu_stack() -> None:
+    problems = _refusals(lambda fleet: fleet.update(autoUpgrade={"channel": "Rapid"}))
+    assert len(problems) == 3  # one per member
+    assert problems[0].startswith(
+        "fleet.autoUpgrade.channel: fleet auto-upgrade channel 'Rapid' moves member 'weu' (westeurope) from "
+        "Kubernetes 1.36 to 1.37"
+    )
+    assert "GPU operator v26.7.0" in problems[0]
+
+
+def test_the_example_refuses_a_placement_no_member_can_run() -> None:
+    problems = _refusals(lambda fleet: fleet["placements"][0].update(vmSizes=["Standard_NC40ads_H100_v5"]))
+    assert len(problems) == 1
+    assert problems[0].startswith(
+        "fleet.placements[0]: no member can run placement 'team-a-llm' (namespace team-a-llm): it needs a GPU pool "
+        "of Standard_NC40ads_H100_v5"
+    )
