@@ -342,3 +342,30 @@ def test_the_example_refuses_a_placement_no_member_can_run() -> None:
         "fleet.placements[0]: no member can run placement 'team-a-llm' (namespace team-a-llm): it needs a GPU pool "
         "of Standard_NC40ads_H100_v5"
     )
+
+
+def test_a_misspelled_member_field_fails_conformance(run: Run) -> None:
+    import copy
+
+    member = copy.deepcopy(arm(run, "members")[0])
+    member.inputs["properties"]["lables"] = member.inputs["properties"].pop("labels")
+    (finding,) = failures(check_resources([member]))
+    assert (finding.path, finding.rule) == ("properties.lables", "unknown-field")
+    assert 'did you mean "labels"' in finding.message
+
+
+def test_a_fleet_without_hub_has_no_hub_resources() -> None:
+    from components.fleet import GpuFleet, MemberCluster
+    from tests.components.harness import run_program
+
+    def program() -> None:
+        GpuFleet("fleet", _args(hub=False), {"weu": MemberCluster("/c/weu"), "sec": MemberCluster("/c/sec")})
+
+    result = run_program(program, config={})
+    assert result.error is None, result.error
+    (fleet,) = arm(result, "fleets")
+    assert fleet.inputs["properties"] == {}
+    assert [r.type for r in result.records if r.type.startswith(("kubernetes", "pulumi:providers"))] == []
+    assert result.of_type("azure-native:authorization:RoleAssignment") == []
+    assert [i for i in result.invokes if i[0].endswith("listFleetCredentials")] == []
+    assert sorted(r.inputs["resourceName"] for r in arm(result, "members")) == ["sec", "weu"]
