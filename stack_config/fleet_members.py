@@ -189,9 +189,9 @@ def expand_member(
     template_problems: Sequence[Problem] = (),
     fleet_upgrades: bool = False,
 ) -> tuple[StackConfig | None, list[Problem]]:
-    """The member's validated stack config (``None`` when it has problems) and its problems on the stack file's key
-    paths (:func:`_where`); a problem the template reports itself (same key, same words) on a value the override
-    did not set is left out: it is reported once, on the template's key."""
+    """The member's stack config (``None`` when its shape is wrong; judged without the keys it may not override) and
+    its problems on the stack file's key paths (:func:`_where`); a problem the template reports itself (same key,
+    same words) on a value the override did not set is left out: it is reported once, on the template's key."""
     wrong = _override_key_problems(index, member)
     if wrong:  # judged without the keys it may not set, so its other problems show too
         kept = {k: v for k, v in member.overrides.items() if k not in STACK_WIDE_KEYS}
@@ -206,7 +206,7 @@ def expand_member(
         found = semantic_problems(cfg, config_present=config_present)
     known = set(template_problems)
     mine = [p for p in found if p not in known or _set_by_override(p.path, prov) is not None]
-    return (cfg if not (found or wrong) else None), [*wrong, *(_where(p, index, member, prov) for p in mine)]
+    return cfg, [*wrong, *(_where(p, index, member, prov) for p in mine)]
 
 
 # --------------------------------------------------------------------------------------------------- the fleet
@@ -278,7 +278,8 @@ def expand_fleet(
     config_present: Callable[[str], bool],
     template_problems: Sequence[Problem] = (),
 ) -> tuple[list[MemberStack], list[Problem]]:
-    """Every member's stack (those without problems) and every member's problems (:func:`expand_member`)."""
+    """Every member's stack whose shape is right (the fleet's rules read them; any problem refuses the stack file
+    anyway) and every member's problems (:func:`expand_member`)."""
     members: list[MemberStack] = []
     problems: list[Problem] = []
     for i, member in enumerate(fleet.members):
