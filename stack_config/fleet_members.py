@@ -163,7 +163,15 @@ def _where(problem: Problem, index: int, member: FleetMemberConfig, prov: Proven
     hit = _set_by_override(problem.path, prov)
     if hit is not None:
         return Problem(f"{at}.overrides.{hit}", problem.message)
+    if problem.path in _DERIVED:  # the template's name with -<member> appended
+        return Problem(f"{at}.name", f"{problem.path} {_DERIVED[problem.path]}: {problem.message}")
     return Problem(at, f"{problem.path} (the template's value, in {member.region}): {problem.message}")
+
+
+_DERIVED = {
+    "cluster.name": "(the template's cluster name with -<member name> appended)",
+    "resourceGroup.name": "(the template's resource group name with -<member name> appended)",
+}
 
 
 def _override_key_problems(index: int, member: FleetMemberConfig) -> list[Problem]:

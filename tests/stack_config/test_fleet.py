@@ -274,3 +274,15 @@ def test_the_refusal_names_the_stack_file() -> None:
             "  stacks/Pulumi.fleet.yaml: fleet.members[1].name: 'weu' is already the name of members[0] (westeurope)"
         )
     )
+
+
+def test_a_derived_name_too_long_is_reported_on_the_member_name() -> None:
+    data = copy.deepcopy(STACK)
+    data["cluster"]["name"] = "aks-ml-platform"  # 15 characters, + "-" + 48 = 64 > 63
+    data["fleet"]["members"][1]["name"] = "sweden-central-gpu-capacity-for-the-batch-team-x"
+    found = problems(data)
+    assert [p.path for p in found] == ["fleet.members[1].name"]
+    assert found[0].message == (
+        "cluster.name (the template's cluster name with -<member name> appended): String should have at most 63 "
+        "characters (got 'aks-ml-platform-sweden-central-gpu-capacity-for-the-batch-team-x')."
+    )
