@@ -13,10 +13,12 @@ Merge (:func:`merge_over`), chosen so a per-region change is one line and touche
 - any other list (``zones``, ``taints``, ``adminGroupObjectIds``) and any scalar is replaced wholesale;
 - ``null`` in an override removes the template's key (the member gets the default).
 
-Then the member's own facts: ``location`` is its region; ``cluster.tags["fleet-member"]`` is its name (the tags flow
-to every tagged resource of the member; the preflight groups cost by it); ``cluster.name`` and ``resourceGroup.name``
-get ``-<member>`` appended (defaults included: ``aks-gpu-prod-weu``, ``rg-gpu-prod-weu``) unless the override names
-them, so members never collide on an Azure name.
+Then the member's own facts: ``location`` is its region (the template's ``gpuQuota``, a grant in the stack's
+``location``, applies only to members in that region; others state their own in ``overrides``);
+``cluster.tags["fleet-member"]`` is its name (the tags flow to every tagged resource of the member; the preflight
+groups cost by it); ``cluster.name`` and ``resourceGroup.name`` get ``-<member>`` appended (defaults included:
+``aks-gpu-prod-weu``, ``rg-gpu-prod-weu``) unless the override names them or the group is ``existing``, so members
+never collide on an Azure name.
 
 A member's problem is reported under ``fleet.members[i]``: on the override's own key path when the override set the
 value (``fleet.members[1].overrides.gpuPools[0].vmSize``), else on the member naming the template's key
@@ -122,7 +124,10 @@ def member_data(
     ``fleet_upgrades``: the fleet's auto-upgrade profile moves the Kubernetes version, so a member whose stack file
     does not set ``cluster.autoUpgradeChannel`` gets ``none`` (the Fleet FAQ: with both on, whichever runs first
     upgrades the cluster; :func:`rules.fleet.member_channel_findings` refuses a channel set explicitly)."""
-    data, prov = merge_over({k: v for k, v in template.items() if k != "fleet"}, dict(member.overrides))
+    base = {k: v for k, v in template.items() if k != "fleet"}
+    if member.region != template.get("location"):
+        base.pop("gpuQuota", None)  # a grant is per region: another region's numbers say nothing here
+    data, prov = merge_over(base, dict(member.overrides))
     data["location"] = member.region
     environment = data.get("environment")
     cluster = data.get("cluster")

@@ -286,3 +286,16 @@ def test_a_derived_name_too_long_is_reported_on_the_member_name() -> None:
         "cluster.name (the template's cluster name with -<member name> appended): String should have at most 63 "
         "characters (got 'aks-ml-platform-sweden-central-gpu-capacity-for-the-batch-team-x')."
     )
+
+
+def test_a_quota_grant_stays_in_its_region() -> None:
+    data = copy.deepcopy(STACK)
+    data["gpuQuota"] = {"StandardNCADSA100v4Family": 96}
+    data["fleet"]["members"][1]["overrides"]["gpuQuota"] = {"StandardNCADSA100v4Family": 120}
+    data["fleet"]["members"].append({"name": "neu", "region": "northeurope", "group": "rest"})
+    weu, sec, neu = members_of(validate_stack_config(data, stack_file=FILE, today=TODAY))
+    assert [m.config.gpuQuota for m in (weu, sec, neu)] == [
+        {"StandardNCADSA100v4Family": 96},
+        {"StandardNCADSA100v4Family": 120},
+        {},
+    ]
