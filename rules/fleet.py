@@ -166,7 +166,7 @@ def region_findings(spec: FleetSpec, facts: RegionalSizes | None = None) -> list
         unrecorded: list[str] = []
         for pool in member.pools:
             offer, source = regional.offer(member.region, pool.vm_size)
-            if offer == "not-offered":
+            if offer == "not-offered" and not pool.auto_provisioned:
                 out.append(
                     FleetFinding(
                         f"members[{i}].region",
@@ -174,6 +174,16 @@ def region_findings(spec: FleetSpec, facts: RegionalSizes | None = None) -> list
                         f"{source}; {GPU_REGION_FACTS_NAME}), so AKS cannot create the pool there. Override the "
                         f"pool's vmSize for this member (fleet.members[{i}].overrides.gpuPools: "
                         f"[{{name: {pool.name}, vmSize: ...}}]) or place the member in a region that offers it.",
+                    )
+                )
+            elif offer == "not-offered":
+                out.append(
+                    FleetFinding(
+                        f"members[{i}].region",
+                        f"member {member.name!r}: {member.region} does not offer {pool.vm_size} ({source}), one of "
+                        f"the sizes node auto-provisioning pool {pool.name!r} may launch: Karpenter picks among the "
+                        "others.",
+                        advisory=True,
                     )
                 )
             elif offer == "unrecorded" and pool.vm_size not in unrecorded:

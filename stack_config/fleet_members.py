@@ -41,6 +41,8 @@ from gpu_catalog import default_catalog
 from gpu_catalog.lifecycle import minor_of
 from gpu_catalog.problems import Problem, key_path, show
 from rules.fleet import channel_moves_versions, fleet_findings
+from rules.karpenter import nodes_for_gpus, resolve_sizes
+from rules.node_stack import GPU_RESOURCE
 from rules.specs.fleet import AutoUpgrade, FleetMember, FleetPool, FleetSpec, Placement, UpdateStage
 
 from .base import TODAY
@@ -243,6 +245,13 @@ def fleet_member(member: FleetMemberConfig, cfg: StackConfig) -> FleetMember:
             resources = tuple(a.resource for a in gpu_pool(cfg, pool).node_stack(size).advertised)
         upper = pool.maxCount if pool.maxCount is not None else pool.effective_count
         pools.append(FleetPool(pool.name, pool.vmSize, resources, upper))
+    for nap in cfg.gpuNodePools:
+        names, _ = resolve_sizes(nap.sizes, nap.series, nap.gpuModels, floor=cfg.usable_gpu_floor, today=cfg.today)
+        resources = (GPU_RESOURCE,) if nap.sharing is None else ()
+        for name in names:
+            size = default_catalog().lookup(name)
+            upper = nodes_for_gpus(size, nap.limits.gpus) if size is not None else 0
+            pools.append(FleetPool(nap.name, name, resources, upper, auto_provisioned=True))
     return FleetMember(
         name=member.name,
         region=member.region,

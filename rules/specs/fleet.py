@@ -48,7 +48,10 @@ class FleetPool:
     gpu_resources: tuple[str, ...] = ()
     """Extended resources a pod requests on this pool's nodes (``nvidia.com/gpu``, ``nvidia.com/mig-3g.40gb``)."""
     max_nodes: int = 0
-    """Nodes at the pool's upper bound (``maxCount`` or ``count``)."""
+    """Nodes at the pool's upper bound (``maxCount`` or ``count``; a NAP pool: the nodes its GPU limit holds)."""
+    auto_provisioned: bool = False
+    """One size a node auto-provisioning pool (``gpuNodePools``) may launch: Karpenter picks among its sizes, so one
+    size missing in a region does not stop the pool."""
 
 
 @dataclass(frozen=True)

@@ -299,3 +299,20 @@ def test_a_quota_grant_stays_in_its_region() -> None:
         {"StandardNCADSA100v4Family": 120},
         {},
     ]
+
+
+def test_a_member_with_node_auto_provisioning_qualifies_by_its_nap_sizes() -> None:
+    data = copy.deepcopy(STACK)
+    data["fleet"]["members"][1]["overrides"] = {  # NAP: its agent pools may not autoscale (null drops a key)
+        "gpuPools": [{"name": "a100", "minCount": None, "maxCount": None, "count": 1}],
+        "gpuNodePools": [{"name": "h100", "sizes": ["Standard_NC40ads_H100_v5"], "limits": {"gpus": 2}}],
+    }
+    data["fleet"]["placements"] = [{"name": "big", "namespace": "team-h", "vmSizes": ["Standard_NC40ads_H100_v5"]}]
+    cfg = validate_stack_config(data, stack_file=FILE, today=TODAY)
+    spec = fleet_spec_of(cfg)
+    assert spec is not None
+    assert spec.members[1].pools[-1] == FleetPool(
+        "h100", "Standard_NC40ads_H100_v5", ("nvidia.com/gpu",), 2, auto_provisioned=True
+    )
+    assert spec.members[1].node_auto_provisioning is True
+    assert "fleet.members[1]: member 'sec' runs node auto-provisioning" in " ".join(fleet_warnings(cfg))
