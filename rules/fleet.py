@@ -327,6 +327,16 @@ def member_channel_findings(spec: FleetSpec) -> list[FleetFinding]:
                     advisory=True,
                 )
             )
+        pin = member.kubernetes_pin.strip().lstrip("v")
+        if channel_moves_versions(upgrade.channel) and pin and minor_of(pin) not in (None, pin):
+            out.append(
+                FleetFinding(
+                    where,
+                    f"member {member.name!r} pins the patch {pin} (cluster.kubernetesVersion), but the fleet's "
+                    f"{upgrade.channel!r} profile moves it to newer patches: the next pulumi up would send {pin} "
+                    f"again, a downgrade AKS refuses. Pin the minor ({minor_of(pin)!r}).",
+                )
+            )
         if member.node_auto_provisioning:
             out.append(
                 FleetFinding(

@@ -264,6 +264,7 @@ def fleet_member(member: FleetMemberConfig, cfg: StackConfig) -> FleetMember:
         labels=dict(member.labels),
         node_os_upgrade_channel=cfg.cluster.nodeOsUpgradeChannel,
         node_auto_provisioning=cfg.node_auto_provisioning,
+        kubernetes_pin=cfg.cluster.kubernetesVersion,
         cluster_name=cfg.cluster_name,
         resource_group=cfg.resource_group_name,
     )

@@ -82,6 +82,8 @@ class FleetMember:
     """The member's AKS cluster name (the template's with ``-<member>``, or the override's)."""
     resource_group: str = ""
     """The member's resource group name."""
+    kubernetes_pin: str = ""
+    """``cluster.kubernetesVersion`` as written (``1.36`` or a patch pin ``1.36.2``)."""
 
 
 @dataclass(frozen=True)

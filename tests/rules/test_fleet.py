@@ -225,6 +225,21 @@ def test_a_member_keeping_a_moving_channel_under_the_fleet_profile_is_refused() 
     ]
 
 
+def test_a_patch_pin_under_a_version_moving_profile_is_refused() -> None:
+    spec = fleet(replace(WEU, kubernetes_pin="1.36.2"), SEC, auto_upgrade=AutoUpgrade("Stable"))
+    assert refusals(member_channel_findings(spec)) == [
+        (
+            "members[0]",
+            "member 'weu' pins the patch 1.36.2 (cluster.kubernetesVersion), but the fleet's 'Stable' profile moves "
+            "it to newer patches: the next pulumi up would send 1.36.2 again, a downgrade AKS refuses. Pin the minor "
+            "('1.36').",
+        )
+    ]
+    minor = fleet(replace(WEU, kubernetes_pin="1.36"), auto_upgrade=AutoUpgrade("Stable"))
+    node_images = fleet(replace(WEU, kubernetes_pin="1.36.2"), auto_upgrade=AutoUpgrade("NodeImage"))
+    assert refusals(member_channel_findings(minor)) == refusals(member_channel_findings(node_images)) == []
+
+
 def test_member_channels_none_pass_node_image_and_nap_are_warnings() -> None:
     assert member_channel_findings(fleet(auto_upgrade=AutoUpgrade("Stable"))) == []
     assert member_channel_findings(fleet(replace(WEU, auto_upgrade_channel="stable"))) == []  # no fleet profile
