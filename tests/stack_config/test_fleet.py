@@ -316,3 +316,27 @@ def test_a_member_with_node_auto_provisioning_qualifies_by_its_nap_sizes() -> No
     )
     assert spec.members[1].node_auto_provisioning is True
     assert "fleet.members[1]: member 'sec' runs node auto-provisioning" in " ".join(fleet_warnings(cfg))
+
+
+def test_a_target_version_goes_with_its_channel_only() -> None:
+    assert problems(stack(autoUpgrade={"channel": "TargetKubernetesVersion"})) == [
+        Problem(
+            "fleet.autoUpgrade.targetKubernetesVersion",
+            "required with channel TargetKubernetesVersion: the minor to keep the members on ('1.36').",
+        )
+    ]
+    assert problems(stack(autoUpgrade={"channel": "Rapid", "targetKubernetesVersion": "1.36"})) == [
+        Problem(
+            "fleet.autoUpgrade.targetKubernetesVersion",
+            "only with channel TargetKubernetesVersion; channel Rapid chooses the version itself. Remove it or use "
+            "channel TargetKubernetesVersion (got '1.36').",
+        )
+    ]
+    cfg = validate_stack_config(
+        stack(autoUpgrade={"channel": "TargetKubernetesVersion", "targetKubernetesVersion": "1.36"}),
+        stack_file=FILE,
+        today=TODAY,
+    )
+    spec = fleet_spec_of(cfg)
+    assert spec is not None
+    assert spec.auto_upgrade == AutoUpgrade("TargetKubernetesVersion", "Consistent", "1.36")
