@@ -82,7 +82,17 @@ def stage_findings(spec: FleetSpec) -> list[FleetFinding]:
     groups = {m.group for m in spec.members if m.group is not None}
     out: list[FleetFinding] = []
     staged: dict[str, int] = {}
+    names: dict[str, int] = {}
     for s, stage in enumerate(spec.stages):
+        if stage.name in names:
+            out.append(
+                FleetFinding(
+                    f"updateStrategy.stages[{s}].name",
+                    f"{stage.name!r} is already the name of stages[{names[stage.name]}]: a stage's name is unique "
+                    "within the strategy (REST spec UpdateStage.name).",
+                )
+            )
+        names.setdefault(stage.name, s)
         for g, group in enumerate(stage.groups):
             where = f"updateStrategy.stages[{s}].groups[{g}]"
             if group not in groups:
@@ -390,7 +400,17 @@ def placement_findings(spec: FleetSpec, *, today: date) -> list[FleetFinding]:
             )
         )
     cat = default_catalog()
+    seen: dict[str, int] = {}
     for j, placement in enumerate(spec.placements):
+        if placement.name in seen:
+            out.append(
+                FleetFinding(
+                    f"placements[{j}].name",
+                    f"{placement.name!r} is already the name of placements[{seen[placement.name]}]: the hub keeps one "
+                    "ClusterResourcePlacement per name.",
+                )
+            )
+        seen.setdefault(placement.name, j)
         unknown = [s for s in placement.vm_sizes if cat.lookup(s) is None]
         for s in unknown:
             out.append(

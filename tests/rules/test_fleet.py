@@ -288,6 +288,19 @@ def test_a_kaito_preset_placement_needs_the_addon_and_a_size_meeting_the_preset(
     )
 
 
+def test_two_stages_or_two_placements_with_one_name_are_refused() -> None:
+    stages = fleet(stages=(UpdateStage("all", ("canary",)), UpdateStage("all", ("rest",))))
+    assert refusals(stage_findings(stages)) == [
+        (
+            "updateStrategy.stages[1].name",
+            "'all' is already the name of stages[0]: a stage's name is unique within the strategy (REST spec "
+            "UpdateStage.name).",
+        )
+    ]
+    twice = (Placement("llm", "team-a", vm_sizes=(A100,)), Placement("llm", "team-b", vm_sizes=(A100,)))
+    assert [f for f, _ in refusals(placement_findings(fleet(placements=twice), today=TODAY))] == ["placements[1].name"]
+
+
 def test_placements_without_a_hub_are_refused() -> None:
     spec = fleet(hub=False, placements=(Placement("llm", "team-a", vm_sizes=(A100,)),))
     assert [f for f, _ in refusals(placement_findings(spec, today=TODAY))] == ["hub.enabled"]
