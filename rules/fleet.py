@@ -82,7 +82,17 @@ def stage_findings(spec: FleetSpec) -> list[FleetFinding]:
     groups = {m.group for m in spec.members if m.group is not None}
     out: list[FleetFinding] = []
     staged: dict[str, int] = {}
+    names: dict[str, int] = {}
     for s, stage in enumerate(spec.stages):
+        if stage.name in names:
+            out.append(
+                FleetFinding(
+                    f"updateStrategy.stages[{s}].name",
+                    f"{stage.name!r} is already the name of stages[{names[stage.name]}]: a stage's name is unique "
+                    "within the strategy (REST spec UpdateStage.name).",
+                )
+            )
+        names.setdefault(stage.name, s)
         for g, group in enumerate(stage.groups):
             where = f"updateStrategy.stages[{s}].groups[{g}]"
             if group not in groups:
@@ -166,7 +176,7 @@ def region_findings(spec: FleetSpec, facts: RegionalSizes | None = None) -> list
         unrecorded: list[str] = []
         for pool in member.pools:
             offer, source = regional.offer(member.region, pool.vm_size)
-            if offer == "not-offered":
+            if offer == "not-offered" and not pool.auto_provisioned:
                 out.append(
                     FleetFinding(
                         f"members[{i}].region",
@@ -174,6 +184,16 @@ def region_findings(spec: FleetSpec, facts: RegionalSizes | None = None) -> list
                         f"{source}; {GPU_REGION_FACTS_NAME}), so AKS cannot create the pool there. Override the "
                         f"pool's vmSize for this member (fleet.members[{i}].overrides.gpuPools: "
                         f"[{{name: {pool.name}, vmSize: ...}}]) or place the member in a region that offers it.",
+                    )
+                )
+            elif offer == "not-offered":
+                out.append(
+                    FleetFinding(
+                        f"members[{i}].region",
+                        f"member {member.name!r}: {member.region} does not offer {pool.vm_size} ({source}), one of "
+                        f"the sizes node auto-provisioning pool {pool.name!r} may launch: Karpenter picks among the "
+                        "others.",
+                        advisory=True,
                     )
                 )
             elif offer == "unrecorded" and pool.vm_size not in unrecorded:
@@ -317,6 +337,16 @@ def member_channel_findings(spec: FleetSpec) -> list[FleetFinding]:
                     advisory=True,
                 )
             )
+        pin = member.kubernetes_pin.strip().lstrip("v")
+        if channel_moves_versions(upgrade.channel) and pin and minor_of(pin) not in (None, pin):
+            out.append(
+                FleetFinding(
+                    where,
+                    f"member {member.name!r} pins the patch {pin} (cluster.kubernetesVersion), but the fleet's "
+                    f"{upgrade.channel!r} profile moves it to newer patches: the next pulumi up would send {pin} "
+                    f"again, a downgrade AKS refuses. Pin the minor ({minor_of(pin)!r}).",
+                )
+            )
         if member.node_auto_provisioning:
             out.append(
                 FleetFinding(
@@ -370,7 +400,17 @@ def placement_findings(spec: FleetSpec, *, today: date) -> list[FleetFinding]:
             )
         )
     cat = default_catalog()
+    seen: dict[str, int] = {}
     for j, placement in enumerate(spec.placements):
+        if placement.name in seen:
+            out.append(
+                FleetFinding(
+                    f"placements[{j}].name",
+                    f"{placement.name!r} is already the name of placements[{seen[placement.name]}]: the hub keeps one "
+                    "ClusterResourcePlacement per name.",
+                )
+            )
+        seen.setdefault(placement.name, j)
         unknown = [s for s in placement.vm_sizes if cat.lookup(s) is None]
         for s in unknown:
             out.append(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from gpu_catalog.problems import show
 from gpu_catalog.regions import check_region
@@ -104,8 +104,21 @@ class AutoUpgradeConfig(StrictModel):
     channel: FleetUpgradeChannel
     nodeImageSelection: NodeImageSelection = "Consistent"
     targetKubernetesVersion: MinorVersion | None = None
-    """Only with ``channel: TargetKubernetesVersion``."""
+    """Required with ``channel: TargetKubernetesVersion``, refused with any other (the REST spec's rule)."""
     disabled: bool = False
+
+    @field_validator("targetKubernetesVersion")
+    @classmethod
+    def _target(cls, v: str | None, info: ValidationInfo) -> str | None:
+        channel = info.data.get("channel")
+        if channel == "TargetKubernetesVersion" and v is None:
+            raise ValueError("required with channel TargetKubernetesVersion: the minor to keep the members on ('1.36')")
+        if channel is not None and channel != "TargetKubernetesVersion" and v is not None:
+            raise ValueError(
+                f"only with channel TargetKubernetesVersion; channel {channel} chooses the version itself. Remove it "
+                "or use channel TargetKubernetesVersion"
+            )
+        return v
 
 
 class PlacementConfig(StrictModel):

@@ -13,10 +13,12 @@ Merge (:func:`merge_over`), chosen so a per-region change is one line and touche
 - any other list (``zones``, ``taints``, ``adminGroupObjectIds``) and any scalar is replaced wholesale;
 - ``null`` in an override removes the template's key (the member gets the default).
 
-Then the member's own facts: ``location`` is its region; ``cluster.tags["fleet-member"]`` is its name (the tags flow
-to every tagged resource of the member; the preflight groups cost by it); ``cluster.name`` and ``resourceGroup.name``
-get ``-<member>`` appended (defaults included: ``aks-gpu-prod-weu``, ``rg-gpu-prod-weu``) unless the override names
-them, so members never collide on an Azure name.
+Then the member's own facts: ``location`` is its region (the template's ``gpuQuota``, a grant in the stack's
+``location``, applies only to members in that region; others state their own in ``overrides``);
+``cluster.tags["fleet-member"]`` is its name (the tags flow to every tagged resource of the member; the preflight
+groups cost by it); ``cluster.name`` and ``resourceGroup.name`` get ``-<member>`` appended (defaults included:
+``aks-gpu-prod-weu``, ``rg-gpu-prod-weu``) unless the override names them or the group is ``existing``, so members
+never collide on an Azure name.
 
 A member's problem is reported under ``fleet.members[i]``: on the override's own key path when the override set the
 value (``fleet.members[1].overrides.gpuPools[0].vmSize``), else on the member naming the template's key
@@ -39,6 +41,8 @@ from gpu_catalog import default_catalog
 from gpu_catalog.lifecycle import minor_of
 from gpu_catalog.problems import Problem, key_path, show
 from rules.fleet import channel_moves_versions, fleet_findings
+from rules.karpenter import nodes_for_gpus, resolve_sizes
+from rules.node_stack import GPU_RESOURCE
 from rules.specs.fleet import AutoUpgrade, FleetMember, FleetPool, FleetSpec, Placement, UpdateStage
 
 from .base import TODAY
@@ -122,7 +126,10 @@ def member_data(
     ``fleet_upgrades``: the fleet's auto-upgrade profile moves the Kubernetes version, so a member whose stack file
     does not set ``cluster.autoUpgradeChannel`` gets ``none`` (the Fleet FAQ: with both on, whichever runs first
     upgrades the cluster; :func:`rules.fleet.member_channel_findings` refuses a channel set explicitly)."""
-    data, prov = merge_over({k: v for k, v in template.items() if k != "fleet"}, dict(member.overrides))
+    base = {k: v for k, v in template.items() if k != "fleet"}
+    if member.region != template.get("location"):
+        base.pop("gpuQuota", None)  # a grant is per region: another region's numbers say nothing here
+    data, prov = merge_over(base, dict(member.overrides))
     data["location"] = member.region
     environment = data.get("environment")
     cluster = data.get("cluster")
@@ -163,7 +170,15 @@ def _where(problem: Problem, index: int, member: FleetMemberConfig, prov: Proven
     hit = _set_by_override(problem.path, prov)
     if hit is not None:
         return Problem(f"{at}.overrides.{hit}", problem.message)
+    if problem.path in _DERIVED:  # the template's name with -<member> appended
+        return Problem(f"{at}.name", f"{problem.path} {_DERIVED[problem.path]}: {problem.message}")
     return Problem(at, f"{problem.path} (the template's value, in {member.region}): {problem.message}")
+
+
+_DERIVED = {
+    "cluster.name": "(the template's cluster name with -<member name> appended)",
+    "resourceGroup.name": "(the template's resource group name with -<member name> appended)",
+}
 
 
 def _override_key_problems(index: int, member: FleetMemberConfig) -> list[Problem]:
@@ -189,9 +204,9 @@ def expand_member(
     template_problems: Sequence[Problem] = (),
     fleet_upgrades: bool = False,
 ) -> tuple[StackConfig | None, list[Problem]]:
-    """The member's validated stack config (``None`` when it has problems) and its problems on the stack file's key
-    paths (:func:`_where`); a problem the template reports itself (same key, same words) on a value the override
-    did not set is left out: it is reported once, on the template's key."""
+    """The member's stack config (``None`` when its shape is wrong; judged without the keys it may not override) and
+    its problems on the stack file's key paths (:func:`_where`); a problem the template reports itself (same key,
+    same words) on a value the override did not set is left out: it is reported once, on the template's key."""
     wrong = _override_key_problems(index, member)
     if wrong:  # judged without the keys it may not set, so its other problems show too
         kept = {k: v for k, v in member.overrides.items() if k not in STACK_WIDE_KEYS}
@@ -206,7 +221,7 @@ def expand_member(
         found = semantic_problems(cfg, config_present=config_present)
     known = set(template_problems)
     mine = [p for p in found if p not in known or _set_by_override(p.path, prov) is not None]
-    return (cfg if not (found or wrong) else None), [*wrong, *(_where(p, index, member, prov) for p in mine)]
+    return cfg, [*wrong, *(_where(p, index, member, prov) for p in mine)]
 
 
 # --------------------------------------------------------------------------------------------------- the fleet
@@ -230,6 +245,13 @@ def fleet_member(member: FleetMemberConfig, cfg: StackConfig) -> FleetMember:
             resources = tuple(a.resource for a in gpu_pool(cfg, pool).node_stack(size).advertised)
         upper = pool.maxCount if pool.maxCount is not None else pool.effective_count
         pools.append(FleetPool(pool.name, pool.vmSize, resources, upper))
+    for nap in cfg.gpuNodePools:
+        names, _ = resolve_sizes(nap.sizes, nap.series, nap.gpuModels, floor=cfg.usable_gpu_floor, today=cfg.today)
+        resources = (GPU_RESOURCE,) if nap.sharing is None else ()
+        for name in names:
+            size = default_catalog().lookup(name)
+            upper = nodes_for_gpus(size, nap.limits.gpus) if size is not None else 0
+            pools.append(FleetPool(nap.name, name, resources, upper, auto_provisioned=True))
     return FleetMember(
         name=member.name,
         region=member.region,
@@ -242,6 +264,7 @@ def fleet_member(member: FleetMemberConfig, cfg: StackConfig) -> FleetMember:
         labels=dict(member.labels),
         node_os_upgrade_channel=cfg.cluster.nodeOsUpgradeChannel,
         node_auto_provisioning=cfg.node_auto_provisioning,
+        kubernetes_pin=cfg.cluster.kubernetesVersion,
         cluster_name=cfg.cluster_name,
         resource_group=cfg.resource_group_name,
     )
@@ -278,7 +301,8 @@ def expand_fleet(
     config_present: Callable[[str], bool],
     template_problems: Sequence[Problem] = (),
 ) -> tuple[list[MemberStack], list[Problem]]:
-    """Every member's stack (those without problems) and every member's problems (:func:`expand_member`)."""
+    """Every member's stack whose shape is right (the fleet's rules read them; any problem refuses the stack file
+    anyway) and every member's problems (:func:`expand_member`)."""
     members: list[MemberStack] = []
     problems: list[Problem] = []
     for i, member in enumerate(fleet.members):

@@ -277,3 +277,97 @@ def test_placement_terms_name_the_members_when_labels_alone_select_more() -> Non
     any_member = placement_args(spec, 1, today=date(2026, 12, 3))
     assert any_member.cluster_selector_terms == ({"labelSelector": {"matchLabels": {A100: "true"}}},)
     assert any_member.number_of_clusters == 1
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_a_members_platform_prefixes_every_name(stack: str) -> None:
+    """Every resource of a shipped stack's platform, built twice in one program under two member names: every name
+    starts with its member's, no URN repeats, and the names once per subscription or workspace end with it."""
+    from composition.platform import build_platform
+    from composition.stack_file import load_stack_config
+    from tests.components.harness import run_program, stack_config
+
+    def program() -> None:
+        cfg = load_stack_config()
+        build_platform(cfg, "m1")
+        build_platform(cfg, "m2")
+
+    single = [row["urn"].rsplit("::", 1)[1] for row in json.loads((SNAPSHOT_DIR / f"{stack}.json").read_text())]
+    run = run_program(program, config=stack_config(stack), stack=stack)
+    assert run.error is None, run.error
+    assert len(run.records) == 2 * len(single)
+    assert len({r.urn for r in run.records}) == len(run.records)
+    assert sorted(r.name for r in run.records if r.name.startswith("m1-")) == sorted(f"m1-{n}" for n in single)
+    assert sorted(r.name for r in run.records if r.name.startswith("m2-")) == sorted(f"m2-{n}" for n in single)
+    policies = run.of_type("azure-native:authorization:PolicyDefinition")
+    assert [p.inputs["policyDefinitionName"].rsplit("-", 1)[1] for p in policies] == [p.name[:2] for p in policies]
+
+
+def _refusals(mutate: Any) -> list[str]:
+    """The problems the stack config names for a copy of the example changed by ``mutate(fleet section)``."""
+    import copy
+    from datetime import date
+
+    from stack_config import StackConfigError, validate_stack_config
+    from stack_config.loading import config_from_stack_yaml
+
+    config = copy.deepcopy(example_config())
+    mutate(config["azure-gpu-platform:fleet"])
+    with pytest.raises(StackConfigError) as refused:
+        validate_stack_config(config_from_stack_yaml(config), stack_file="Pulumi.fleet.yaml", today=date(2026, 12, 3))
+    return [f"{p.path}: {p.message}" for p in refused.value.problems]
+
+
+def test_the_example_refuses_two_members_with_one_name() -> None:
+    problems = _refusals(lambda fleet: fleet["members"][2].update(name="weu"))
+    assert problems == [
+        "fleet.members[2].name: 'weu' is already the name of members[0] (westeurope): a fleet has one FleetMember "
+        "per name, and the name suffixes the member's cluster and resource group names. Give each member its own "
+        "name."
+    ]
+
+
+def test_the_example_refuses_a_channel_past_the_gpu_stack() -> None:
+    problems = _refusals(lambda fleet: fleet.update(autoUpgrade={"channel": "Rapid"}))
+    assert len(problems) == 3  # one per member
+    assert problems[0].startswith(
+        "fleet.autoUpgrade.channel: fleet auto-upgrade channel 'Rapid' moves member 'weu' (westeurope) from "
+        "Kubernetes 1.36 to 1.37"
+    )
+    assert "GPU operator v26.7.0" in problems[0]
+
+
+def test_the_example_refuses_a_placement_no_member_can_run() -> None:
+    problems = _refusals(lambda fleet: fleet["placements"][0].update(vmSizes=["Standard_NC40ads_H100_v5"]))
+    assert len(problems) == 1
+    assert problems[0].startswith(
+        "fleet.placements[0]: no member can run placement 'team-a-llm' (namespace team-a-llm): it needs a GPU pool "
+        "of Standard_NC40ads_H100_v5"
+    )
+
+
+def test_a_misspelled_member_field_fails_conformance(run: Run) -> None:
+    import copy
+
+    member = copy.deepcopy(arm(run, "members")[0])
+    member.inputs["properties"]["lables"] = member.inputs["properties"].pop("labels")
+    (finding,) = failures(check_resources([member]))
+    assert (finding.path, finding.rule) == ("properties.lables", "unknown-field")
+    assert 'did you mean "labels"' in finding.message
+
+
+def test_a_fleet_without_hub_has_no_hub_resources() -> None:
+    from components.fleet import GpuFleet, MemberCluster
+    from tests.components.harness import run_program
+
+    def program() -> None:
+        GpuFleet("fleet", _args(hub=False), {"weu": MemberCluster("/c/weu"), "sec": MemberCluster("/c/sec")})
+
+    result = run_program(program, config={})
+    assert result.error is None, result.error
+    (fleet,) = arm(result, "fleets")
+    assert fleet.inputs["properties"] == {}
+    assert [r.type for r in result.records if r.type.startswith(("kubernetes", "pulumi:providers"))] == []
+    assert result.of_type("azure-native:authorization:RoleAssignment") == []
+    assert [i for i in result.invokes if i[0].endswith("listFleetCredentials")] == []
+    assert sorted(r.inputs["resourceName"] for r in arm(result, "members")) == ["sec", "weu"]
