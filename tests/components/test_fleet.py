@@ -218,6 +218,20 @@ def test_the_preflight_passes_the_example(capsys: pytest.CaptureFixture[str]) ->
     report = json.loads(out)
     types = {r["type"] for r in report["resources"]}
     assert {ARM, CRP, NAMESPACE} <= types
+    # the report per member (preflight/fleet_report.py): each member's A100 pool in its own region
+    fleet = report["fleet"]
+    members = [(m["name"], m["regions"], m["group"], m["cost"]["monthlyMax"]) for m in fleet["members"]]
+    assert members == [("scus", ["southcentralus"], "rest", 5362.58), ("sec", ["swedencentral"], "rest", 5362.58),
+                       ("weu", ["westeurope"], "canary", 5362.58)]  # fmt: skip
+    quota = {(r["region"], r["quota"]): r["vcpusMax"] for m in fleet["members"] for r in m["quota"]}
+    assert quota[("swedencentral", "StandardNCADSA100v4Family")] == 48  # one NC48ads node
+    assert quota[("southcentralus", "StandardNCADSA100v4Family")] == 48  # two NC24ads nodes
+    assert fleet["totals"]["cost"]["monthlyMax"] == 16087.74 and fleet["totals"]["idle"]["monthly"] == 10725.16
+    # the fleet policies on the example's generic Fleet resources: Stable stays in range; its next move is a warning
+    fleet_policies = [
+        (v["policyName"], v["enforcementLevel"]) for v in report["violations"] if "fleet-" in v["policyName"]
+    ]
+    assert fleet_policies == [("fleet-auto-upgrade-next-move", "advisory")] * 3
 
 
 def _args(**kw: Any) -> GpuFleetArgs:
