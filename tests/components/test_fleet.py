@@ -197,6 +197,10 @@ def test_outputs_name_every_member(run: Run) -> None:
     view = run.outputs["fleet"]["members"]
     assert {m: (v["region"], v["group"]) for m, v in view.items()} == MEMBERS
     assert run.outputs["contractVersion"] == "1" and "kubeconfig" not in run.outputs["members"]["weu"]
+    assert run.outputs["fleet"]["requestable"] == {
+        "nvidia.com/gpu": {"weu": ["Standard_NC24ads_A100_v4"], "sec": ["Standard_NC48ads_A100_v4"],
+                           "scus": ["Standard_NC24ads_A100_v4"]}
+    }  # fmt: skip
     assert run.outputs["members"]["weu"]["clusterName"] == "aks-gpu-fleet-weu"
 
 
