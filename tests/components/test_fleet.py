@@ -207,15 +207,23 @@ def test_urns_match_the_fleet_snapshot(run: Run) -> None:
     assert not diff, "URNs of the fleet example changed:\n  " + "\n  ".join(diff)
 
 
-def test_the_preflight_passes_the_example(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_preflight_passes_the_example(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpu_catalog.clock import TODAY_ENV
     from preflight.cli import main
+    from tests.conftest import TEST_TODAY
 
-    code = main(["--config-file", str(EXAMPLE), "--format", "json", "--today", "2026-12-03"])
+    monkeypatch.setenv(TODAY_ENV, TEST_TODAY)  # the run sets the day for its program: restored after the test
+    code = main(["--config-file", str(EXAMPLE), "--format", "json", "--today", TEST_TODAY])
     out = capsys.readouterr().out
     assert code == 0, out
     report = json.loads(out)
+    assert report["violations"] == []
     types = {r["type"] for r in report["resources"]}
     assert {ARM, CRP, NAMESPACE} <= types
+    a100 = {
+        row["region"]: row["vcpusMax"] for row in report["quota"]["rows"] if row["quota"] == "StandardNCADSA100v4Family"
+    }
+    assert a100 == {"westeurope": 48, "swedencentral": 48, "southcentralus": 48}
 
 
 def _args(**kw: Any) -> GpuFleetArgs:
