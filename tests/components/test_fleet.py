@@ -174,6 +174,9 @@ def test_each_member_is_a_full_platform_under_its_name(run: Run) -> None:
         assert cluster.inputs["location"] == region
         assert cluster.inputs["tags"]["fleet-member"] == name
         assert cluster.inputs["addonProfiles"]["omsagent"]["enabled"] is True
+        # the fleet's Stable profile moves the members' Kubernetes version: the program ignores the drift
+        assert cluster.ignore_changes == ["kubernetesVersion", "agentPoolProfiles[0].orchestratorVersion"]
+        assert run.by_name(f"{name}-aks-a100", POOL).ignore_changes == ["count", "orchestratorVersion"]
         for component in ("gpu-operator", "monitoring"):
             assert run.by_name(f"{name}-{component}").custom is False
     urns = [r.urn for r in run.records]
@@ -360,6 +363,18 @@ def test_a_misspelled_member_field_fails_conformance(run: Run) -> None:
     (finding,) = failures(check_resources([member]))
     assert (finding.path, finding.rule) == ("properties.lables", "unknown-field")
     assert 'did you mean "labels"' in finding.message
+
+
+def test_members_keep_their_version_without_a_version_moving_profile() -> None:
+    config = example_config()
+    fleet = dict(config["azure-gpu-platform:fleet"])
+    fleet["autoUpgrade"] = {"channel": "NodeImage"}  # node images only: the program keeps owning the version
+    config["azure-gpu-platform:fleet"] = fleet
+    result = run_main(config, stack="fleet")
+    assert result.error is None, result.error
+    assert [r.ignore_changes for r in result.of_type(CLUSTER)] == [[], [], []]
+    (profile,) = arm(result, "autoUpgradeProfiles")
+    assert profile.inputs["properties"]["channel"] == "NodeImage"
 
 
 def test_a_fleet_without_hub_has_no_hub_resources() -> None:
