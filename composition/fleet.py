@@ -106,7 +106,7 @@ def gpu_fleet_args(cfg: StackConfig, spec: FleetSpec) -> GpuFleetArgs:
         resource_group_name=cfg.resource_group_name,
         location=spec.location,
         create_resource_group=not cfg.resourceGroup.existing,
-        members=tuple(FleetMemberArgs(m.name, m.group, member_labels(m)) for m in spec.members),
+        members=tuple(FleetMemberArgs(m.name, m.group, member_labels(m), m.region) for m in spec.members),
         hub=spec.hub,
         hub_vm_size=spec.hub_vm_size,
         update_strategy_name=fleet.updateStrategy.name if fleet is not None and fleet.updateStrategy else "gpu-staged",
