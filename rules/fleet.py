@@ -19,6 +19,7 @@ evidence; what the facts do not record is advisory (:attr:`FleetFinding.advisory
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -54,23 +55,34 @@ class FleetFinding(Finding):
 # --------------------------------------------------------------------------------------------------- names, groups
 
 
+def repeated_names(names: Sequence[str], where: str, why: Callable[[int], str]) -> list[FleetFinding]:
+    """Each name used a second time in the list ``where`` (``members``, ``updateStrategy.stages``): a finding on
+    ``<where>[i].name`` naming the first entry; ``why(first index)`` says what the repeat breaks."""
+    first: dict[str, int] = {}
+    out: list[FleetFinding] = []
+    label = where.rsplit(".", 1)[-1]
+    for i, name in enumerate(names):
+        if name in first:
+            out.append(
+                FleetFinding(
+                    f"{where}[{i}].name", f"{name!r} is already the name of {label}[{first[name]}]{why(first[name])}"
+                )
+            )
+        first.setdefault(name, i)
+    return out
+
+
 def member_name_findings(spec: FleetSpec) -> list[FleetFinding]:
     """Two members with one name: Fleet Manager keeps one FleetMember per name (the second PUT replaces the first's
     cluster), and the name suffixes every Azure name of the member's platform."""
-    first: dict[str, int] = {}
-    out: list[FleetFinding] = []
-    for i, member in enumerate(spec.members):
-        if member.name in first:
-            out.append(
-                FleetFinding(
-                    f"members[{i}].name",
-                    f"{member.name!r} is already the name of members[{first[member.name]}] "
-                    f"({spec.members[first[member.name]].region}): a fleet has one FleetMember per name, and the "
-                    "name suffixes the member's cluster and resource group names. Give each member its own name.",
-                )
-            )
-        first.setdefault(member.name, i)
-    return out
+    return repeated_names(
+        [m.name for m in spec.members],
+        "members",
+        lambda first: (
+            f" ({spec.members[first].region}): a fleet has one FleetMember per name, and the name suffixes "
+            "the member's cluster and resource group names. Give each member its own name."
+        ),
+    )
 
 
 def stage_findings(spec: FleetSpec) -> list[FleetFinding]:
@@ -82,17 +94,12 @@ def stage_findings(spec: FleetSpec) -> list[FleetFinding]:
     groups = {m.group for m in spec.members if m.group is not None}
     out: list[FleetFinding] = []
     staged: dict[str, int] = {}
-    names: dict[str, int] = {}
+    out += repeated_names(
+        [stage.name for stage in spec.stages],
+        "updateStrategy.stages",
+        lambda _: ": a stage's name is unique within the strategy (REST spec UpdateStage.name).",
+    )
     for s, stage in enumerate(spec.stages):
-        if stage.name in names:
-            out.append(
-                FleetFinding(
-                    f"updateStrategy.stages[{s}].name",
-                    f"{stage.name!r} is already the name of stages[{names[stage.name]}]: a stage's name is unique "
-                    "within the strategy (REST spec UpdateStage.name).",
-                )
-            )
-        names.setdefault(stage.name, s)
         for g, group in enumerate(stage.groups):
             where = f"updateStrategy.stages[{s}].groups[{g}]"
             if group not in groups:
@@ -400,17 +407,12 @@ def placement_findings(spec: FleetSpec, *, today: date) -> list[FleetFinding]:
             )
         )
     cat = default_catalog()
-    seen: dict[str, int] = {}
+    out += repeated_names(
+        [p.name for p in spec.placements],
+        "placements",
+        lambda _: ": the hub keeps one ClusterResourcePlacement per name.",
+    )
     for j, placement in enumerate(spec.placements):
-        if placement.name in seen:
-            out.append(
-                FleetFinding(
-                    f"placements[{j}].name",
-                    f"{placement.name!r} is already the name of placements[{seen[placement.name]}]: the hub keeps one "
-                    "ClusterResourcePlacement per name.",
-                )
-            )
-        seen.setdefault(placement.name, j)
         unknown = [s for s in placement.vm_sizes if cat.lookup(s) is None]
         for s in unknown:
             out.append(
@@ -512,5 +514,6 @@ __all__ = [
     "placement_findings",
     "placement_members",
     "region_findings",
+    "repeated_names",
     "stage_findings",
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
 from gpu_catalog.problems import show
 from gpu_catalog.regions import check_region
@@ -34,6 +34,17 @@ GroupName = Annotated[str, Field(min_length=1, max_length=50), worded(_ARM_NAME,
 StageName = Annotated[str, Field(min_length=1, max_length=50), worded(_ARM_NAME, _ARM_NAME_WORDS)]
 """An update stage (``UpdateStage.name``: 1–50 characters, same pattern)."""
 MinorVersion = Annotated[str, worded(r"^1\.\d{2}$", "must be a Kubernetes minor like '1.36' (quote it)")]
+
+
+def _region(name: str) -> str:
+    problem = check_region(name)
+    if problem is not None:
+        raise ValueError(f"{show(name)} is {problem}")
+    return name
+
+
+Region = Annotated[str, AfterValidator(_region)]
+"""An Azure region's programmatic name (``gpu_catalog/facts/azure_regions.json``), checked like ``location``."""
 
 STACK_WIDE_KEYS: tuple[str, ...] = (
     "environment",
@@ -62,7 +73,7 @@ class FleetMemberConfig(StrictModel):
     """``fleet.members[i]``: one member cluster, built from the stack's sections with ``overrides`` merged over them."""
 
     name: MemberName
-    region: str
+    region: Region
     """The member cluster's Azure region (its ``location``): ``gpu_catalog/facts/azure_regions.json``."""
     group: GroupName | None = None
     """The update group a stage of ``updateStrategy`` names."""
@@ -72,14 +83,6 @@ class FleetMemberConfig(StrictModel):
     """A partial stack config (same keys as the top level, without the stack-wide ones: :data:`STACK_WIDE_KEYS`)
     merged over the template: mappings deep-merged, lists of named entries (``gpuPools``) merged by ``name``, other
     lists replaced (:func:`stack_config.fleet_members.merge_over`)."""
-
-    @field_validator("region")
-    @classmethod
-    def _region(cls, v: str) -> str:
-        problem = check_region(v)
-        if problem is not None:
-            raise ValueError(f"{show(v)} is {problem}")
-        return v
 
 
 class UpdateStageConfig(StrictModel):
@@ -145,23 +148,13 @@ class FleetConfig(StrictModel):
     """``fleet``: the Fleet, its members, its update strategy, its auto-upgrade profile and its placements."""
 
     name: FleetName
-    location: str | None = None
+    location: Region | None = None
     """The Fleet resource's region (and its hub's); defaults to the stack's ``location``."""
     hub: FleetHubConfig = empty_section()
     members: Annotated[list[FleetMemberConfig], Field(min_length=1)]
     updateStrategy: UpdateStrategyConfig | None = None
     autoUpgrade: AutoUpgradeConfig | None = None
     placements: list[PlacementConfig] = Field(default_factory=list)
-
-    @field_validator("location")
-    @classmethod
-    def _location(cls, v: str | None) -> str | None:
-        if v is None:
-            return None
-        problem = check_region(v)
-        if problem is not None:
-            raise ValueError(f"{show(v)} is {problem}")
-        return v
 
 
 FLEET_MEMBER_TAG = "fleet-member"
