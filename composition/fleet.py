@@ -21,6 +21,7 @@ from typing import Any
 
 import pulumi
 
+from components.contract import fleet_outputs as contract_fleet_outputs
 from components.fleet import (
     FleetAccess,
     FleetMemberArgs,
@@ -145,22 +146,15 @@ def build_fleet(cfg: StackConfig) -> FleetPlatform:
 
 
 def fleet_outputs(fleet: FleetPlatform) -> dict[str, Any]:
-    """The stack outputs of a fleet: ``members`` (each member's output contract, :func:`contract_outputs`) and
-    ``fleet`` (its name, id, location, hub, and per member its region and group)."""
-    spec = fleet.spec
-    return {
-        "members": {name: contract_outputs(p) for name, p in fleet.members.items()},
-        "fleet": {
-            "name": spec.name,
-            "fleetId": fleet.fleet.fleet_id,
-            "location": spec.location,
-            "hub": spec.hub,
-            "members": {m.name: {"region": m.region, "group": m.group} for m in spec.members},
-        },
-    }
+    """The stack outputs of a fleet (the output contract of a fleet stack, :func:`components.contract.fleet_outputs`):
+    ``contractVersion``, ``fleet`` (the fleet view: members, regions, groups, what a pod can request where),
+    ``members`` (each member's output contract, :func:`contract_outputs`, without its kubeconfig) and
+    ``memberKubeconfigs``."""
+    members = {name: contract_outputs(p) for name, p in fleet.members.items()}
+    return contract_fleet_outputs(fleet.spec, members, fleet.fleet.fleet_id)
 
 
 def export_fleet(fleet: FleetPlatform) -> None:
-    """Export :func:`fleet_outputs` (each member's ``kubeconfig`` stays secret)."""
+    """Export :func:`fleet_outputs` (``memberKubeconfigs`` stays secret)."""
     for key, value in fleet_outputs(fleet).items():
-        pulumi.export(key, value)
+        pulumi.export(key, pulumi.Output.secret(value) if key == "memberKubeconfigs" else value)

@@ -17,6 +17,7 @@ from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
 from gpu_catalog.problems import show
 from gpu_catalog.regions import check_region
+from rules.fleet_wire import FLEET_MEMBER_TAG as MEMBER_TAG
 from rules.specs.fleet import FleetUpgradeChannel, NodeImageSelection
 
 from .base import StrictModel, empty_section, worded
@@ -157,6 +158,6 @@ class FleetConfig(StrictModel):
     placements: list[PlacementConfig] = Field(default_factory=list)
 
 
-FLEET_MEMBER_TAG = "fleet-member"
+FLEET_MEMBER_TAG = MEMBER_TAG
 """The tag every Azure resource of a member carries (its value: the member's name), via the member's
-``cluster.tags``; the preflight groups cost by it."""
+``cluster.tags``; the preflight groups cost by it (defined once: :data:`rules.fleet_wire.FLEET_MEMBER_TAG`)."""

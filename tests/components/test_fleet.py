@@ -197,7 +197,13 @@ def test_every_fleet_resource_conforms(run: Run) -> None:
 
 def test_outputs_name_every_member(run: Run) -> None:
     assert sorted(run.outputs["members"]) == sorted(MEMBERS)
-    assert run.outputs["fleet"]["members"] == {m: {"region": r, "group": g} for m, (r, g) in MEMBERS.items()}
+    view = run.outputs["fleet"]["members"]
+    assert {m: (v["region"], v["group"]) for m, v in view.items()} == MEMBERS
+    assert run.outputs["contractVersion"] == "1" and "kubeconfig" not in run.outputs["members"]["weu"]
+    assert run.outputs["fleet"]["requestable"] == {
+        "nvidia.com/gpu": {"weu": ["Standard_NC24ads_A100_v4"], "sec": ["Standard_NC48ads_A100_v4"],
+                           "scus": ["Standard_NC24ads_A100_v4"]}
+    }  # fmt: skip
     assert run.outputs["members"]["weu"]["clusterName"] == "aks-gpu-fleet-weu"
 
 
@@ -220,13 +226,22 @@ def test_the_preflight_passes_the_example(capsys: pytest.CaptureFixture[str], mo
     out = capsys.readouterr().out
     assert code == 0, out
     report = json.loads(out)
-    assert report["violations"] == []
     types = {r["type"] for r in report["resources"]}
     assert {ARM, CRP, NAMESPACE} <= types
-    a100 = {
-        row["region"]: row["vcpusMax"] for row in report["quota"]["rows"] if row["quota"] == "StandardNCADSA100v4Family"
-    }
-    assert a100 == {"westeurope": 48, "swedencentral": 48, "southcentralus": 48}
+    # the report per member (preflight/fleet_report.py): each member's A100 pool in its own region
+    fleet = report["fleet"]
+    members = [(m["name"], m["regions"], m["group"], m["cost"]["monthlyMax"]) for m in fleet["members"]]
+    assert members == [("scus", ["southcentralus"], "rest", 5362.58), ("sec", ["swedencentral"], "rest", 5362.58),
+                       ("weu", ["westeurope"], "canary", 5362.58)]  # fmt: skip
+    quota = {(r["region"], r["quota"]): r["vcpusMax"] for m in fleet["members"] for r in m["quota"]}
+    assert quota[("swedencentral", "StandardNCADSA100v4Family")] == 48  # one NC48ads node
+    assert quota[("southcentralus", "StandardNCADSA100v4Family")] == 48  # two NC24ads nodes
+    assert fleet["totals"]["cost"]["monthlyMax"] == 16087.74 and fleet["totals"]["idle"]["monthly"] == 10725.16
+    # the fleet policies on the example's generic Fleet resources: Stable stays in range; its next move is a warning
+    fleet_policies = [
+        (v["policyName"], v["enforcementLevel"]) for v in report["violations"] if "fleet-" in v["policyName"]
+    ]
+    assert fleet_policies == [("fleet-auto-upgrade-next-move", "advisory")] * 3
 
 
 def _args(**kw: Any) -> GpuFleetArgs:
