@@ -193,6 +193,7 @@ def test_every_fleet_resource_conforms(run: Run) -> None:
     assert len(fleet_records) == 8  # fleet, 3 members, strategy, auto-upgrade, namespace, placement
     assert failures(check_resources(fleet_records)) == []
     assert [f for f in check_resources(fleet_records) if f.rule == "not-covered"] == []
+    assert check_resources(run.records) == []  # the members' platforms too: nothing failed, skipped or unknown
 
 
 def test_outputs_name_every_member(run: Run) -> None:
