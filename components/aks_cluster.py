@@ -229,7 +229,7 @@ class AksGpuCluster(pulumi.ComponentResource):
             rg_deps = []
 
         guards = list(before_cluster(self.resource_group)) if before_cluster is not None else []
-        owned_by_channel = channel_owns_version(args.auto_upgrade_channel)
+        owned_by_channel = channel_owns_version(args.auto_upgrade_channel) or args.version_owned_by_fleet
         rg_deps = [*rg_deps, *self._landing_identities(name, args, rg_deps)]
         system_pool = _system_pool_profile(args)
         log_workspace_id = self._log_workspace(name, args, rg_deps)

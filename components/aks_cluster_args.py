@@ -146,6 +146,9 @@ class AksGpuClusterArgs:
     ``orchestratorVersion`` is ignored (:data:`CHANNEL_OWNED_CLUSTER_PROPERTIES`); refused when it can move the cluster
     past the pinned GPU operator's or KAITO add-on's validated range (:mod:`rules.upgrade`)."""
     node_os_upgrade_channel: str = "NodeImage"
+    version_owned_by_fleet: bool = False
+    """A fleet's auto-upgrade profile moves this member cluster's Kubernetes version (:func:`rules.fleet.
+    fleet_owns_version`): drift on it is ignored as under an owning ``auto_upgrade_channel``."""
     oidc_issuer: bool = True
     workload_identity: bool = True
     cost_analysis: bool = False

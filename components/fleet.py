@@ -33,6 +33,7 @@ has: an ARM resource is the same whichever API version reads it.
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -43,7 +44,8 @@ from pulumi_azure_native import authorization, containerservice, resources
 from gpu_catalog.access import fleet_cluster_admin_role
 from gpu_catalog.fleet import load_fleet_facts
 from rules import Finding
-from rules.specs.fleet import AutoUpgrade, UpdateStage
+from rules.fleet import member_name_findings, stage_findings
+from rules.specs.fleet import AutoUpgrade, FleetMember, FleetSpec, UpdateStage
 
 from .validation import refuse_findings
 
@@ -67,6 +69,8 @@ class FleetMemberArgs:
     name: str
     group: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict[str, str])
+    region: str = ""
+    """The member cluster's region (not sent: the FleetMember has none; named in refusals)."""
 
 
 @dataclass(frozen=True)
@@ -121,23 +125,27 @@ class GpuFleetArgs:
         refuse_findings("GpuFleet", self.fleet_name, fleet_args_findings(self), {})
 
 
+_ARGS_FIELDS = {"members": "members", "updateStrategy": "stages"}
+"""A fleet rule's top-level key (``members[1].name``, ``updateStrategy.stages[0]``) → the Args field."""
+
+
 def fleet_args_findings(args: GpuFleetArgs) -> list[Finding]:
-    """What the Fleet API or the hub would refuse, by Args field: placements without a hub, a member named twice, a
-    stage naming a group no member is in, the auto-upgrade profile's target version on another channel."""
+    """What the Fleet API or the hub would refuse, by Args field, with the fleet rules' messages
+    (:func:`rules.fleet.member_name_findings`, :func:`rules.fleet.stage_findings`): a member named twice, a stage
+    naming a group no member is in, a member no stage upgrades; and placements without a hub."""
     found: list[Finding] = []
     if args.placements and not args.hub:
         found.append(Finding("placements", "a ClusterResourcePlacement needs the fleet's hub (hub=True)"))
-    names = [m.name for m in args.members]
-    found += [Finding("members", f"member {n!r} is named twice") for n in dict.fromkeys(names) if names.count(n) > 1]
-    groups = {m.group for m in args.members if m.group}
-    for stage in args.stages:
-        missing = [g for g in stage.groups if g not in groups]
-        found += [Finding("stages", f"stage {stage.name!r}: no member is in group {g!r}") for g in missing]
-    au = args.auto_upgrade
-    if au is not None and (au.channel == "TargetKubernetesVersion") != (au.target_kubernetes_version is not None):
-        found.append(
-            Finding("auto_upgrade", "target_kubernetes_version is set exactly with channel TargetKubernetesVersion")
-        )
+    spec = FleetSpec(
+        name=args.fleet_name,
+        location=args.location,
+        hub=args.hub,
+        members=tuple(FleetMember(m.name, m.region, m.group) for m in args.members),
+        stages=args.stages,
+    )
+    for f in [*member_name_findings(spec), *stage_findings(spec)]:
+        key = re.split(r"[.\[]", f.field, maxsplit=1)[0]
+        found.append(Finding(_ARGS_FIELDS.get(key, key), f.message))
     return found
 
 

@@ -30,7 +30,7 @@ from components.fleet import (
     MemberCluster,
     PlacementArgs,
 )
-from rules.fleet import GPU_SIZE_LABEL_PREFIX, member_labels, placement_members
+from rules.fleet import GPU_SIZE_LABEL_PREFIX, fleet_owns_version, member_labels, placement_members
 from rules.specs.fleet import FleetMember, FleetPool, FleetSpec, Placement
 from stack_config import StackConfig
 from stack_config.fleet_members import fleet_spec_of, members_of
@@ -107,7 +107,7 @@ def gpu_fleet_args(cfg: StackConfig, spec: FleetSpec) -> GpuFleetArgs:
         resource_group_name=cfg.resource_group_name,
         location=spec.location,
         create_resource_group=not cfg.resourceGroup.existing,
-        members=tuple(FleetMemberArgs(m.name, m.group, member_labels(m)) for m in spec.members),
+        members=tuple(FleetMemberArgs(m.name, m.group, member_labels(m), m.region) for m in spec.members),
         hub=spec.hub,
         hub_vm_size=spec.hub_vm_size,
         update_strategy_name=fleet.updateStrategy.name if fleet is not None and fleet.updateStrategy else "gpu-staged",
@@ -126,12 +126,16 @@ def gpu_fleet_args(cfg: StackConfig, spec: FleetSpec) -> GpuFleetArgs:
 
 def build_fleet(cfg: StackConfig) -> FleetPlatform:
     """Every member's platform, then the fleet over their clusters (each FleetMember after its cluster and GPU
-    pools: joining a fleet is an operation on the cluster)."""
+    pools: joining a fleet is an operation on the cluster). Under an auto-upgrade profile that moves the members'
+    Kubernetes version the members' clusters and pools ignore drift on it (:func:`rules.fleet.fleet_owns_version`)."""
     spec = fleet_spec_of(cfg)
     if spec is None:  # pragma: no cover - __main__ dispatches on cfg.fleet
         raise ValueError("the stack has no fleet")
     args = gpu_fleet_args(cfg, spec)
-    platforms = {m.member.name: build_platform(m.config, m.member.name) for m in members_of(cfg)}
+    owned = fleet_owns_version(spec)
+    platforms = {
+        m.member.name: build_platform(m.config, m.member.name, version_owned_by_fleet=owned) for m in members_of(cfg)
+    }
     clusters = {
         name: MemberCluster(
             p.cluster.cluster_id, depends_on=[p.cluster.cluster, *(pool.agent_pool for pool in p.cluster.pools)]

@@ -36,7 +36,7 @@ NAP pools, KAITO workspaces, Databricks, Azure Policy and monitoring only when t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import pulumi
@@ -136,18 +136,22 @@ def _monitoring_args(cfg: StackConfig, tags: Mapping[str, str]) -> GpuMonitoring
     return gpu_monitoring_args(cfg, tags)
 
 
-def build_platform(cfg: StackConfig, member: str | None = None) -> Platform:
+def build_platform(cfg: StackConfig, member: str | None = None, *, version_owned_by_fleet: bool = False) -> Platform:
     """Create every resource of the environment described by a validated :class:`StackConfig`.
 
     ``member`` (a fleet member's name, :mod:`composition.fleet`) starts the Pulumi name of every resource (``weu-aks``,
     ``weu-aks-cluster``, ...: every child's name starts with its component's name), so several platforms live in one
     stack with unique URNs, and ends the Azure names that are one per subscription or workspace (the Azure Policy
     definition and assignment, the Databricks cluster policy). Without it the names (and URNs) are the single stack's.
+    ``version_owned_by_fleet``: the fleet's auto-upgrade profile moves the member's Kubernetes version
+    (:func:`rules.fleet.fleet_owns_version`), so the cluster ignores drift on it.
 
     A section's component module is imported only when the stack has the section (NAP pools, KAITO workspaces,
     Databricks, Azure Policy, monitoring): a program pays for the components its stack uses."""
     prefix = f"{member}-" if member else ""
     args = _component_args(cfg, member)
+    if version_owned_by_fleet:
+        args = replace(args, cluster=replace(args.cluster, version_owned_by_fleet=True))
     azure_policy = _AzurePolicyFirst(cfg, args.policy, prefix) if args.policy is not None else None
     cluster = AksGpuCluster(f"{prefix}{CLUSTER_COMPONENT}", args.cluster, before_cluster=azure_policy)
     nap_pools = _nap_pools(cluster, args.nap, prefix)

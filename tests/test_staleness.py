@@ -53,6 +53,7 @@ def test_aks_access_records_what_was_re_read() -> None:
         "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b",
         "3498e952-d568-435e-9b2c-8d77e338d7f7",
         "a7ffa36f-339b-4b5c-8bdf-e2c188b2c0eb",
+        "18ab4d3d-a1bf-4477-8ad9-8359bc988f69",  # Fleet Manager RBAC Cluster Admin (the fleet's hub; read 2026-12-04)
     }
 
 

@@ -174,6 +174,9 @@ def test_each_member_is_a_full_platform_under_its_name(run: Run) -> None:
         assert cluster.inputs["location"] == region
         assert cluster.inputs["tags"]["fleet-member"] == name
         assert cluster.inputs["addonProfiles"]["omsagent"]["enabled"] is True
+        # the fleet's Stable profile moves the members' Kubernetes version: the program ignores the drift
+        assert cluster.ignore_changes == ["kubernetesVersion", "agentPoolProfiles[0].orchestratorVersion"]
+        assert run.by_name(f"{name}-aks-a100", POOL).ignore_changes == ["count", "orchestratorVersion"]
         for component in ("gpu-operator", "monitoring"):
             assert run.by_name(f"{name}-{component}").custom is False
     urns = [r.urn for r in run.records]
@@ -190,6 +193,7 @@ def test_every_fleet_resource_conforms(run: Run) -> None:
     assert len(fleet_records) == 8  # fleet, 3 members, strategy, auto-upgrade, namespace, placement
     assert failures(check_resources(fleet_records)) == []
     assert [f for f in check_resources(fleet_records) if f.rule == "not-covered"] == []
+    assert check_resources(run.records) == []  # the members' platforms too: nothing failed, skipped or unknown
 
 
 def test_outputs_name_every_member(run: Run) -> None:
@@ -213,10 +217,13 @@ def test_urns_match_the_fleet_snapshot(run: Run) -> None:
     assert not diff, "URNs of the fleet example changed:\n  " + "\n  ".join(diff)
 
 
-def test_the_preflight_passes_the_example(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_preflight_passes_the_example(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpu_catalog.clock import TODAY_ENV
     from preflight.cli import main
+    from tests.conftest import TEST_TODAY
 
-    code = main(["--config-file", str(EXAMPLE), "--format", "json", "--today", "2026-12-03"])
+    monkeypatch.setenv(TODAY_ENV, TEST_TODAY)  # the run sets the day for its program: restored after the test
+    code = main(["--config-file", str(EXAMPLE), "--format", "json", "--today", TEST_TODAY])
     out = capsys.readouterr().out
     assert code == 0, out
     report = json.loads(out)
@@ -255,13 +262,13 @@ def test_args_refuse_placements_without_a_hub_and_unknown_groups() -> None:
             hub=False,
             placements=(PlacementArgs("p", "team-a"),),
             stages=(UpdateStage("canary", ("canary", "blue")),),
-            members=(FleetMemberArgs("weu", "canary"), FleetMemberArgs("weu", "canary")),
+            members=(FleetMemberArgs("weu", "canary", region="westeurope"), FleetMemberArgs("weu", "canary")),
         )
-    assert str(refused.value).splitlines()[1:] == [
-        "  placements: a ClusterResourcePlacement needs the fleet's hub (hub=True)",
-        "  members: member 'weu' is named twice",
-        "  stages: stage 'canary': no member is in group 'blue'",
-    ]
+    lines = str(refused.value).splitlines()[1:]  # the fleet rules' own messages (rules/fleet.py)
+    assert lines[0] == "  placements: a ClusterResourcePlacement needs the fleet's hub (hub=True)"
+    assert lines[1].startswith("  members: 'weu' is already the name of members[0] (westeurope): a fleet has one ")
+    assert lines[2].startswith("  stages: no member is in group 'blue': the members' groups are canary")
+    assert len(lines) == 3
 
 
 def test_placement_terms_name_the_members_when_labels_alone_select_more() -> None:
@@ -372,6 +379,18 @@ def test_a_misspelled_member_field_fails_conformance(run: Run) -> None:
     (finding,) = failures(check_resources([member]))
     assert (finding.path, finding.rule) == ("properties.lables", "unknown-field")
     assert 'did you mean "labels"' in finding.message
+
+
+def test_members_keep_their_version_without_a_version_moving_profile() -> None:
+    config = example_config()
+    fleet = dict(config["azure-gpu-platform:fleet"])
+    fleet["autoUpgrade"] = {"channel": "NodeImage"}  # node images only: the program keeps owning the version
+    config["azure-gpu-platform:fleet"] = fleet
+    result = run_main(config, stack="fleet")
+    assert result.error is None, result.error
+    assert [r.ignore_changes for r in result.of_type(CLUSTER)] == [[], [], []]
+    (profile,) = arm(result, "autoUpgradeProfiles")
+    assert profile.inputs["properties"]["channel"] == "NodeImage"
 
 
 def test_a_fleet_without_hub_has_no_hub_resources() -> None:
