@@ -106,7 +106,7 @@ def _component_args(cfg: StackConfig) -> _ComponentArgs:
     operator = pool_gpu_operator(cfg)
     cluster_args = wiring.aks_cluster_args(cfg, operator, tags)
     kaito_args = [wiring.kaito_workspace_args(cfg, ws) for ws in cfg.kaito.workspaces]
-    nap_args = [wiring.nap_pool_args(cfg, pool, operator, tags) for pool in cfg.gpuNodePools]
+    nap_args = [wiring.nap_pool_args(cfg, pool, tags) for pool in cfg.gpuNodePools]
     policy_args = wiring.azure_policy_args(cfg, cluster_args) if cfg.azurePolicy.enabled else None
     monitoring_args = _monitoring_args(cfg, tags)
     databricks_policy = wiring.databricks_cluster_policy_args(cfg)

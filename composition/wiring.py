@@ -23,14 +23,13 @@ from components.gpu_node_pool import GpuNodePool, GpuPoolSpec
 from components.gpu_operator import GpuOperatorArgs
 from components.pool_scheduling import POOL_LABEL, GpuSharing, PoolGpuOperator
 from rules.hardening import ApiServer
-from rules.karpenter import resolve_sizes
 from rules.node_stack import DEVICE_PLUGIN_CHART
 from stack_config import GpuOperatorConfig, GpuPoolConfig, SharingConfig, StackConfig
 from stack_config.databricks import DatabricksClusterConfig, DatabricksWorkspaceConfig
 from stack_config.exemptions import pool_size_exemptions
 from stack_config.kaito import KaitoWorkspaceConfig
 from stack_config.nap import GpuNodePoolConfig
-from stack_config.specs import gpu_pool, pool_device_plugin
+from stack_config.specs import gpu_pool, nap_pool
 
 from .landing_zone_wiring import landing_zone_args
 
@@ -151,45 +150,12 @@ def aks_cluster_args(cfg: StackConfig, operator: PoolGpuOperator | None, tags: M
     )
 
 
-def nap_pool_args(
-    cfg: StackConfig, pool: GpuNodePoolConfig, operator: PoolGpuOperator | None, tags: Mapping[str, str]
-) -> NapGpuPoolArgs:
-    """``gpuNodePools[i]`` resolved: the sizes through the catalog, the driver mode, sharing, disruption."""
+def nap_pool_args(cfg: StackConfig, pool: GpuNodePoolConfig, tags: Mapping[str, str]) -> NapGpuPoolArgs:
+    """``gpuNodePools[i]`` as the component's Args: the stack's spec (:func:`stack_config.specs.nap_pool`, with the
+    platform's tags), checked on the stack's day."""
     from components.nap_pool import NapGpuPoolArgs
 
-    sizes, _ = resolve_sizes(pool.sizes, pool.series, pool.gpuModels, floor=cfg.gpu_floor, today=cfg.today)
-    sharing = gpu_sharing(pool.sharing)
-    disruption = pool.disruption
-    return NapGpuPoolArgs(
-        name=pool.name,
-        sizes=tuple(sizes),
-        gpu_limit=pool.limits.gpus,
-        location=cfg.location,
-        capacity_types=tuple(pool.capacityTypes),
-        zones=tuple(pool.zones),
-        driver_skipped=cfg.nap_driver(pool) == "operator",
-        sharing=sharing,
-        taints=tuple(cfg.pool_taints(pool)),
-        labels=dict(pool.labels),
-        image_family=pool.imageFamily,
-        os_disk_size_gb=pool.osDiskSizeGB,
-        consolidation_policy=disruption.consolidationPolicy,
-        consolidate_after=disruption.consolidateAfter,
-        budgets=tuple(
-            {"nodes": b.nodes, **({"reasons": list(b.reasons)} if b.reasons else {})}
-            | ({"schedule": b.schedule, "duration": b.duration} if b.schedule is not None else {})
-            for b in disruption.budgets
-        ),
-        expire_after=pool.expireAfter,
-        weight=pool.weight,
-        tags={**tags, "gpu-node-pool": pool.name},
-        gpu_operator=operator,
-        device_plugin=pool_device_plugin(cfg),
-        kaito_addon=cfg.kaito_addon,
-        gpu_floor=cfg.gpu_floor,
-        kubernetes_version=cfg.cluster.kubernetesVersion,
-        today=cfg.today,
-    )
+    return NapGpuPoolArgs.of(nap_pool(cfg, pool, tags), today=cfg.today)
 
 
 def gpu_operator_args(

@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rules.specs import AKS_GPU_POOL_FIELDS, AksGpuPool, PoolDevicePlugin, PoolGpuOperator
+from rules.specs import AKS_GPU_POOL_FIELDS, AksGpuPool, NapGpuNodePool, PoolDevicePlugin, PoolGpuOperator
 
 from .exemptions import pool_exempt_rules
 from .models import GpuPoolConfig, StackConfig
+from .nap import GpuNodePoolConfig
 
 
 def azure_pool_name(pool: GpuPoolConfig, driver: str, taints: list[str], hardening: Iterable[str] = ()) -> str:
@@ -109,4 +110,19 @@ def gpu_pool(cfg: StackConfig, pool: GpuPoolConfig) -> AksGpuPool:
         vnet_subnet_id=pool.vnetSubnetId or cfg.cluster.systemPool.vnetSubnetId,  # one VNet: the system pool's
         upgrade=pool.upgrade.settings if pool.upgrade is not None else None,
         ssh_access=cfg.cluster.sshAccess,
+    )
+
+
+def nap_pool(cfg: StackConfig, pool: GpuNodePoolConfig, tags: Mapping[str, str] | None = None) -> NapGpuNodePool:
+    """``gpuNodePools[i]`` as its spec (:meth:`stack_config.nap.GpuNodePoolConfig.spec`) with what the stack adds:
+    its cluster's region, GPU operator or device plugin, KAITO add-on, Kubernetes version, the GPU floor and
+    ``tags`` (the platform's, which the composition adds)."""
+    return pool.spec(
+        location=cfg.location,
+        gpu_operator=pool_gpu_operator(cfg),
+        device_plugin=pool_device_plugin(cfg),
+        kaito_addon=cfg.kaito_addon,
+        gpu_floor=cfg.usable_gpu_floor,
+        kubernetes_version=cfg.cluster.kubernetesVersion,
+        tags=tags or {},
     )

@@ -6,12 +6,22 @@ their Pulumi inputs, :mod:`components`), the component package maps its inputs t
 policies can build it (partially) from wire props. Whatever the door, a field not given gets the same default, so
 the same pool, written three ways, sends the same inputs (``tests/components/test_three_ways.py``).
 
-- :class:`~rules.specs.aks_gpu_pool.AksGpuPool`: an AKS GPU agent pool.
+- :class:`~rules.specs.aks_gpu_pool.AksGpuPool`: an AKS GPU agent pool;
+- :class:`~rules.specs.nap_gpu_pool.NapGpuNodePool`: a node auto-provisioning (Karpenter) GPU NodePool.
 """
 
 from __future__ import annotations
 
 from .aks_gpu_pool import AKS_GPU_POOL_FIELDS, AksGpuPool, pool_defaults
+from .nap_gpu_pool import NAP_GPU_NODE_POOL_FIELDS, NapGpuNodePool
 from .pool_software import PoolDevicePlugin, PoolGpuOperator
 
-__all__ = ["AKS_GPU_POOL_FIELDS", "AksGpuPool", "PoolDevicePlugin", "PoolGpuOperator", "pool_defaults"]
+__all__ = [
+    "AKS_GPU_POOL_FIELDS",
+    "NAP_GPU_NODE_POOL_FIELDS",
+    "AksGpuPool",
+    "NapGpuNodePool",
+    "PoolDevicePlugin",
+    "PoolGpuOperator",
+    "pool_defaults",
+]

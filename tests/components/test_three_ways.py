@@ -31,7 +31,6 @@ from components.gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
 from components.nap_pool import NapGpuPool, NapGpuPoolArgs
 from components.pool_scheduling import GpuSharing
 from composition.wiring import platform_tags
-from rules.karpenter import resolve_sizes
 from stack_config import GpuPoolConfig, StackConfig, validate_stack_config
 from stack_config.databricks import DatabricksClusterConfig
 from stack_config.kaito import KaitoWorkspaceConfig
@@ -48,7 +47,6 @@ from tests.components.harness import (
     run_stack,
     stack_config,
 )
-from tests.conftest import TODAY
 
 STACKS = ("dev", "staging", "prod")
 WIRED_BY_THE_CLUSTER = ("resourceGroupName", "resourceName")
@@ -240,11 +238,11 @@ class ShippedNapPool:
         written = p.model_fields_set
         kwargs: dict[str, Any] = {
             "name": p.name,
-            "sizes": tuple(resolve_sizes(p.sizes, p.series, p.gpuModels, floor=self.cfg.gpu_floor, today=TODAY)[0]),
+            "sizes": tuple(p.sizes),
             "gpu_limit": p.limits.gpus,
             **self.cluster_given(),
         }
-        for key in ("capacityTypes", "zones", "taints"):
+        for key in ("series", "gpuModels", "capacityTypes", "zones", "taints"):
             if key in written:
                 kwargs[_snake(key)] = tuple(getattr(p, key))
         for key in ("labels", "imageFamily", "osDiskSizeGB", "expireAfter", "weight"):
@@ -320,6 +318,19 @@ def test_a_shipped_nap_pool_sends_the_same_inputs_whichever_door_it_comes_in_by(
     from_stack = inputs(stack_runs[shipped.stack], f"nap-{shipped.pool.name}")
     assert inputs(nap_api_runs, f"py-{shipped.id}") == from_stack
     assert inputs(nap_api_runs, f"pkg-{shipped.id}") == from_stack
+
+
+def test_every_nap_key_of_a_stack_file_and_the_package_is_a_spec_field() -> None:
+    """``gpuNodePools[i]``'s keys and the package's ``NapGpuPool`` inputs are the NodePool spec's fields
+    (:class:`rules.specs.NapGpuNodePool`), but for the keys each door translates: a key with no field fails here."""
+    from component_package.nap_gpu_pool import NapGpuPoolArgs as PackageArgs
+    from rules.specs import NAP_GPU_NODE_POOL_FIELDS
+    from stack_config.specs import snake
+
+    stack_keys = {snake(k) for k in GpuNodePoolConfig.model_fields}
+    assert stack_keys - NAP_GPU_NODE_POOL_FIELDS == {"limits", "driver", "disruption"}
+    package_keys = set(PackageArgs.__annotations__)
+    assert package_keys - NAP_GPU_NODE_POOL_FIELDS == {"kubeconfig", "pool_name", "driver", "disruption"}
 
 
 # ------------------------------------------------------------------------------------------- KAITO workspaces
