@@ -29,7 +29,7 @@ from stack_config.databricks import DatabricksClusterConfig, DatabricksWorkspace
 from stack_config.exemptions import pool_size_exemptions
 from stack_config.kaito import KaitoWorkspaceConfig
 from stack_config.nap import GpuNodePoolConfig
-from stack_config.specs import gpu_pool, nap_pool
+from stack_config.specs import gpu_pool, kaito_workspace, nap_pool
 
 from .landing_zone_wiring import landing_zone_args
 
@@ -182,24 +182,11 @@ def gpu_operator_args(
 
 
 def kaito_workspace_args(cfg: StackConfig, ws: KaitoWorkspaceConfig) -> KaitoWorkspaceArgs:
-    """``kaito.workspaces[i]`` with the cluster facts its rules need."""
+    """``kaito.workspaces[i]`` as the component's Args: the stack's spec (:func:`stack_config.specs.kaito_workspace`),
+    checked on the stack's day."""
     from components.kaito import KaitoWorkspaceArgs
 
-    return KaitoWorkspaceArgs(
-        workspace_name=ws.name,
-        preset=ws.preset,
-        instance_type=ws.instanceType,
-        match_labels=ws.match_labels,
-        kubernetes_version=cfg.cluster.kubernetesVersion,
-        addon_enabled=cfg.kaito_addon,
-        count=ws.count,
-        namespace=ws.namespace,
-        model_access_secret=ws.modelAccessSecret,
-        model_access_token_config=ws.modelAccessTokenConfig,
-        model_access_from_key_vault=ws.modelAccessFromKeyVault,
-        gpu_floor=cfg.gpu_floor,
-        today=cfg.today,
-    )
+    return KaitoWorkspaceArgs.of(kaito_workspace(cfg, ws), today=cfg.today)
 
 
 def databricks_workspace_args(

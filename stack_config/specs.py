@@ -14,9 +14,17 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rules.specs import AKS_GPU_POOL_FIELDS, AksGpuPool, NapGpuNodePool, PoolDevicePlugin, PoolGpuOperator
+from rules.specs import (
+    AKS_GPU_POOL_FIELDS,
+    AksGpuPool,
+    KaitoGpuWorkspace,
+    NapGpuNodePool,
+    PoolDevicePlugin,
+    PoolGpuOperator,
+)
 
 from .exemptions import pool_exempt_rules
+from .kaito import KaitoWorkspaceConfig
 from .models import GpuPoolConfig, StackConfig
 from .nap import GpuNodePoolConfig
 
@@ -125,4 +133,12 @@ def nap_pool(cfg: StackConfig, pool: GpuNodePoolConfig, tags: Mapping[str, str] 
         gpu_floor=cfg.usable_gpu_floor,
         kubernetes_version=cfg.cluster.kubernetesVersion,
         tags=tags or {},
+    )
+
+
+def kaito_workspace(cfg: StackConfig, ws: KaitoWorkspaceConfig) -> KaitoGpuWorkspace:
+    """``kaito.workspaces[i]`` as its spec (:meth:`stack_config.kaito.KaitoWorkspaceConfig.spec`) with what the stack
+    adds: its cluster's Kubernetes version and KAITO add-on, the GPU floor."""
+    return ws.spec(
+        kubernetes_version=cfg.cluster.kubernetesVersion, addon_enabled=cfg.kaito_addon, gpu_floor=cfg.gpu_floor
     )

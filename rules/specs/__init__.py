@@ -7,19 +7,23 @@ policies can build it (partially) from wire props. Whatever the door, a field no
 the same pool, written three ways, sends the same inputs (``tests/components/test_three_ways.py``).
 
 - :class:`~rules.specs.aks_gpu_pool.AksGpuPool`: an AKS GPU agent pool;
-- :class:`~rules.specs.nap_gpu_pool.NapGpuNodePool`: a node auto-provisioning (Karpenter) GPU NodePool.
+- :class:`~rules.specs.nap_gpu_pool.NapGpuNodePool`: a node auto-provisioning (Karpenter) GPU NodePool;
+- :class:`~rules.specs.kaito_workspace.KaitoGpuWorkspace`: a KAITO model workspace.
 """
 
 from __future__ import annotations
 
 from .aks_gpu_pool import AKS_GPU_POOL_FIELDS, AksGpuPool, pool_defaults
+from .kaito_workspace import KAITO_WORKSPACE_FIELDS, KaitoGpuWorkspace
 from .nap_gpu_pool import NAP_GPU_NODE_POOL_FIELDS, NapGpuNodePool
 from .pool_software import PoolDevicePlugin, PoolGpuOperator
 
 __all__ = [
     "AKS_GPU_POOL_FIELDS",
+    "KAITO_WORKSPACE_FIELDS",
     "NAP_GPU_NODE_POOL_FIELDS",
     "AksGpuPool",
+    "KaitoGpuWorkspace",
     "NapGpuNodePool",
     "PoolDevicePlugin",
     "PoolGpuOperator",

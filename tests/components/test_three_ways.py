@@ -347,18 +347,19 @@ class ShippedWorkspace:
         return f"{self.stack}-{self.ws.name}"
 
     def python(self) -> dict[str, Any]:
-        """The Args' fields: the workspace's keys (``match_labels`` written out: the Args and the package require it)
-        and what the cluster gives it (its version and add-on)."""
+        """The spec's fields: the workspace's keys as written (``labelSelector`` is ``match_labels``; left out, the
+        spec's default) and what the cluster gives it (its version and add-on)."""
         ws = self.ws
         out: dict[str, Any] = {
             "workspace_name": ws.name,
             "preset": ws.preset,
             "instance_type": ws.instanceType,
-            "match_labels": ws.match_labels,
             "kubernetes_version": self.cfg.cluster.kubernetesVersion,
             "addon_enabled": self.cfg.kaito_addon,
             "gpu_floor": self.cfg.gpu_floor,
         }
+        if ws.labelSelector is not None:
+            out["match_labels"] = ws.labelSelector
         for key in ("count", "namespace", "modelAccessSecret", "modelAccessTokenConfig"):
             if key in ws.model_fields_set:
                 out[_snake(key)] = getattr(ws, key)
@@ -404,6 +405,18 @@ def test_a_shipped_workspace_sends_the_same_inputs_whichever_door_it_comes_in_by
     from_stack = inputs(stack_runs[shipped.stack], f"kaito-{shipped.ws.name}")
     assert inputs(kaito_api_runs, f"py-{shipped.id}") == from_stack
     assert inputs(kaito_api_runs, f"pkg-{shipped.id}") == from_stack
+
+
+def test_every_workspace_key_of_a_stack_file_and_the_package_is_a_spec_field() -> None:
+    """``kaito.workspaces[i]``'s keys and the package's ``KaitoWorkspace`` inputs are the workspace spec's fields
+    (:class:`rules.specs.KaitoGpuWorkspace`), but for the keys each door names its own way."""
+    from component_package.kaito_workspace import KaitoWorkspaceArgs as PackageArgs
+    from rules.specs import KAITO_WORKSPACE_FIELDS
+    from stack_config.specs import snake
+
+    stack_keys = {snake(k) for k in KaitoWorkspaceConfig.model_fields}
+    assert stack_keys - KAITO_WORKSPACE_FIELDS == {"name", "label_selector"}  # workspace_name, match_labels
+    assert set(PackageArgs.__annotations__) - KAITO_WORKSPACE_FIELDS == {"kubeconfig"}
 
 
 # ------------------------------------------------------------------------------------------- Databricks clusters
