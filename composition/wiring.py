@@ -213,30 +213,12 @@ def databricks_workspace_args(
 def databricks_cluster_args(
     cfg: StackConfig, cluster: DatabricksClusterConfig, tags: Mapping[str, str]
 ) -> DatabricksGpuClusterArgs:
-    """``databricks.clusters[i]`` as the request the provider takes (runtime, access mode, principal, GPU
-    scheduling)."""
-    from components.databricks import DatabricksAutoscale, DatabricksGpuClusterArgs
+    """``databricks.clusters[i]`` as the component's Args: the cluster's spec (the request its keys describe,
+    :meth:`stack_config.databricks.DatabricksClusterConfig.spec`, with the platform's tags), checked on the stack's
+    day."""
+    from components.databricks import DatabricksGpuClusterArgs
 
-    autoscale = cluster.autoscale
-    return DatabricksGpuClusterArgs(
-        cluster_name=cluster.name,
-        node_type_id=cluster.nodeTypeId,
-        single_user_name=cluster.principal,
-        spark_version=cluster.api_spark_version,
-        driver_node_type_id=cluster.driver_node_type,
-        kind=cluster.kind,
-        use_ml_runtime=cluster.use_ml_runtime,
-        data_security_mode=cluster.data_security_mode,
-        single_node=cluster.workload == "singleNode",
-        num_workers=cluster.numWorkers,
-        autoscale=DatabricksAutoscale(autoscale.minWorkers, autoscale.maxWorkers) if autoscale is not None else None,
-        autotermination_minutes=cluster.autoterminationMinutes,
-        spark_conf=cluster.gpu_spark_conf(),
-        custom_image=cluster.customImage,
-        tags={**tags, **cluster.tags},
-        gpu_floor=cfg.gpu_floor,
-        today=cfg.today,
-    )
+    return DatabricksGpuClusterArgs.of(cluster.spec(tags=tags, gpu_floor=cfg.gpu_floor), today=cfg.today)
 
 
 def azure_policy_args(cfg: StackConfig, cluster: AksGpuClusterArgs) -> AksGpuSizePolicyArgs:

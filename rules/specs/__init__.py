@@ -8,21 +8,26 @@ the same pool, written three ways, sends the same inputs (``tests/components/tes
 
 - :class:`~rules.specs.aks_gpu_pool.AksGpuPool`: an AKS GPU agent pool;
 - :class:`~rules.specs.nap_gpu_pool.NapGpuNodePool`: a node auto-provisioning (Karpenter) GPU NodePool;
-- :class:`~rules.specs.kaito_workspace.KaitoGpuWorkspace`: a KAITO model workspace.
+- :class:`~rules.specs.kaito_workspace.KaitoGpuWorkspace`: a KAITO model workspace;
+- :class:`~rules.specs.databricks_cluster.DatabricksGpuCompute`: a Databricks GPU cluster.
 """
 
 from __future__ import annotations
 
 from .aks_gpu_pool import AKS_GPU_POOL_FIELDS, AksGpuPool, pool_defaults
+from .databricks_cluster import DATABRICKS_CLUSTER_FIELDS, DatabricksAutoscale, DatabricksGpuCompute
 from .kaito_workspace import KAITO_WORKSPACE_FIELDS, KaitoGpuWorkspace
 from .nap_gpu_pool import NAP_GPU_NODE_POOL_FIELDS, NapGpuNodePool
 from .pool_software import PoolDevicePlugin, PoolGpuOperator
 
 __all__ = [
     "AKS_GPU_POOL_FIELDS",
+    "DATABRICKS_CLUSTER_FIELDS",
     "KAITO_WORKSPACE_FIELDS",
     "NAP_GPU_NODE_POOL_FIELDS",
     "AksGpuPool",
+    "DatabricksAutoscale",
+    "DatabricksGpuCompute",
     "KaitoGpuWorkspace",
     "NapGpuNodePool",
     "PoolDevicePlugin",

@@ -478,7 +478,8 @@ def databricks_api_runs() -> Run:
     import pulumi_databricks
 
     from component_package.databricks_gpu_cluster import DatabricksGpuCluster as PackageCluster
-    from components.databricks import DatabricksAutoscale, DatabricksGpuCluster, DatabricksGpuClusterArgs
+    from components.databricks import DatabricksGpuCluster, DatabricksGpuClusterArgs
+    from rules.specs import DatabricksAutoscale
 
     def program() -> None:
         for shipped in SHIPPED_DATABRICKS:
@@ -518,6 +519,29 @@ def test_a_shipped_databricks_cluster_sends_the_same_inputs_whichever_door_it_co
     ]
     assert inputs(databricks_api_runs, f"py-{shipped.id}") == from_stack
     assert inputs(databricks_api_runs, f"pkg-{shipped.id}") == from_stack
+
+
+def test_every_databricks_input_of_the_package_is_a_spec_field() -> None:
+    """The package's ``DatabricksGpuCluster`` inputs are the cluster spec's fields
+    (:class:`rules.specs.DatabricksGpuCompute`, the request): a key with no field fails here. A stack file describes
+    the request in its own words (``workload``, ``tasksPerGpu``, ``dedicatedGroup``), which
+    :meth:`stack_config.databricks.DatabricksClusterConfig.spec` turns into those fields."""
+    from component_package.databricks_gpu_cluster import DatabricksGpuClusterArgs as PackageArgs
+    from rules.specs import DATABRICKS_CLUSTER_FIELDS
+
+    assert set(PackageArgs.__annotations__) - DATABRICKS_CLUSTER_FIELDS == {"workspace_url"}
+
+
+def test_a_stack_files_databricks_cluster_is_its_spec() -> None:
+    """The stack door's spec is the request the Python door writes (the file's own words kept for the checklist)."""
+    from rules.specs import DatabricksAutoscale, DatabricksGpuCompute
+
+    for shipped in SHIPPED_DATABRICKS:
+        autoscale = shipped.cluster.autoscale
+        bounds = DatabricksAutoscale(autoscale.minWorkers, autoscale.maxWorkers) if autoscale is not None else None
+        spec = shipped.cluster.spec(tags=platform_tags(shipped.cfg), gpu_floor=shipped.cfg.gpu_floor)
+        assert spec == DatabricksGpuCompute(**shipped.request(), autoscale=bounds)
+        assert spec.written is not None and spec.checklist.stack_runtime_key
 
 
 # ------------------------------------------------------------------------------------------- AKS clusters
