@@ -104,7 +104,7 @@ def _component_args(cfg: StackConfig) -> _ComponentArgs:
     """The Args of every component the stack config asks for, from :mod:`composition.wiring`, in this order."""
     tags = wiring.platform_tags(cfg)
     operator = pool_gpu_operator(cfg)
-    cluster_args = wiring.aks_cluster_args(cfg, operator, tags)
+    cluster_args = wiring.aks_cluster_args(cfg, tags)
     kaito_args = [wiring.kaito_workspace_args(cfg, ws) for ws in cfg.kaito.workspaces]
     nap_args = [wiring.nap_pool_args(cfg, pool, tags) for pool in cfg.gpuNodePools]
     policy_args = wiring.azure_policy_args(cfg, cluster_args) if cfg.azurePolicy.enabled else None

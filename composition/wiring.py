@@ -17,19 +17,18 @@ from typing import TYPE_CHECKING
 
 import pulumi
 
-from components.aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
+from components.aks_cluster import AksGpuClusterArgs
 from components.device_plugin import NvidiaDevicePluginArgs
-from components.gpu_node_pool import GpuNodePool, GpuPoolSpec
+from components.gpu_node_pool import GpuNodePool
 from components.gpu_operator import GpuOperatorArgs
-from components.pool_scheduling import POOL_LABEL, GpuSharing, PoolGpuOperator
-from rules.hardening import ApiServer
+from components.pool_scheduling import GpuSharing, PoolGpuOperator
 from rules.node_stack import DEVICE_PLUGIN_CHART
-from stack_config import GpuOperatorConfig, GpuPoolConfig, SharingConfig, StackConfig
+from stack_config import GpuOperatorConfig, SharingConfig, StackConfig
 from stack_config.databricks import DatabricksClusterConfig, DatabricksWorkspaceConfig
 from stack_config.exemptions import pool_size_exemptions
 from stack_config.kaito import KaitoWorkspaceConfig
 from stack_config.nap import GpuNodePoolConfig
-from stack_config.specs import gpu_pool, kaito_workspace, nap_pool
+from stack_config.specs import aks_cluster, kaito_workspace, nap_pool
 
 from .landing_zone_wiring import landing_zone_args
 
@@ -84,70 +83,11 @@ def gpu_sharing(config: SharingConfig | None) -> GpuSharing | None:
     return GpuSharing(mode=config.mode, replicas=config.replicas, rename_by_default=config.rename_by_default)
 
 
-def gpu_pool_spec(cfg: StackConfig, pool: GpuPoolConfig) -> GpuPoolSpec:
-    """``gpuPools[i]`` as the component's pool: the stack's spec (:func:`stack_config.specs.gpu_pool`), checked on
-    the stack's day."""
-    return GpuPoolSpec.of(gpu_pool(cfg, pool), today=cfg.today)
-
-
-def aks_cluster_args(cfg: StackConfig, operator: PoolGpuOperator | None, tags: Mapping[str, str]) -> AksGpuClusterArgs:
-    """``cluster``, ``resourceGroup`` and ``gpuPools`` as the cluster's Args."""
-    c = cfg.cluster
-    sp = c.systemPool
-    return AksGpuClusterArgs(
-        cluster_name=cfg.cluster_name,
-        resource_group_name=cfg.resource_group_name,
-        location=cfg.location,
-        kubernetes_version=c.kubernetesVersion,
-        create_resource_group=not cfg.resourceGroup.existing,
-        sku_tier=c.skuTier,
-        support_plan=c.supportPlan,
-        system_pool=SystemPoolSpec(
-            vm_size=sp.vmSize,
-            count=sp.count,
-            zones=tuple(sp.zones),
-            os_sku=sp.osSku,
-            only_critical_addons=sp.onlyCriticalAddons,
-            encryption_at_host=cfg.pool_encryption_at_host(sp),
-            os_disk_type=cfg.pool_os_disk_type(sp),
-            max_pods=sp.maxPods,
-            vnet_subnet_id=sp.vnetSubnetId,
-            pod_subnet_id=sp.podSubnetId,
-            upgrade=sp.upgrade.settings if sp.upgrade is not None else None,
-            ssh_access=c.sshAccess,
-        ),
-        api_server=ApiServer(tuple(c.apiServer.authorizedIpRanges), c.apiServer.privateCluster),
-        disable_run_command=c.apiServer.disableRunCommand,
-        image_cleaner=c.imageCleaner.enabled,
-        image_cleaner_interval_hours=c.imageCleaner.intervalHours,
-        control_plane_logs=c.monitoring.controlPlaneLogs,
-        network_dataplane=c.network.dataplane,
-        network_policy=c.network.policy,
-        container_insights=c.monitoring.containerInsights,
-        log_analytics_workspace_id=c.monitoring.logAnalyticsWorkspaceId,
-        log_retention_days=c.monitoring.retentionDays,
-        prometheus_node_labels=(POOL_LABEL,) if cfg.monitoring.enabled else None,
-        secrets_store=cfg.secrets_store,
-        secret_rotation_poll_interval=c.secretsStore.rotationPollInterval,
-        access=ClusterAccess(
-            grant_deployer=c.access.grantDeployer,
-            deployer_principal_type=c.access.deployerPrincipalType,
-            propagation_wait_seconds=c.access.propagationWaitSeconds,
-        ),
-        admin_group_object_ids=tuple(c.adminGroupObjectIds),
-        auto_upgrade_channel=c.autoUpgradeChannel,
-        node_os_upgrade_channel=c.nodeOsUpgradeChannel,
-        oidc_issuer=c.oidcIssuer,
-        workload_identity=c.workloadIdentity,
-        cost_analysis=c.costAnalysis,
-        kaito_addon=cfg.kaito_addon,
-        protect=cfg.protect,
-        tags=dict(tags),
-        gpu_pools=tuple(gpu_pool_spec(cfg, pool) for pool in cfg.gpuPools),
-        node_auto_provisioning=cfg.node_auto_provisioning,
-        today=cfg.today,
-        landing_zone=landing_zone_args(cfg),
-    )
+def aks_cluster_args(cfg: StackConfig, tags: Mapping[str, str]) -> AksGpuClusterArgs:
+    """``cluster``, ``resourceGroup`` and ``gpuPools`` as the cluster's Args: the stack's spec
+    (:func:`stack_config.specs.aks_cluster`, with the platform's tags) in the stack's landing zone, checked on the
+    stack's day."""
+    return AksGpuClusterArgs.of(aks_cluster(cfg, tags), landing_zone=landing_zone_args(cfg), today=cfg.today)
 
 
 def nap_pool_args(cfg: StackConfig, pool: GpuNodePoolConfig, tags: Mapping[str, str]) -> NapGpuPoolArgs:

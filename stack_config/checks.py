@@ -13,14 +13,13 @@ from gpu_catalog.lifecycle import load_operator_facts, minor_of, minor_tuple
 from gpu_catalog.node_disks import node_disks
 from gpu_catalog.problems import Problem, key_path, show
 from rules import Finding
-from rules import aks as rules_aks
 from rules.access import deployer_principal_type
 from rules.aks import (
     pool_version_skew,
     system_pool_size,
 )
 from rules.budget import budget_shape
-from rules.checklists import aks_cluster
+from rules.checklists import aks_cluster as aks_cluster_checklist
 from rules.hardening import ApiServer, api_server_access, network_policy, node_hardening, rotation_poll_interval
 from rules.karpenter import AgentPoolFacts, nap_agent_pools
 from rules.kube_names import chart_namespace_problem
@@ -65,7 +64,7 @@ from .models import (
 )
 from .monitoring import GpuMonitoringConfig
 from .nap import GpuNodePoolConfig
-from .specs import azure_pool_name, gpu_pool, nap_pool
+from .specs import aks_cluster, azure_pool_name, gpu_pool, nap_pool
 from .working_hours import START_STOP_SOURCE
 
 # --------------------------------------------------------------------------------------------------- semantics
@@ -142,15 +141,7 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
         for f in deployer_principal_type(access.grantDeployer, access.deployerPrincipalType)
     ]
     problems += _upgrade_channel_problems(cfg)
-    facts = rules_aks.Cluster(
-        tier=cluster.skuTier,
-        support_plan=cluster.supportPlan,
-        cost_analysis=cluster.costAnalysis,
-        kaito_addon=cfg.kaito_addon,
-        oidc_issuer=cluster.oidcIssuer,
-        workload_identity=cluster.workloadIdentity,
-    )
-    for finding in aks_cluster(facts, today=cfg.today):
+    for finding in aks_cluster_checklist(aks_cluster(cfg).facts, today=cfg.today):  # the cluster spec's facts
         key = {"tier": "skuTier"}.get(finding.field, finding.field)
         problems.append(Problem(f"cluster.{key}", finding.message))
     problems += _hardening_problems(cfg)

@@ -14,8 +14,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from rules.monitoring import POOL_NODE_LABEL
 from rules.specs import (
     AKS_GPU_POOL_FIELDS,
+    AksCluster,
     AksGpuPool,
     KaitoGpuWorkspace,
     NapGpuNodePool,
@@ -25,7 +27,7 @@ from rules.specs import (
 
 from .exemptions import pool_exempt_rules
 from .kaito import KaitoWorkspaceConfig
-from .models import GpuPoolConfig, StackConfig
+from .models import ClusterGiven, GpuPoolConfig, StackConfig
 from .nap import GpuNodePoolConfig
 
 
@@ -141,4 +143,26 @@ def kaito_workspace(cfg: StackConfig, ws: KaitoWorkspaceConfig) -> KaitoGpuWorks
     adds: its cluster's Kubernetes version and KAITO add-on, the GPU floor."""
     return ws.spec(
         kubernetes_version=cfg.cluster.kubernetesVersion, addon_enabled=cfg.kaito_addon, gpu_floor=cfg.gpu_floor
+    )
+
+
+def aks_cluster(cfg: StackConfig, tags: Mapping[str, str] | None = None) -> AksCluster:
+    """``cluster`` (with ``resourceGroup`` and ``gpuPools``) as its spec
+    (:meth:`stack_config.models.ClusterConfig.spec`) with what the stack as a whole decides: names, region,
+    protection, the GPU pools' specs, the add-ons other sections turn on (KAITO, node auto-provisioning, the Secrets
+    Store, managed Prometheus) and ``tags`` (the platform's, which the composition adds)."""
+    return cfg.cluster.spec(
+        ClusterGiven(
+            cluster_name=cfg.cluster_name,
+            resource_group_name=cfg.resource_group_name,
+            location=cfg.location,
+            create_resource_group=not cfg.resourceGroup.existing,
+            kaito_addon=cfg.kaito_addon,
+            protect=cfg.protect,
+            tags=tags or {},
+            gpu_pools=tuple(gpu_pool(cfg, pool) for pool in cfg.gpuPools),
+            node_auto_provisioning=cfg.node_auto_provisioning,
+            secrets_store=cfg.secrets_store,
+            prometheus_node_labels=(POOL_NODE_LABEL,) if cfg.monitoring.enabled else None,
+        )
     )

@@ -671,3 +671,33 @@ def test_a_shipped_cluster_sends_the_same_inputs_whichever_door_it_comes_in_by(
     by_door = {"index:AksGpuCluster" in r.urn: r.inputs for r in cluster_api_runs[stack].of_type(MANAGED_CLUSTER)}
     assert by_door[False] == from_stack  # Python
     assert by_door[True] == from_stack  # the package
+
+
+def test_every_cluster_input_of_the_package_is_a_spec_field() -> None:
+    """The package's ``AksGpuCluster`` inputs are the cluster spec's fields (:class:`rules.specs.AksCluster`), but for
+    ``ssh_access`` (the spec's is per pool: the system pool's and each GPU pool's); the spec's ``disable_run_command``
+    arrives in the package's ``api_server`` and ``log_retention_days`` keeps its default there."""
+    from component_package.aks_gpu_cluster import AksGpuClusterArgs as PackageArgs
+    from rules.specs import AKS_CLUSTER_FIELDS
+
+    package = set(PackageArgs.__annotations__)
+    assert package - AKS_CLUSTER_FIELDS == {"ssh_access"}
+    assert AKS_CLUSTER_FIELDS - package == {"disable_run_command", "log_retention_days"}
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_a_stack_files_cluster_is_the_python_doors_spec(stack: str) -> None:
+    """The stack door's cluster spec (:func:`stack_config.specs.aks_cluster`) equals the one the Python door builds
+    from the same keys (its pools included)."""
+    from dataclasses import fields
+
+    from rules.specs import AksCluster
+    from stack_config.specs import aks_cluster
+
+    cfg = next(p.cfg for p in SHIPPED if p.stack == stack)
+    python = python_cluster(stack)
+    from_stack = aks_cluster(cfg, platform_tags(cfg))
+    for f in fields(AksCluster):
+        if f.name != "gpu_pools":
+            assert getattr(from_stack, f.name) == getattr(python, f.name), f.name
+    assert [p.name for p in from_stack.gpu_pools] == [p.name for p in python.gpu_pools]
