@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator
 
@@ -42,7 +40,7 @@ from rules.limits import MAX_NODES_PER_NODE_POOL, MAX_PODS_PER_NODE
 from rules.network import NetworkMode, OutboundType
 from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, KAITO_SAFE_TAINT, nvidia_mig_hint
 from rules.sizes import DEFAULT_FLOOR
-from rules.specs import AksCluster, AksGpuPool, ClusterAccess, SystemPoolSpec
+from rules.specs import AksCluster, ClusterAccess, SystemPoolSpec
 from rules.upgrade import AutoUpgradeChannel, NodeOsUpgradeChannel
 
 from .azure_policy import AzurePolicyConfig
@@ -61,6 +59,9 @@ from .monitoring import GpuMonitoringConfig
 from .nap import GpuNodePoolConfig
 from .sharing import SharingConfig
 from .working_hours import WorkingHoursConfig
+
+if TYPE_CHECKING:  # specs.py builds the stack's specs from these models
+    from .specs import ClusterGiven
 
 DEFAULT_GPU_OPERATOR_VERSION = default_gpu_operator_version()
 """Pinned NVIDIA gpu-operator chart version: the ``default`` of ``gpu_catalog/facts/gpu_operator.json`` (a release
@@ -239,23 +240,6 @@ class ImageCleanerConfig(StrictModel):
         IMAGE_CLEANER_DEFAULT_HOURS
     )
     """How often it runs: 24 hours to three months (``image-cleaner.md``); default a week."""
-
-
-@dataclass(frozen=True)
-class ClusterGiven:
-    """What the stack as a whole decides for its cluster (:meth:`ClusterConfig.spec`), beside the ``cluster`` keys."""
-
-    cluster_name: str
-    resource_group_name: str
-    location: str
-    create_resource_group: bool
-    kaito_addon: bool
-    protect: bool
-    tags: Mapping[str, str]
-    gpu_pools: Sequence[AksGpuPool]
-    node_auto_provisioning: bool
-    secrets_store: bool
-    prometheus_node_labels: tuple[str, ...] | None
 
 
 class ClusterConfig(StrictModel):

@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rules.monitoring import POOL_NODE_LABEL
@@ -27,8 +28,25 @@ from rules.specs import (
 
 from .exemptions import pool_exempt_rules
 from .kaito import KaitoWorkspaceConfig
-from .models import ClusterGiven, GpuPoolConfig, StackConfig
+from .models import GpuPoolConfig, StackConfig
 from .nap import GpuNodePoolConfig
+
+
+@dataclass(frozen=True)
+class ClusterGiven:
+    """What the stack as a whole decides for its cluster (:meth:`ClusterConfig.spec`), beside the ``cluster`` keys."""
+
+    cluster_name: str
+    resource_group_name: str
+    location: str
+    create_resource_group: bool
+    kaito_addon: bool
+    protect: bool
+    tags: Mapping[str, str]
+    gpu_pools: Sequence[AksGpuPool]
+    node_auto_provisioning: bool
+    secrets_store: bool
+    prometheus_node_labels: tuple[str, ...] | None
 
 
 def azure_pool_name(pool: GpuPoolConfig, driver: str, taints: list[str], hardening: Iterable[str] = ()) -> str:
