@@ -41,10 +41,10 @@ from ..karpenter import (
     DEFAULT_CONSOLIDATION_POLICY,
     resolve_sizes,
 )
-from ..node_stack import DEVICE_PLUGIN_CHART, EXTERNAL, GPU_OPERATOR, Sharing
+from ..node_stack import Sharing
 from ..sizes import DEFAULT_FLOOR
 from .aks_gpu_pool import pool_defaults
-from .pool_software import MigStrategy, PoolDevicePlugin, PoolGpuOperator
+from .pool_software import MigStrategy, PoolDevicePlugin, PoolGpuOperator, pool_manager, pool_mig_strategy
 
 MISSING_PLUGIN_FIX = (
     "Enable the GPU operator or the nvidia-device-plugin chart for the NodePool, or declare a device plugin installed "
@@ -128,18 +128,12 @@ class NapGpuNodePool:
     def manager(self) -> str | None:
         """The device plugin the platform deploys for the pool's nodes: the GPU operator's, the chart's, or one
         declared external (``None``: none)."""
-        if self.gpu_operator is not None:
-            return GPU_OPERATOR
-        if self.device_plugin is not None:
-            return DEVICE_PLUGIN_CHART
-        return EXTERNAL if self.external_device_plugin else None
+        return pool_manager(self.gpu_operator, self.device_plugin, self.external_device_plugin)
 
     @property
     def mig_strategy(self) -> MigStrategy:
         """The MIG strategy of the pool's device plugin."""
-        if self.gpu_operator is not None:
-            return self.gpu_operator.mig_strategy
-        return self.device_plugin.mig_strategy if self.device_plugin is not None else "single"
+        return pool_mig_strategy(self.gpu_operator, self.device_plugin)
 
     @property
     def gpu_mode(self) -> str:
