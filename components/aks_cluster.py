@@ -54,14 +54,13 @@ from rules.hardening import (
     DEFAULT_OS_DISK_GIB,
 )
 from rules.node_stack import kaito_addon_with_nap
+from rules.specs import ClusterAccess, SystemPoolSpec
 from rules.upgrade import channel_owns_version
 
 from .aks_cluster_args import (
     COMPONENT,
     SYSTEM_POOL_NAME,
     AksGpuClusterArgs,
-    ClusterAccess,
-    SystemPoolSpec,
     advisory_findings,
 )
 from .container_insights import ContainerInsightsArgs, container_insights_collection, omsagent_config

@@ -105,9 +105,9 @@ def _component_args(cfg: StackConfig, member: str | None = None) -> _ComponentAr
     member's Azure Policy and Databricks cluster policy names end with the member's name)."""
     tags = wiring.platform_tags(cfg)
     operator = pool_gpu_operator(cfg)
-    cluster_args = wiring.aks_cluster_args(cfg, operator, tags)
+    cluster_args = wiring.aks_cluster_args(cfg, tags)
     kaito_args = [wiring.kaito_workspace_args(cfg, ws) for ws in cfg.kaito.workspaces]
-    nap_args = [wiring.nap_pool_args(cfg, pool, operator, tags) for pool in cfg.gpuNodePools]
+    nap_args = [wiring.nap_pool_args(cfg, pool, tags) for pool in cfg.gpuNodePools]
     policy_args = wiring.azure_policy_args(cfg, cluster_args, member) if cfg.azurePolicy.enabled else None
     monitoring_args = _monitoring_args(cfg, tags)
     databricks_policy = wiring.databricks_cluster_policy_args(cfg, member)
