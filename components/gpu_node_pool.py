@@ -287,6 +287,7 @@ class GpuNodePool(pulumi.ComponentResource):
             vnet_subnet_id=pool.vnet_subnet_id,
             pod_subnet_id=pool.pod_subnet_id,
             upgrade_settings=upgrade_settings_args(pool.upgrade),
+            scale_down_mode=pool.scale_down_mode,
             opts=pulumi.ResourceOptions(
                 parent=self,
                 depends_on=[after] if after is not None else None,

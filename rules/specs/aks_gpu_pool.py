@@ -201,6 +201,16 @@ class AksGpuPool:
     )
     """``Ephemeral`` (the size's temp disk must hold the 128 GiB OS disk) or ``Managed``. ``None``: ``Ephemeral``
     where the catalog says it fits."""
+    scale_down_mode: Literal["Delete", "Deallocate"] | None = field(
+        default=None,
+        metadata=key(
+            "How scale-down removes nodes: `Delete` or `Deallocate` (the VMs stop and keep their OS disk and cached "
+            "images, still billed for the disks; a scale-up starts them first). `Deallocate` needs "
+            "`osDiskType: Managed`. Default: not sent (AKS deletes).",
+        ),
+    )
+    """``scaleDownMode`` (REST API 2025-09-01 ``ScaleDownMode``); ``None``: not sent, AKS's ``Delete``. AKS does not
+    support ``Deallocate`` with an ephemeral OS disk (:meth:`scale_down_findings`)."""
     orchestrator_version: str | None = field(
         default=None,
         metadata=key("The nodes' Kubernetes version; default: the control plane's.", kind="kubernetes_version"),
@@ -361,6 +371,20 @@ class AksGpuPool:
             *self.upgrade_findings(),
         ]
 
+    def scale_down_findings(self) -> list[Finding]:
+        """``Deallocate`` keeps the stopped VMs' OS disks, which an ephemeral OS disk (on the VM's temp disk) cannot:
+        AKS refuses it (azure-aks-docs ``articles/aks/scale-down-mode.md``, Limitations)."""
+        if self.scale_down_mode != "Deallocate" or self.os_disk_type != "Ephemeral":
+            return []
+        return [
+            Finding(
+                "scaleDownMode",
+                f"Deallocate is not supported with an ephemeral OS disk (osDiskType Ephemeral, written or the "
+                f"catalog's default for {self.vm_size}): a deallocated node keeps its OS disk, which an ephemeral one "
+                "on the VM's temp disk cannot. Allowed: Deallocate with osDiskType Managed, or Delete.",
+            )
+        ]
+
     def upgrade_findings(self) -> list[Finding]:
         """``upgradeSettings`` in the API's shapes and ranges (:func:`rules.network.upgrade_settings`)."""
         if self.upgrade is None:
@@ -369,8 +393,8 @@ class AksGpuPool:
 
     def checklist_findings(self, *, today: date) -> list[Finding]:
         """:func:`rules.checklists.aks_gpu_pool` over the pool: size, MIG, sharing, driver, taints, labels,
-        hardening, what runs on its nodes."""
-        return aks_gpu_pool(self.checklist, today=today)
+        hardening, what runs on its nodes; and the spec's own field rules (:meth:`scale_down_findings`)."""
+        return [*aks_gpu_pool(self.checklist, today=today), *self.scale_down_findings()]
 
     def version_findings(self, *, today: date) -> list[Finding]:
         """The pool's own version, one AKS creates no pools on even under long-term support (a cluster checks it
