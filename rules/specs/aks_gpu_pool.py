@@ -218,12 +218,21 @@ class AksGpuPool:
     """The nodes' Kubernetes version; ``None``: the control plane's."""
     tags: Mapping[str, str] = field(default_factory=dict, metadata=key("Azure tags (`gpu-pool: <name>` is added)."))
     """Azure tags (``gpu-pool: <name>`` is added)."""
-    gpu_operator: PoolGpuOperator | None = field(default=None, metadata=key("", stack=False, translated=True))
+    gpu_operator: PoolGpuOperator | None = field(
+        default=None,
+        metadata=key(
+            "The NVIDIA GPU operator on the cluster, when one runs: it manages every Linux GPU pool.",
+            stack=False,
+            translated=True,
+        ),
+    )
     """The NVIDIA GPU operator on the cluster; ``None``: none runs."""
     device_plugin: PoolDevicePlugin | None = field(
         default=None,
         metadata=key(
-            "The NVIDIA GPU operator on the cluster, when one runs: it manages every Linux GPU pool.",
+            "NVIDIA's nvidia-device-plugin chart on the cluster, when the GPU operator is off: it serves the Linux GPU "
+            "pools whose driver AKS installs. Neither it nor `gpuOperator`: the cluster's own device plugin is taken "
+            "on trust.",
             stack=False,
             translated=True,
         ),
