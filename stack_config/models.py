@@ -37,6 +37,7 @@ from rules.hardening import (
 )
 from rules.limits import MAX_PODS_PER_NODE
 from rules.network import NetworkMode, OutboundType
+from rules.node_os import DEFAULT_OS_SKU
 from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, KAITO_SAFE_TAINT, nvidia_mig_hint
 from rules.sizes import DEFAULT_FLOOR
 from rules.specs import AksGpuPool
@@ -360,9 +361,10 @@ class _GpuPoolKeys(StrictModel):
 
     @property
     def effective_os_sku(self) -> str:
+        """``osSku``, or the OS's default (:data:`rules.node_os.DEFAULT_OS_SKU`, the one the pool spec resolves)."""
         if self.osSku is not None:
             return self.osSku
-        return "Windows2022" if self.os == "Windows" else "Ubuntu"
+        return DEFAULT_OS_SKU[self.os]
 
     @property
     def sharing_mode(self) -> Literal["none", "timeSlicing", "mps"]:
