@@ -18,7 +18,7 @@ from typing import Any, NotRequired, TypedDict
 from pulumi.provider.experimental.util import camel_case
 
 from component_package import enums
-from rules.specs.keys import SpecKey, spec_keys
+from rules.specs.keys import KeyTypeError, SpecKey, door_types
 
 KINDS: Mapping[str, Any] = {"subnet_id": str, "kubernetes_version": str}
 """A key's ``kind`` → its input type (the rules check the shape)."""
@@ -27,10 +27,6 @@ FIELD_DOCS: dict[str, dict[str, str]] = {}
 """Generated input object → its properties' descriptions (schema names), for :func:`describe`."""
 
 _SCALARS = (str, int, bool, float)
-
-
-class SpecInputError(TypeError):
-    """A spec key the package cannot type: names the key and the file that should declare it."""
 
 
 def _pascal(name: str) -> str:
@@ -52,7 +48,7 @@ def input_type(k: SpecKey) -> Any:
     """The key's input type (without ``NotRequired``)."""
     if k.key.kind is not None:
         if k.key.kind not in KINDS:
-            raise SpecInputError(f"{k.written}: kind {k.key.kind!r} has no input type; add it to KINDS in {__name__}")
+            raise KeyTypeError(f"{k.written}: kind {k.key.kind!r} has no input type; add it to KINDS in {__name__}")
         return KINDS[k.key.kind]
     tp, origin = k.value_type, typing.get_origin(k.value_type)
     if origin is typing.Literal or (k.key.values and tp is str):
@@ -65,30 +61,15 @@ def input_type(k: SpecKey) -> Any:
         return dict[key_type, value_type]  # type: ignore[valid-type]
     if tp in _SCALARS:
         return tp
-    raise SpecInputError(f"{k.written}: the package has no input type for {tp!r}; declare it in the input's types")
+    raise KeyTypeError(f"{k.written}: the package has no input type for {tp!r}; declare it in the input's types")
 
 
 def spec_input(name: str, spec: type, *, doc: str, types: Mapping[str, Any]) -> Any:
     """The ``TypedDict`` of ``spec``'s package keys (module docstring); ``types``: input name → its type, for the
     inputs the package types itself (every ``translated`` key needs one)."""
-    fields: dict[str, Any] = {}
-    docs: dict[str, str] = {}
-    for k in spec_keys(spec):
-        written = k.package_key
-        if written is None:
-            continue
-        if written in types:
-            tp = types[written]
-        elif k.key.translated:
-            raise SpecInputError(f"{written}: a translated key; declare its input type in {name}'s types")
-        else:
-            tp = input_type(k)
-        fields[written] = tp if k.required else NotRequired[tp]
-        if k.key.doc:
-            docs[camel_case(written)] = k.key.doc
-    unknown = set(types) - set(fields)
-    if unknown:
-        raise SpecInputError(f"{name}: types for inputs the spec does not have: {', '.join(sorted(unknown))}")
+    keys = door_types(spec, "package", lambda k: k.package_key, types, input_type)
+    fields = {written: tp if k.required else NotRequired[tp] for written, (k, tp) in keys.items()}
+    docs = {camel_case(written): k.key.doc for written, (k, _) in keys.items() if k.key.doc}
     typed: Any = TypedDict(name, fields)  # type: ignore[misc]  # the fields are the spec's, known at import
     typed.__doc__ = doc
     typed.__module__ = "component_package.inputs"

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, create_model
 
-from rules.specs.keys import SpecKey, spec_keys
+from rules.specs.keys import KeyTypeError, SpecKey, door_types
 
 from .base import StrictModel
 
@@ -25,15 +25,11 @@ _LITERAL: Any = Literal
 _SCALARS = (str, int, bool, float)
 
 
-class SpecModelError(TypeError):
-    """A spec key the stack file cannot type: its model names the key and the file that should declare it."""
-
-
 def _value_type(k: SpecKey, kinds: Mapping[str, Any]) -> Any:
     """The key's stack-file type without ``None`` and bounds."""
     if k.key.kind is not None:
         if k.key.kind not in kinds:
-            raise SpecModelError(
+            raise KeyTypeError(
                 f"{k.written}: kind {k.key.kind!r} has no stack-file type; add it to the model's kinds "
                 "(stack_config/models.py)"
             )
@@ -49,7 +45,7 @@ def _value_type(k: SpecKey, kinds: Mapping[str, Any]) -> Any:
         return dict[key_type, value_type]  # type: ignore[valid-type]
     if tp in _SCALARS:
         return tp
-    raise SpecModelError(
+    raise KeyTypeError(
         f"{k.written}: the stack file has no type for {tp!r}; declare it in the model's types (stack_config/models.py)"
     )
 
@@ -78,20 +74,7 @@ def spec_model(
 ) -> type[_M]:
     """The stack-file model of ``spec``'s keys (module docstring); ``types``: stack key → its annotation, for the
     keys the stack types itself (every ``translated`` key needs one); ``kinds``: a key's ``kind`` → its type."""
-    fields: dict[str, Any] = {}
-    for k in spec_keys(spec):
-        written = k.stack_key
-        if written is None:
-            continue
-        if written in types:
-            annotation = types[written]
-        elif k.key.translated:
-            raise SpecModelError(f"{written}: a translated key; declare its stack-file type in {name}'s types")
-        else:
-            annotation = key_annotation(k, kinds)
-        fields[written] = _field(k, annotation)
-    unknown = set(types) - set(fields)
-    if unknown:
-        raise SpecModelError(f"{name}: types for keys the spec does not have: {', '.join(sorted(unknown))}")
+    typed = door_types(spec, "stack-file", lambda k: k.stack_key, types, lambda k: key_annotation(k, kinds))
+    fields: dict[str, Any] = {written: _field(k, annotation) for written, (k, annotation) in typed.items()}
     model: type[_M] = create_model(name, __base__=base, __module__=base.__module__, __doc__=doc, **fields)
     return model

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, fields
 from functools import cache
 from typing import Any, Final
@@ -153,3 +153,34 @@ def stack_fields(spec: type) -> Mapping[str, str]:
 def key_fields(spec: type) -> Mapping[str, str]:
     """Key as written (camelCase, as the rules name a finding's field) → spec field, for every key of ``spec``."""
     return {k.written: k.name for k in spec_keys(spec)}
+
+
+class KeyTypeError(TypeError):
+    """A door cannot type a spec key: the message names the key and where its type belongs."""
+
+
+def door_types(
+    spec: type,
+    door: str,
+    written: Callable[[SpecKey], str | None],
+    types: Mapping[str, Any],
+    derive: Callable[[SpecKey], Any],
+) -> dict[str, tuple[SpecKey, Any]]:
+    """The keys ``door`` (``stack file``, ``package``) takes of ``spec``, by the name it writes them (``written``),
+    each with its type: the door's own (``types``, required for a ``translated`` key), else ``derive(key)``. Raises
+    :class:`KeyTypeError` naming the key a door has no type for, or a type for a key the spec lacks."""
+    out: dict[str, tuple[SpecKey, Any]] = {}
+    for k in spec_keys(spec):
+        name = written(k)
+        if name is None:
+            continue
+        if name in types:
+            out[name] = (k, types[name])
+        elif k.key.translated:
+            raise KeyTypeError(f"{name}: a translated key; declare its {door} type in the door's types")
+        else:
+            out[name] = (k, derive(k))
+    unknown = set(types) - set(out)
+    if unknown:
+        raise KeyTypeError(f"{door} types for keys {spec.__name__} does not have: {', '.join(sorted(unknown))}")
+    return out

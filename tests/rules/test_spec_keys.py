@@ -17,12 +17,12 @@ from pydantic import ValidationError
 
 from component_package import enums
 from component_package.inputs import GpuPool
-from component_package.spec_inputs import FIELD_DOCS, SpecInputError, spec_input
+from component_package.spec_inputs import FIELD_DOCS, spec_input
 from rules.specs import AksGpuPool
-from rules.specs.keys import key, spec_keys, stack_fields
+from rules.specs.keys import KeyTypeError, key, spec_keys, stack_fields
 from stack_config import GpuPoolConfig, StackConfigError, validate_stack_config
 from stack_config.base import StrictModel
-from stack_config.spec_models import SpecModelError, spec_model
+from stack_config.spec_models import spec_model
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,10 +81,12 @@ def test_a_translated_key_without_a_door_type_names_the_key() -> None:
     class Odd:
         shape: object = field(default=None, metadata=key("A shape.", translated=True))
 
-    with pytest.raises(SpecModelError, match=r"^shape: a translated key; declare its stack-file type in OddConfig"):
+    with pytest.raises(KeyTypeError, match=r"^shape: a translated key; declare its stack-file type"):
         spec_model("OddConfig", Odd, base=StrictModel, doc="", types={}, kinds={})
-    with pytest.raises(SpecInputError, match=r"^shape: a translated key; declare its input type in OddInput"):
+    with pytest.raises(KeyTypeError, match=r"^shape: a translated key; declare its package type"):
         spec_input("OddInput", Odd, doc="", types={})
+    with pytest.raises(KeyTypeError, match=r"^package types for keys Odd does not have: shap$"):
+        spec_input("OddInput", Odd, doc="", types={"shape": str, "shap": str})
 
 
 def test_gpu_pools_keys_are_the_pool_specs_in_its_order() -> None:
