@@ -9,7 +9,6 @@ from rules.resource_types import is_aks_pool_resource
 
 from ._meta import ADVISORY, GpuResourcePolicy
 from ._resources import POOL_SIZES, UNKNOWN, Review, is_gpu_pool, pools_of
-from ._specs import wire_pool
 
 NAME = "gpu-pool-tainted"
 
@@ -24,7 +23,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         if taints is UNKNOWN or any(t is UNKNOWN for t in entries):
             review.unknown_field(pool.path("nodeTaints"))
             continue
-        facts = GpuPool(name=None, vm_size=pool.size_label, taints=wire_pool(pool).node_taints)
+        facts = GpuPool(name=None, vm_size=pool.size_label, taints=tuple(t for t in entries if isinstance(t, str)))
         for finding in gpu_pool_tainted(facts):
             review.violation(
                 f"{pool.path('nodeTaints')}: GPU {pool.label(args.name)} ({pool.size_label}): {finding.message}"
