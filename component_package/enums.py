@@ -48,6 +48,11 @@ def _enum(name: str, values: Iterable[str], doc: str) -> Any:
     return enum
 
 
+def string_enum(name: str, values: Iterable[str], doc: str) -> Any:
+    """A string enum of the schema made elsewhere (an input generated from a spec's allowed values)."""
+    return _enum(name, values, doc)
+
+
 if typing.TYPE_CHECKING:  # the type checker sees string enums; the schema's members are built below
 
     class OsType(StrEnum): ...

@@ -3,18 +3,18 @@
 No ``from __future__ import annotations``: the schema is inferred from the annotation objects.
 """
 
-from typing import NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from component_package.enums import (
     DriverMode,
-    MigProfile,
     MigStrategy,
     OsDiskType,
     OsSku,
-    OsType,
     PrincipalType,
     SharingMode,
 )
+from component_package.spec_inputs import spec_input
+from rules.specs import AksGpuPool
 
 
 class Sharing(TypedDict):
@@ -63,67 +63,27 @@ class PoolDevicePlugin(TypedDict):
     """How AKS-partitioned MIG slices are advertised; default `single`."""
 
 
-class GpuPool(TypedDict):
-    """One AKS GPU node pool. Checked at construction with the project's rules (size, name, MIG, sharing, driver,
-    autoscaling, taints, labels)."""
+GPU_POOL_TYPES: dict[str, Any] = {
+    "driver": DriverMode,
+    "sharing": Sharing,
+    "gpu_operator": PoolGpuOperator,
+    "device_plugin": PoolDevicePlugin,
+    "upgrade": UpgradeSettings,
+}
+"""The ``GpuPool`` inputs the package takes in a shape of its own; every other input is the pool spec's key."""
 
-    name: str
-    """Logical pool name: lowercase letters and digits, starting with a letter; at most 12 characters on Linux, 6 on
-    Windows. The `azure-gpu-platform/pool` node label and the child resource's name."""
-    vm_size: str
-    """The GPU VM size (e.g. `Standard_NC24ads_A100_v4`): a current, AKS-supported size at or above the GPU floor."""
-    azure_name: NotRequired[str]
-    """The agent pool's name in Azure; default: `name`. Give a new name when changing a create-time field (size, OS,
-    MIG profile, driver, taints, zones, spot, max pods) so the new pool is created before the old one is deleted."""
-    os: NotRequired[OsType]
-    """Default `Linux`."""
-    os_sku: NotRequired[OsSku]
-    """Default `Ubuntu` on Linux, `Windows2022` on Windows."""
-    count: NotRequired[int]
-    """Nodes of a fixed-size pool; the initial node count of an autoscaling one. Default: `minCount` when
-    autoscaling, else 1."""
-    min_count: NotRequired[int]
-    """Autoscaling lower bound (at least 1 when the GPU operator manages the pool: Azure/AKS #2832); default 1."""
-    max_count: NotRequired[int]
-    """Setting it turns the cluster autoscaler on."""
-    driver: NotRequired[DriverMode]
-    """Who installs the NVIDIA driver; default `operator` on a Linux pool whose `gpuOperator` installs drivers, else
-    `aks`. `operator` needs `gpuOperator` with `installsDriver`."""
-    mig_profile: NotRequired[MigProfile]
-    """MIG partitioning (A100/H100/H200 sizes)."""
-    sharing: NotRequired[Sharing]
-    """Time-slicing or MPS through the GPU operator."""
-    taints: NotRequired[list[str]]
-    """Node taints; default `nvidia.com/gpu=present:NoSchedule` (in an `AksGpuCluster` with the KAITO add-on, a
-    taint the add-on's device plugin does not tolerate)."""
-    labels: NotRequired[dict[str, str]]
-    """Node labels of your own (the pool, GPU model, device-plugin and MIG labels are added)."""
-    zones: NotRequired[list[str]]
-    """Availability zones."""
-    spot: NotRequired[bool]
-    """Spot VMs (evicted with delete)."""
-    max_pods: NotRequired[int]
-    """Maximum pods per node; default 250 (Azure CNI Overlay's default) on Linux, 110 on Windows."""
-    encryption_at_host: NotRequired[bool]
-    """Encryption at host (needs the subscription feature `Microsoft.Compute/EncryptionAtHost`); default: on where the
-    catalog sources the size's support, otherwise off; refused on a size without it."""
-    os_disk_type: NotRequired[OsDiskType]
-    """Default `Ephemeral` where the size supports it and its temp disk holds the 128 GiB OS disk, else `Managed`."""
-    orchestrator_version: NotRequired[str]
-    """The nodes' Kubernetes version; default: the control plane's."""
-    tags: NotRequired[dict[str, str]]
-    """Azure tags (`gpu-pool: <name>` is added)."""
-    gpu_operator: NotRequired[PoolGpuOperator]
-    device_plugin: NotRequired[PoolDevicePlugin]
-    """The NVIDIA GPU operator on the cluster, when one runs: it manages every Linux GPU pool."""
-    gpu_floor: NotRequired[str]
-    """The smallest GPU size allowed (policy `gpu-size-minimum`); default `Standard_NC6s_v3`."""
-    vnet_subnet_id: NotRequired[str]
-    """The node subnet's resource id (`vnetSubnetID`); default: the cluster's."""
-    pod_subnet_id: NotRequired[str]
-    """Azure CNI flat mode: the pods' subnet id (`podSubnetID`)."""
-    upgrade: NotRequired[UpgradeSettings]
-    """`upgradeSettings`; default: AKS's."""
+if TYPE_CHECKING:
+    GpuPool = dict[str, Any]
+else:
+    GpuPool = spec_input(
+        "GpuPool",
+        AksGpuPool,
+        doc="One AKS GPU node pool. Checked at construction with the project's rules (size, name, MIG, sharing, "
+        "driver, autoscaling, taints, labels).",
+        types=GPU_POOL_TYPES,
+    )
+"""One AKS GPU node pool: its inputs generated from the pool spec's keys (:class:`rules.specs.AksGpuPool`;
+``component_package/spec_inputs.py``)."""
 
 
 class SystemPool(TypedDict):

@@ -24,6 +24,7 @@ from component_package.kaito_workspace import KaitoWorkspace
 from component_package.nap_gpu_pool import NapGpuPool
 from component_package.nvidia_device_plugin import NvidiaDevicePlugin
 from component_package.package import NAMESPACE, PACKAGE_NAME, VERSION
+from component_package.spec_inputs import describe
 
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AksGpuCluster,
@@ -42,10 +43,16 @@ for them), and an engine that sends none gets the rules' message, as Python does
 
 
 class GpuPackageProvider(ComponentProvider):
-    """The SDK's component provider, with three changes: Args the rules refuse come back to the engine as an
+    """The SDK's component provider, with four changes: the generated input objects' property descriptions are in
+    the schema (:func:`component_package.spec_inputs.describe`); Args the rules refuse come back to the engine as an
     input-properties error (``InvalidArgument``: the rules' message, and each finding on its property path) instead
     of a generic error carrying a Python stack trace; a missing input the rules check themselves
     (:data:`RULE_CHECKED_INPUTS`) reaches the rules; arrays of enums are mapped item by item to the enum."""
+
+    def __init__(self) -> None:
+        super().__init__(COMPONENTS, PACKAGE_NAME, NAMESPACE, VERSION)
+        if self.schema is not None:  # the generated input objects' descriptions (component_package/spec_inputs.py)
+            self.schema = describe(self.schema, PACKAGE_NAME)
 
     def map_inputs(self, inputs: pulumi.Inputs, component_def: ComponentDefinition) -> pulumi.Inputs:
         missing = {k for k in RULE_CHECKED_INPUTS.get(component_def.name, ()) if inputs.get(k) is None}
@@ -112,7 +119,7 @@ class GpuPackageProvider(ComponentProvider):
 
 def provider() -> GpuPackageProvider:
     """The provider: the schema is inferred here, from this module's annotations."""
-    return GpuPackageProvider(COMPONENTS, PACKAGE_NAME, NAMESPACE, VERSION)
+    return GpuPackageProvider()
 
 
 def serve(args: list[str] | None = None) -> None:

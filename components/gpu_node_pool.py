@@ -52,6 +52,7 @@ from rules.node_stack import (
     refused,
 )
 from rules.specs import AksGpuPool
+from rules.specs.keys import key_fields
 
 from .contract import GpuPoolContract, Scheduling, Toleration
 from .pool_scheduling import (
@@ -80,15 +81,7 @@ the MIG manager's hardware-generated configs name layouts ``all-<profile>``; wit
 _FIELDS = {
     "sharing.timeSlicing.replicas": "sharing",
     "sharing.mps.replicas": "sharing",
-    "vmSize": "vm_size",
-    "osSku": "os_sku",
-    "driver": "driver_skipped",
-    "migProfile": "mig_profile",
-    "minCount": "min_count",
-    "orchestratorVersion": "orchestrator_version",
-    "encryptionAtHost": "encryption_at_host",
-    "osDiskType": "os_disk_type",
-    "gpuOperator": "gpu_operator",
+    **key_fields(AksGpuPool),  # vmSize → vm_size, driver → driver_skipped, …
 }
 """A rule's field (a stack file's key) → the :class:`GpuPoolSpec` field; the others have the same name."""
 
@@ -294,6 +287,7 @@ class GpuNodePool(pulumi.ComponentResource):
             vnet_subnet_id=pool.vnet_subnet_id,
             pod_subnet_id=pool.pod_subnet_id,
             upgrade_settings=upgrade_settings_args(pool.upgrade),
+            scale_down_mode=pool.scale_down_mode,
             opts=pulumi.ResourceOptions(
                 parent=self,
                 depends_on=[after] if after is not None else None,

@@ -313,6 +313,12 @@ class Pool:
     _sizes: tuple[tuple[str, Any], ...] | None = dataclass_field(default=None, init=False, compare=False, repr=False)
     _gpu: tuple[bool, tuple[str, ...]] | None = dataclass_field(default=None, init=False, compare=False, repr=False)
     _label: str | None = dataclass_field(default=None, init=False, compare=False, repr=False)
+    _spec: Any = dataclass_field(default=None, init=False, compare=False, repr=False)
+
+    @property
+    def spec(self) -> Any:
+        """The pool as its spec, once built (:func:`policies._specs.wire_pool` builds it; ``None`` before)."""
+        return self._spec
 
     def path(self, *keys: str | int) -> str:
         return join_path(self.prefix, *keys)

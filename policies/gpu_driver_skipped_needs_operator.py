@@ -8,6 +8,7 @@ from rules.aks import GpuPool, driver_install
 
 from ._meta import ADVISORY, GpuStackPolicy
 from ._resources import UNKNOWN, Review
+from ._specs import wire_pool
 from ._stack import gpu_operators, linux_gpu_pools
 
 NAME = "gpu-driver-skipped-needs-operator"
@@ -22,11 +23,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             if skip is UNKNOWN:
                 review.unknown_field(sp.where("gpuProfile", "driver"))
                 continue
-            facts = GpuPool(
-                name=None,
-                vm_size=sp.pool.size_label,
-                driver_skipped=isinstance(skip, str) and skip.lower() == "none",
-            )
+            facts = GpuPool(name=None, vm_size=sp.pool.size_label, driver_skipped=wire_pool(sp.pool).skips_driver)
             for finding in driver_install(facts, None):
                 review.violation(
                     f"{sp.where('gpuProfile', 'driver')}: {sp.label}: {finding.message} (No GPU operator Helm release, "

@@ -24,7 +24,7 @@ from typing import Any, Final, Literal, cast
 import yaml
 from pulumi_policy import PolicyResource, ReportViolation, Severity, StackValidationArgs
 
-from gpu_catalog import MIG_GEOMETRY, GpuSize, canonical_mig_profile, default_catalog
+from gpu_catalog import MIG_GEOMETRY, GpuSize, default_catalog
 from rules.karpenter import (
     REQUIREMENTS_PATH,
     SKU_GPU_COUNT,
@@ -70,6 +70,7 @@ from ._resources import (
     props_of,
     shared_reading,
 )
+from ._specs import wire_pool
 from ._stack import _ScopedReview
 
 NAME = "gpu-node-device-plugin"
@@ -319,31 +320,19 @@ def _aks_node(resource: PolicyResource, pool: Any, cluster: ClusterKey | None, r
         review.unknown_field(f"{resource.name}: {pool.path(*key.split('.'))}")
     if unknown:
         return None
-    os_type = fields["osType"]
-    os: Literal["Linux", "Windows"] = (
-        "Windows" if isinstance(os_type, str) and os_type.lower() == "windows" else "Linux"
-    )
-    taints = [t for t in fields["nodeTaints"] or [] if isinstance(t, str)]
-    priority = fields["scaleSetPriority"]
-    if isinstance(priority, str) and priority.lower() == "spot":
-        taints.append(SPOT_TAINT)
-    labels = fields["nodeLabels"]
-    gpus, memory = max(int(size.gpu_count), 1), size.whole_gpu_memory_gib
-    profile = fields["gpuInstanceProfile"]
-    mig_profile = canonical_mig_profile(profile) if isinstance(profile, str) else None
-    mig = mig_instance(mig_profile, memory) if mig_profile in MIG_GEOMETRY else None
-    driver = fields["gpuProfile.driver"]
-    skipped = isinstance(driver, str) and driver.lower() == "none"
+    spec = wire_pool(pool)  # the pool as its spec: OS, taints, labels, MIG profile in AKS's spelling, driver
+    memory = size.whole_gpu_memory_gib
+    mig = mig_instance(spec.mig_profile, memory) if spec.mig_profile in MIG_GEOMETRY else None
     node = GpuNode(
         where=f"{pool.label(resource.name)} ({pool.size_label})",
-        os=os,
-        gpus=gpus,
-        taints=tuple(taints),
-        labels={str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {},
+        os=spec.os,
+        gpus=max(int(size.gpu_count), 1),
+        taints=(*spec.node_taints, *((SPOT_TAINT,) if spec.spot else ())),
+        labels=dict(spec.labels),
         driver="aks",
         mig=mig,
     )
-    return _Node(resource, pool.prefix, node, cluster, skipped)
+    return _Node(resource, pool.prefix, node, cluster, spec.skips_driver)
 
 
 def _nodepool_node(resource: PolicyResource, props: Any, review: Review) -> _Node | None:

@@ -19,11 +19,10 @@ from rules.resource_types import is_aks_node_class, is_karpenter_node_pool, is_m
 from ._karpenter import nodepool_name, read_nodepool
 from ._meta import MANDATORY, GpuStackPolicy
 from ._resources import UNKNOWN, Review, get, props_of
+from ._specs import wire_pool
 from ._stack import gpu_operators, linux_gpu_pools
 
 NAME = "gpu-operator-platform-supported"
-DEFAULT_LINUX_OS_SKU = "Ubuntu"
-"""What AKS uses for a Linux pool without osSKU (REST spec 2025-09-01: 'The default is Ubuntu if OSType is Linux')."""
 
 
 def _cluster_version(args: StackValidationArgs, review: Review) -> str | None:
@@ -104,9 +103,9 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                 if os_sku is UNKNOWN:
                     review.unknown_field(sp.where("osSKU"))
                     continue
-                problem = check_operator_platform(
-                    version, pool_version, os_sku if isinstance(os_sku, str) and os_sku else DEFAULT_LINUX_OS_SKU
-                )
+                # the pool's OS SKU as the spec resolves it: osSKU, or the OS type's default (Ubuntu on Linux, as the
+                # REST spec 2025-09-01 says AKS picks)
+                problem = check_operator_platform(version, pool_version, str(wire_pool(sp.pool).os_sku))
                 if problem is not None:
                     review.violation(f"{sp.where('osSKU')}: {sp.label} — {problem}", sp.resource.urn)
             _review_node_pools(args, review, version, cluster_version)

@@ -11,6 +11,7 @@ from rules.resource_types import is_aks_pool_resource
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import POOL_SIZES, UNKNOWN, Review, get, is_gpu_pool, pools_of, props_of
+from ._specs import wire_pool
 
 NAME = "gpu-windows-pool"
 
@@ -54,7 +55,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             vm_size=pool.size_label,
             os="Windows",
             kubernetes_version=version if isinstance(version, str) and version else None,
-            driver_skipped=isinstance(driver, str) and driver.lower() == "none",
+            driver_skipped=wire_pool(pool).skips_driver,
         )
         for finding in windows_gpu_pool(facts, today=today):
             if finding.field not in unknown:

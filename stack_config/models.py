@@ -36,11 +36,12 @@ from rules.hardening import (
     default_encryption_at_host,
     default_os_disk_type,
 )
-from rules.limits import MAX_NODES_PER_NODE_POOL, MAX_PODS_PER_NODE
+from rules.limits import MAX_PODS_PER_NODE
 from rules.network import NetworkMode, OutboundType
+from rules.node_os import DEFAULT_OS_SKU
 from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, KAITO_SAFE_TAINT, nvidia_mig_hint
 from rules.sizes import DEFAULT_FLOOR
-from rules.specs import AksCluster, ClusterAccess, SystemPoolSpec
+from rules.specs import AksCluster, AksGpuPool, ClusterAccess, SystemPoolSpec
 from rules.upgrade import AutoUpgradeChannel, NodeOsUpgradeChannel
 
 from .azure_policy import AzurePolicyConfig
@@ -59,6 +60,7 @@ from .landing_zone import (
 from .monitoring import GpuMonitoringConfig
 from .nap import GpuNodePoolConfig
 from .sharing import SharingConfig
+from .spec_models import spec_model
 from .working_hours import WorkingHoursConfig
 
 if TYPE_CHECKING:  # specs.py builds the stack's specs from these models
@@ -363,55 +365,35 @@ class ClusterConfig(StrictModel):
         )
 
 
-class GpuPoolConfig(StrictModel):
-    """``gpuPools[i]``: one AKS GPU node pool (a separate AgentPool resource)."""
+class _GpuPoolKeys(StrictModel):
+    """What a ``gpuPools[i]`` entry has beyond its keys: the MIG profile's check and the derived counts. The keys are
+    the pool spec's (:class:`rules.specs.AksGpuPool`), generated: :data:`GpuPoolConfig`."""
 
-    name: Annotated[str, Field(min_length=1)]
-    """Logical pool name: lowercase letters and digits, starting with a letter; at most 12 characters on Linux and
-    6 on Windows. The Azure pool name is derived from it (see :func:`azure_pool_name`)."""
-    vmSize: str
-    os: Literal["Linux", "Windows"] = "Linux"
-    osSku: LinuxOsSku | WindowsOsSku | None = None
-    """Defaults to Ubuntu on Linux (the GPU operator's supported OS) and Windows2022 on Windows."""
-    count: Annotated[int, Field(ge=0, le=MAX_NODES_PER_NODE_POOL)] | None = None
-    """Fixed node count (no autoscaling). Defaults to 1 when ``maxCount`` is not set."""
-    minCount: Annotated[int, Field(ge=0, le=MAX_NODES_PER_NODE_POOL)] | None = None
-    """Autoscaling lower bound (needs ``maxCount``). Defaults to 1."""
-    maxCount: Annotated[int, Field(ge=1, le=MAX_NODES_PER_NODE_POOL)] | None = None
-    """Setting ``maxCount`` turns the cluster autoscaler on for this pool."""
-    driver: DriverMode | None = None
-    """Who installs the NVIDIA driver: ``operator`` (AKS skips it: ``gpuProfile.driver=None``) or ``aks``.
-    Defaults to ``operator`` for Linux pools when ``gpuOperator.enabled``, otherwise ``aks``."""
-    migProfile: str | None = None
-    """AKS ``gpuInstanceProfile`` (A100, H100, H200 sizes only)."""
-    sharing: SharingConfig | None = None
-    taints: list[str] | None = None
-    """Defaults to ``nvidia.com/gpu=present:NoSchedule``; on a cluster with the KAITO add-on to
-    ``azure-gpu-platform/gpu=present:NoSchedule``, which the add-on's own device plugin does not tolerate
-    (:meth:`StackConfig.pool_taints`)."""
-    labels: dict[str, str] = Field(default_factory=dict)
-    spot: bool = False
-    zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
-    maxPods: Annotated[int, Field(ge=10, le=MAX_PODS_PER_NODE)] | None = None
-    """Defaults to 250 (Azure CNI Overlay's default) on Linux, 110 on Windows; always sent."""
-    encryptionAtHost: bool | None = None
-    """Encryption at host (needs the subscription feature ``Microsoft.Compute/EncryptionAtHost``). Defaults to on
-    where the catalog sources the size's support (``nodeDisks.encryptionAtHost``), off otherwise; refused on a size
-    without it."""
-    osDiskType: Literal["Ephemeral", "Managed"] | None = None
-    """Defaults to ``Ephemeral`` where the catalog says the size supports it and its temp disk holds the 128 GiB OS
-    disk (``nodeDisks``); refused where it does not."""
-    orchestratorVersion: KubernetesVersion | None = None
-    """Defaults to ``cluster.kubernetesVersion``."""
-    tags: dict[str, str] = Field(default_factory=dict)
-    vnetSubnetId: SubnetId | None = None
-    """The nodes' subnet id (``vnetSubnetID``); defaults to the system pool's (``docs/landing-zone.md``)."""
-    podSubnetId: SubnetId | None = None
-    """The pods' subnet id (``podSubnetID``, ``cluster.network.mode: flat``)."""
-    upgrade: PoolUpgradeConfig | None = None
-    """``upgradeSettings``; each surge node is a GPU VM (quota, cost, subnet): ``docs/landing-zone.md``."""
+    if TYPE_CHECKING:  # the generated keys the stack config reads, for the type checker (GpuPoolConfig is the model)
+        name: str
+        vmSize: str
+        os: Literal["Linux", "Windows"]
+        osSku: str | None
+        count: int | None
+        minCount: int | None
+        maxCount: int | None
+        driver: DriverMode | None
+        migProfile: str | None
+        sharing: SharingConfig | None
+        taints: list[str] | None
+        labels: dict[str, str]
+        spot: bool
+        zones: list[str]
+        maxPods: int | None
+        encryptionAtHost: bool | None
+        osDiskType: Literal["Ephemeral", "Managed"] | None
+        orchestratorVersion: str | None
+        tags: dict[str, str]
+        vnetSubnetId: str | None
+        podSubnetId: str | None
+        upgrade: PoolUpgradeConfig | None
 
-    @field_validator("migProfile")
+    @field_validator("migProfile", check_fields=False)
     @classmethod
     def _mig_profile(cls, v: str | None, info: ValidationInfo) -> str | None:
         if v is None:
@@ -443,13 +425,36 @@ class GpuPoolConfig(StrictModel):
 
     @property
     def effective_os_sku(self) -> str:
+        """``osSku``, or the OS's default (:data:`rules.node_os.DEFAULT_OS_SKU`, the one the pool spec resolves)."""
         if self.osSku is not None:
             return self.osSku
-        return "Windows2022" if self.os == "Windows" else "Ubuntu"
+        return DEFAULT_OS_SKU[self.os]
 
     @property
     def sharing_mode(self) -> Literal["none", "timeSlicing", "mps"]:
         return self.sharing.mode if self.sharing is not None else "none"
+
+
+GPU_POOL_TYPES: dict[str, Any] = {
+    "driver": DriverMode | None,
+    "migProfile": str | None,  # any case (AKS reads enum strings case-insensitively): the validator canonicalises it
+    "sharing": SharingConfig | None,
+    "upgrade": PoolUpgradeConfig | None,
+}
+"""The ``gpuPools[i]`` keys the stack file takes in a shape of its own; every other key is the spec's."""
+
+if TYPE_CHECKING:
+    GpuPoolConfig = _GpuPoolKeys
+else:
+    GpuPoolConfig = spec_model(
+        "GpuPoolConfig",
+        AksGpuPool,
+        base=_GpuPoolKeys,
+        doc="``gpuPools[i]``: one AKS GPU node pool (a separate AgentPool resource), its keys generated from the pool "
+        "spec's (:class:`rules.specs.AksGpuPool`: type, bounds, allowed values, default, description).",
+        types=GPU_POOL_TYPES,
+        kinds={"subnet_id": SubnetId, "kubernetes_version": KubernetesVersion},
+    )
 
 
 class GpuOperatorConfig(StrictModel):

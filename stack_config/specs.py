@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rules.monitoring import POOL_NODE_LABEL
 from rules.specs import (
-    AKS_GPU_POOL_FIELDS,
     AksCluster,
     AksGpuPool,
     KaitoGpuWorkspace,
@@ -25,6 +23,7 @@ from rules.specs import (
     PoolDevicePlugin,
     PoolGpuOperator,
 )
+from rules.specs.keys import snake, spec_keys, stack_fields
 
 from .exemptions import pool_exempt_rules
 from .kaito import KaitoWorkspaceConfig
@@ -66,6 +65,9 @@ def azure_pool_name(pool: GpuPoolConfig, driver: str, taints: list[str], hardeni
     }
     if hardening:  # create-time in AKS: turning either on replaces the pool (create-before-delete under a new name)
         immutable["hardening"] = sorted(hardening)
+    written = {k: _plain(getattr(pool, k)) for k in _CREATE_TIME if k in pool.model_fields_set}
+    if written:  # the spec's other create-time keys, when written (a pool without them keeps its name)
+        immutable["createTime"] = written
     digest = hashlib.sha256(json.dumps(immutable, sort_keys=True).encode()).hexdigest()
     if pool.os == "Windows":
         return pool.name[:3] + digest[:3]
@@ -92,22 +94,34 @@ def pool_device_plugin(cfg: StackConfig) -> PoolDevicePlugin | None:
 _TRANSLATED = frozenset(
     {"count", "minCount", "driver", "sharing", "taints", "tags", "orchestratorVersion", "vnetSubnetId", "upgrade"}
 )
-"""``gpuPools[i]`` keys whose spec value is not the key's own (the others are the spec field of the same name in
-snake case: ``osDiskType`` → ``os_disk_type``; a new pool key needs no line here)."""
+"""``gpuPools[i]`` keys whose spec value is not the key's own (the others are the spec field the key names,
+:func:`rules.specs.keys.stack_fields`: ``osDiskType`` → ``os_disk_type``; a new pool key needs no line here)."""
+
+_HASHED = frozenset(
+    {"name", "vmSize", "os", "migProfile", "driver", "taints", "zones", "spot", "maxPods"}
+    | {"encryptionAtHost", "osDiskType"}  # as ``hardening``, when on
+)
+_CREATE_TIME = tuple(
+    k.stack_key for k in spec_keys(AksGpuPool) if k.key.create_time and k.stack_key and k.stack_key not in _HASHED
+)
+"""The spec's create-time keys :func:`azure_pool_name` hashes when written (beyond the ones it always hashes and the
+hardening it hashes when on)."""
+
+__all__ = ["azure_pool_name", "gpu_pool", "pool_device_plugin", "pool_gpu_operator", "snake"]
 
 
-def snake(key: str) -> str:
-    """A stack-file key as the spec's field name: ``encryptionAtHost`` → ``encryption_at_host``."""
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key).lower()
+def _plain(value: Any) -> Any:
+    """A key's value as JSON hashes it (a list as a list, a mapping sorted by the JSON dump)."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 def _written(pool: GpuPoolConfig) -> dict[str, Any]:
     """The keys the stack file wrote that map one-to-one to a spec field (lists as tuples)."""
-    fields = AKS_GPU_POOL_FIELDS
+    fields = stack_fields(AksGpuPool)
     out: dict[str, Any] = {}
     for key in pool.model_fields_set - _TRANSLATED:
-        name = snake(key)
-        if name in fields:
+        name = fields.get(key)
+        if name is not None:
             value = getattr(pool, key)
             out[name] = tuple(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else value
     return out

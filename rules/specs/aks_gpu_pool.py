@@ -37,12 +37,12 @@ from dataclasses import dataclass, field, fields
 from datetime import date
 from typing import Literal
 
-from gpu_catalog import GpuSize, canonical_mig_profile
+from gpu_catalog import MIG_PROFILES, GpuSize, canonical_mig_profile
 from gpu_catalog.lifecycle import LTS_SUPPORT_PLAN, LTS_TIER, load_operator_facts
 from gpu_catalog.node_disks import node_disks
 
 from .. import Finding
-from ..aks import DEFAULT_GPU_TAINT
+from ..aks import DEFAULT_GPU_TAINT, LINUX_OS_SKUS, WINDOWS_OS_SKUS
 from ..checklists import AksGpuPoolFacts, aks_gpu_pool
 from ..hardening import (
     DEFAULT_MAX_PODS,
@@ -52,6 +52,7 @@ from ..hardening import (
     default_os_disk_type,
 )
 from ..lifecycle import check_kubernetes_version, check_operator_platform
+from ..limits import MAX_NODES_PER_NODE_POOL, MAX_PODS_PER_NODE
 from ..network import UpgradeSettings
 from ..node_os import DEFAULT_OS_SKU, pool_node_os_problem
 from ..node_stack import (
@@ -60,6 +61,7 @@ from ..node_stack import (
     Sharing,
 )
 from ..sizes import DEFAULT_FLOOR
+from .keys import key
 from .pool_software import MigStrategy, PoolDevicePlugin, PoolGpuOperator, pool_manager, pool_mig_strategy
 
 
@@ -67,51 +69,171 @@ from .pool_software import MigStrategy, PoolDevicePlugin, PoolGpuOperator, pool_
 class AksGpuPool:
     """One AKS GPU agent pool: every field a door may set, every default resolved once (module docstring)."""
 
-    name: str
+    name: str = field(
+        metadata=key(
+            "Logical pool name: lowercase letters and digits, starting with a letter; at most 12 characters on Linux, "
+            "6 on Windows. The `azure-gpu-platform/pool` node label and the child resource's name.",
+            min_length=1,
+            create_time=True,
+        )
+    )
     """Logical pool name: the Pulumi resource name's suffix and the ``azure-gpu-platform/pool`` node label."""
-    vm_size: str
-    azure_name: str | None = None
+    vm_size: str = field(
+        metadata=key(
+            "The GPU VM size (e.g. `Standard_NC24ads_A100_v4`): a current, AKS-supported size at or above the GPU "
+            "floor.",
+            create_time=True,
+        )
+    )
+    azure_name: str | None = field(
+        default=None,
+        metadata=key(
+            "The agent pool's name in Azure; default: `name`. Give a new name when changing a create-time field "
+            "(size, OS, MIG profile, driver, taints, zones, spot, max pods) so the new pool is created before the old "
+            "one is deleted.",
+            stack=False,
+        ),
+    )
     """The agent pool's name in Azure; ``None``: :attr:`name`. A stack file's pool gets a name that changes with its
     create-time fields (``stack_config.azure_pool_name``)."""
-    os: Literal["Linux", "Windows"] = "Linux"
-    os_sku: str | None = None
+    os: Literal["Linux", "Windows"] = field(
+        default="Linux", metadata=key("Default `Linux`.", enum="OsType", create_time=True)
+    )
+    os_sku: str | None = field(
+        default=None,
+        metadata=key("Default `Ubuntu` on Linux, `Windows2022` on Windows.", values=(*LINUX_OS_SKUS, *WINDOWS_OS_SKUS)),
+    )
     """``None``: ``Ubuntu`` on Linux, ``Windows2022`` on Windows."""
-    count: int | None = None
+    count: int | None = field(
+        default=None,
+        metadata=key(
+            "Nodes of a fixed-size pool; the initial node count of an autoscaling one. Default: `minCount` when "
+            "autoscaling, else 1.",
+            ge=0,
+            le=MAX_NODES_PER_NODE_POOL,
+        ),
+    )
     """Nodes of a fixed-size pool; the initial node count of an autoscaling one. ``None``: :attr:`min_count` when
     autoscaling, else 1."""
-    min_count: int | None = None
+    min_count: int | None = field(
+        default=None,
+        metadata=key(
+            "Autoscaling lower bound (at least 1 when the GPU operator manages the pool: Azure/AKS #2832); default 1.",
+            ge=0,
+            le=MAX_NODES_PER_NODE_POOL,
+        ),
+    )
     """Autoscaling lower bound (with :attr:`max_count`); ``None``: 1 when autoscaling."""
-    max_count: int | None = None
+    max_count: int | None = field(
+        default=None,
+        metadata=key("Setting it turns the cluster autoscaler on.", ge=1, le=MAX_NODES_PER_NODE_POOL),
+    )
     """Setting it turns the cluster autoscaler on."""
-    driver_skipped: bool | None = None
+    driver_skipped: bool | None = field(
+        default=None,
+        metadata=key(
+            "Who installs the NVIDIA driver; default `operator` on a Linux pool whose `gpuOperator` installs drivers, "
+            "else `aks`. `operator` needs `gpuOperator` with `installsDriver`.",
+            name="driver",
+            translated=True,
+            create_time=True,
+        ),
+    )
     """AKS skips its NVIDIA driver install (``gpuProfile.driver: None``): the GPU operator installs the driver.
-    ``None``: skipped on a Linux pool of a cluster whose GPU operator installs drivers."""
-    mig_profile: str | None = None
+    ``None``: skipped on a Linux pool of a cluster whose GPU operator installs drivers. The doors take it as a driver
+    mode (``driver: operator`` / ``aks``)."""
+    mig_profile: str | None = field(
+        default=None,
+        metadata=key("MIG partitioning (A100/H100/H200 sizes).", values=MIG_PROFILES, create_time=True),
+    )
     """AKS ``gpuInstanceProfile`` (``MIG3g``); the operator's MIG manager partitions pools whose driver it installs."""
-    sharing: Sharing | None = None
+    sharing: Sharing | None = field(
+        default=None, metadata=key("Time-slicing or MPS through the GPU operator.", translated=True)
+    )
     conflicting_sharing: bool = False
     """Both time-slicing and MPS were asked for (a stack file can write both; :attr:`sharing` holds the MPS one)."""
-    taints: tuple[str, ...] | None = None
+    taints: tuple[str, ...] | None = field(
+        default=None,
+        metadata=key(
+            "Node taints; default `nvidia.com/gpu=present:NoSchedule` (in an `AksGpuCluster` with the KAITO add-on, a "
+            "taint the add-on's device plugin does not tolerate).",
+            create_time=True,
+        ),
+    )
     """``None``: the GPU taint, or on a cluster with the KAITO add-on a key its device plugin does not tolerate."""
-    labels: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(
+        default_factory=dict,
+        metadata=key("Node labels of your own (the pool, GPU model, device-plugin and MIG labels are added)."),
+    )
     """Node labels of your own (the pool, GPU model, device-plugin and MIG labels are added)."""
-    zones: tuple[str, ...] = ()
-    spot: bool = False
-    max_pods: int | None = None
+    spot: bool = field(default=False, metadata=key("Spot VMs (evicted with delete).", create_time=True))
+    zones: tuple[Literal["1", "2", "3"], ...] = field(default=(), metadata=key("Availability zones.", create_time=True))
+    max_pods: int | None = field(
+        default=None,
+        metadata=key(
+            "Maximum pods per node; default 250 (Azure CNI Overlay's default) on Linux, 110 on Windows.",
+            ge=10,
+            le=MAX_PODS_PER_NODE,
+            create_time=True,
+        ),
+    )
     """``None``: 250 (Azure CNI Overlay's default) on Linux, 110 on Windows."""
-    encryption_at_host: bool | None = None
+    encryption_at_host: bool | None = field(
+        default=None,
+        metadata=key(
+            "Encryption at host (needs the subscription feature `Microsoft.Compute/EncryptionAtHost`); default: on "
+            "where the catalog sources the size's support, otherwise off; refused on a size without it.",
+            create_time=True,
+        ),
+    )
     """Needs the subscription feature ``Microsoft.Compute/EncryptionAtHost``; refused on a size the catalog says lacks
     it. ``None``: on where the catalog sources the size's support."""
-    os_disk_type: str | None = None
+    os_disk_type: Literal["Ephemeral", "Managed"] | None = field(
+        default=None,
+        metadata=key(
+            "Default `Ephemeral` where the size supports it and its temp disk holds the 128 GiB OS disk, else "
+            "`Managed`.",
+            create_time=True,
+        ),
+    )
     """``Ephemeral`` (the size's temp disk must hold the 128 GiB OS disk) or ``Managed``. ``None``: ``Ephemeral``
     where the catalog says it fits."""
-    orchestrator_version: str | None = None
+    scale_down_mode: Literal["Delete", "Deallocate"] | None = field(
+        default=None,
+        metadata=key(
+            "How scale-down removes nodes: `Delete` or `Deallocate` (the VMs stop and keep their OS disk and cached "
+            "images, still billed for the disks; a scale-up starts them first). `Deallocate` needs "
+            "`osDiskType: Managed`. Default: not sent (AKS deletes).",
+        ),
+    )
+    """``scaleDownMode`` (REST API 2025-09-01 ``ScaleDownMode``); ``None``: not sent, AKS's ``Delete``. AKS does not
+    support ``Deallocate`` with an ephemeral OS disk (:meth:`scale_down_findings`)."""
+    orchestrator_version: str | None = field(
+        default=None,
+        metadata=key("The nodes' Kubernetes version; default: the control plane's.", kind="kubernetes_version"),
+    )
     """The nodes' Kubernetes version; ``None``: the control plane's."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Mapping[str, str] = field(default_factory=dict, metadata=key("Azure tags (`gpu-pool: <name>` is added)."))
     """Azure tags (``gpu-pool: <name>`` is added)."""
-    gpu_operator: PoolGpuOperator | None = None
+    gpu_operator: PoolGpuOperator | None = field(
+        default=None,
+        metadata=key(
+            "The NVIDIA GPU operator on the cluster, when one runs: it manages every Linux GPU pool.",
+            stack=False,
+            translated=True,
+        ),
+    )
     """The NVIDIA GPU operator on the cluster; ``None``: none runs."""
-    device_plugin: PoolDevicePlugin | None = None
+    device_plugin: PoolDevicePlugin | None = field(
+        default=None,
+        metadata=key(
+            "NVIDIA's nvidia-device-plugin chart on the cluster, when the GPU operator is off: it serves the Linux GPU "
+            "pools whose driver AKS installs. Neither it nor `gpuOperator`: the cluster's own device plugin is taken "
+            "on trust.",
+            stack=False,
+            translated=True,
+        ),
+    )
     """The nvidia-device-plugin chart on the cluster (when the GPU operator is off); ``None``: none runs."""
     external_device_plugin: bool = False
     """A device plugin installed outside this program serves the pool (neither the operator nor the chart is on the
@@ -119,16 +241,29 @@ class AksGpuPool:
     kaito_addon: bool = False
     """The cluster runs the KAITO add-on, whose own device-plugin DaemonSet lands on every node whose taints it
     tolerates (``gpu_catalog/facts/device_plugins.json``)."""
-    gpu_floor: str = DEFAULT_FLOOR
+    gpu_floor: str = field(
+        default=DEFAULT_FLOOR,
+        metadata=key(
+            "The smallest GPU size allowed (policy `gpu-size-minimum`); default `Standard_NC6s_v3`.", stack=False
+        ),
+    )
     """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
     exempt_rules: tuple[str, ...] = ()
     """Size rules an active exemption (stack ``exemptions``, :mod:`rules.exemptions`) waives for this pool."""
-    vnet_subnet_id: str | None = None
+    vnet_subnet_id: str | None = field(
+        default=None,
+        metadata=key("The node subnet's resource id (`vnetSubnetID`); default: the cluster's.", kind="subnet_id"),
+    )
     """The node subnet's resource id (``vnetSubnetID``); ``None``: the cluster's (an AKS-managed VNet, or in a stack
     file the system pool's)."""
-    pod_subnet_id: str | None = None
+    pod_subnet_id: str | None = field(
+        default=None,
+        metadata=key("Azure CNI flat mode: the pods' subnet id (`podSubnetID`).", kind="subnet_id"),
+    )
     """Azure CNI flat mode: the pods' subnet id (``podSubnetID``)."""
-    upgrade: UpgradeSettings | None = None
+    upgrade: UpgradeSettings | None = field(
+        default=None, metadata=key("`upgradeSettings`; default: AKS's.", translated=True)
+    )
     """``upgradeSettings`` (``None``: AKS's defaults, a surge of one node); each surge node is a GPU VM
     (``docs/landing-zone.md``)."""
     ssh_access: SshAccess | None = None
@@ -137,8 +272,8 @@ class AksGpuPool:
 
     def __post_init__(self) -> None:
         resolved = _defaults(self)
-        for key, value in resolved.items():
-            object.__setattr__(self, key, value)
+        for name, value in resolved.items():
+            object.__setattr__(self, name, value)
 
     # ----------------------------------------------------------------------------------------------- derived facts
 
@@ -236,6 +371,20 @@ class AksGpuPool:
             *self.upgrade_findings(),
         ]
 
+    def scale_down_findings(self) -> list[Finding]:
+        """``Deallocate`` keeps the stopped VMs' OS disks, which an ephemeral OS disk (on the VM's temp disk) cannot:
+        AKS refuses it (azure-aks-docs ``articles/aks/scale-down-mode.md``, Limitations)."""
+        if self.scale_down_mode != "Deallocate" or self.os_disk_type != "Ephemeral":
+            return []
+        return [
+            Finding(
+                "scaleDownMode",
+                f"Deallocate is not supported with an ephemeral OS disk (osDiskType Ephemeral, written or the "
+                f"catalog's default for {self.vm_size}): a deallocated node keeps its OS disk, which an ephemeral one "
+                "on the VM's temp disk cannot. Allowed: Deallocate with osDiskType Managed, or Delete.",
+            )
+        ]
+
     def upgrade_findings(self) -> list[Finding]:
         """``upgradeSettings`` in the API's shapes and ranges (:func:`rules.network.upgrade_settings`)."""
         if self.upgrade is None:
@@ -244,8 +393,8 @@ class AksGpuPool:
 
     def checklist_findings(self, *, today: date) -> list[Finding]:
         """:func:`rules.checklists.aks_gpu_pool` over the pool: size, MIG, sharing, driver, taints, labels,
-        hardening, what runs on its nodes."""
-        return aks_gpu_pool(self.checklist, today=today)
+        hardening, what runs on its nodes; and the spec's own field rules (:meth:`scale_down_findings`)."""
+        return [*aks_gpu_pool(self.checklist, today=today), *self.scale_down_findings()]
 
     def version_findings(self, *, today: date) -> list[Finding]:
         """The pool's own version, one AKS creates no pools on even under long-term support (a cluster checks it

@@ -26,6 +26,8 @@ from rules.access import deployer_principal_type
 from rules.aks import DEFAULT_GPU_TAINT, LINUX_OS_SKUS, WINDOWS_OS_SKUS
 from rules.databricks import DEDICATED_MODES
 from rules.karpenter import resolve_sizes
+from rules.specs import AksGpuPool
+from rules.specs.keys import spec_keys
 from tests.conftest import TODAY
 
 from .harness import REPO_ROOT, Engine, Plugin, construct_request, engine, provider, state_dict
@@ -100,17 +102,23 @@ def test_gpu_node_pool_inputs_are_typed_required_and_documented(schema: dict[str
     assert props["taints"]["items"]["type"] == "string"
     assert props["labels"]["additionalProperties"]["type"] == "string"
     refs = {key: props[key]["$ref"].rsplit(":", 1)[-1] for key in props if "$ref" in props[key]}
-    assert refs == {
-        "os": "OsType",
-        "osSku": "OsSku",
+    objects = {
         "driver": "DriverMode",
-        "migProfile": "MigProfile",
         "sharing": "Sharing",
         "gpuOperator": "PoolGpuOperator",
         "devicePlugin": "PoolDevicePlugin",
-        "osDiskType": "OsDiskType",
         "upgrade": "UpgradeSettings",
     }
+    # every other reference is the enum of a spec key's allowed values (named after the key unless it says)
+    enums = {
+        k.written: k.key.enum or k.written[:1].upper() + k.written[1:]
+        for k in spec_keys(AksGpuPool)
+        if k.package_key and k.values and not k.key.translated and typing.get_origin(k.value_type) is not tuple
+    }
+    assert refs == {**objects, **enums}
+    assert {"os": "OsType", "osSku": "OsSku", "migProfile": "MigProfile", "osDiskType": "OsDiskType"}.items() <= (
+        refs.items()
+    )
     assert _type(schema, "Sharing")["required"] == ["mode", "replicas"]
 
 
