@@ -43,8 +43,8 @@ class LandingZoneFacts:
     schedules: tuple[str, ...]
     week_indexes: tuple[str, ...]
     default_max_surge: str
-    """The REST spec's default surge (``10%``); the docs say one node: :func:`rules.network.surge_nodes` takes the
-    larger."""
+    """AKS's default ``maxSurge`` (``10%`` of the pool, rounded up: one node up to ten nodes), the count
+    :func:`rules.network.surge_nodes` uses when a pool states none."""
     drain_timeout_minutes: tuple[int, int]
     node_soak_minutes: tuple[int, int]
     roles: dict[str, AksRbacRole]

@@ -199,12 +199,10 @@ class LandingZone:
 
 
 def pool_surge(pool: GpuPoolConfig) -> int:
-    """The nodes an upgrade adds to a GPU pool at its maximum: stated ``upgrade.maxSurge``, else AKS's default."""
+    """The nodes an upgrade adds to a GPU pool at its maximum (:func:`rules.network.surge_nodes`: stated
+    ``upgrade.maxSurge``, else AKS's default; ``maxSurge: "0"`` for an in-place upgrade)."""
     nodes = pool.maxCount if pool.maxCount is not None else pool.effective_count
-    upgrade = pool.upgrade
-    if upgrade is not None and upgrade.maxSurge is None and upgrade.maxUnavailable is not None:
-        return 0  # in place: maxUnavailable without a surge
-    return surge_nodes(upgrade.maxSurge if upgrade is not None else None, nodes)
+    return surge_nodes(pool.upgrade.maxSurge if pool.upgrade is not None else None, nodes)
 
 
 def _at(at: str, findings: Sequence[Finding]) -> list[Problem]:
