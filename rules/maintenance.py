@@ -27,6 +27,10 @@ from . import Finding
 
 ScheduleType = Literal["daily", "weekly", "absoluteMonthly", "relativeMonthly"]
 WindowKind = Literal["autoUpgrade", "nodeOs"]
+WeekDay = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+"""The REST spec's ``WeekDay`` (``dayOfWeek``)."""
+WeekIndex = Literal["First", "Second", "Third", "Fourth", "Last"]
+"""The REST spec's ``weekIndex`` of a relativeMonthly schedule."""
 START_TIME_RE = re.compile(r"^(?:[01][0-9]|2[0-3]):[0-5][0-9]$")
 UTC_OFFSET_RE = re.compile(r"^[+-](?:0[0-9]|1[0-4]):[0-5][0-9]$")
 

@@ -22,7 +22,15 @@ from gpu_catalog.problems import Problem
 from rules import Finding
 from rules.identity import Identities, identity_findings
 from rules.karpenter import nodes_for_gpus, resolve_sizes
-from rules.maintenance import MaintenanceWindow, ScheduleType, SurgeUse, maintenance_window, surge_quota
+from rules.maintenance import (
+    MaintenanceWindow,
+    ScheduleType,
+    SurgeUse,
+    WeekDay,
+    WeekIndex,
+    maintenance_window,
+    surge_quota,
+)
 from rules.network import (
     SUBNET_ID_RE,
     PoolAddresses,
@@ -66,7 +74,6 @@ NatGatewayId = Annotated[
     ),
 ]
 Cidr = Annotated[str, worded(r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$", "must be an IPv4 CIDR like '10.240.0.0/24'")]
-Day = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
 
 class SubnetConfig(StrictModel):
@@ -103,9 +110,9 @@ class MaintenanceWindowConfig(StrictModel):
     schedule: ScheduleType
     interval: Annotated[int, Field(ge=1)] = 1
     """Days (daily), weeks (weekly) or months (monthly) between windows."""
-    dayOfWeek: Day | None = None
+    dayOfWeek: WeekDay | None = None
     dayOfMonth: Annotated[int, Field(ge=1, le=31)] | None = None
-    weekIndex: Literal["First", "Second", "Third", "Fourth", "Last"] | None = None
+    weekIndex: WeekIndex | None = None
     startTime: str = "00:00"
     durationHours: int = 4
     utcOffset: str = "+00:00"
