@@ -29,7 +29,9 @@ from rules.maintenance import (
     WeekDay,
     WeekIndex,
     maintenance_window,
+    past_not_allowed,
     surge_quota,
+    window_without_channel,
 )
 from rules.network import (
     SUBNET_ID_RE,
@@ -333,6 +335,23 @@ def landing_zone_problems(cfg: StackConfig) -> list[Problem]:
     return problems
 
 
+def landing_zone_warnings(cfg: StackConfig, today: date) -> list[str]:
+    """Advisories, never refusals: a maintenance window for a channel that moves nothing (``none`` /
+    ``Unmanaged``), and a not-allowed date range that ended before ``today``."""
+    c = cfg.cluster
+    out: list[str] = []
+    for kind, w, channel in (
+        ("autoUpgrade", c.maintenance.autoUpgrade, c.autoUpgradeChannel),
+        ("nodeOs", c.maintenance.nodeOs, c.nodeOsUpgradeChannel),
+    ):
+        if w is None:
+            continue
+        window = w.window(kind)  # type: ignore[arg-type]
+        found = [*window_without_channel(window, channel), *past_not_allowed(window, today)]
+        out += [f"cluster.maintenance.{kind}.{f.field}: {f.message}" for f in found]
+    return out
+
+
 __all__ = [
     "DefenderConfig",
     "IdentityConfig",
@@ -341,4 +360,5 @@ __all__ = [
     "PoolUpgradeConfig",
     "SubnetConfig",
     "landing_zone_problems",
+    "landing_zone_warnings",
 ]
