@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
-from gpu_catalog import clock, default_catalog
+from gpu_catalog import default_catalog
 from gpu_catalog.problems import Problem
 from rules import Finding
 from rules.identity import Identities, identity_findings
@@ -264,7 +264,7 @@ def _pool_addresses(cfg: StackConfig) -> list[PoolAddresses]:
         out.append(PoolAddresses(p.name, node, pod, nodes, pool_surge(p), cfg.pool_max_pods(p)))
     cat = default_catalog()
     for n in cfg.gpuNodePools:  # NAP: the burst bound, in the cluster's default subnet (AKSNodeClass names none)
-        sizes, _ = resolve_sizes(n.sizes, n.series, n.gpuModels, floor=cfg.gpu_floor, today=clock.today())
+        sizes, _ = resolve_sizes(n.sizes, n.series, n.gpuModels, floor=cfg.gpu_floor, today=cfg.today)
         fills = [nodes_for_gpus(cat[s], n.limits.gpus) for s in sizes if s in cat]
         if fills:
             out.append(PoolAddresses(f"gpuNodePools.{n.name}", None, None, max(fills), 0, 250))
@@ -335,9 +335,10 @@ def landing_zone_problems(cfg: StackConfig) -> list[Problem]:
     return problems
 
 
-def landing_zone_warnings(cfg: StackConfig, today: date) -> list[str]:
+def landing_zone_warnings(cfg: StackConfig, today: date | None = None) -> list[str]:
     """Advisories, never refusals: a maintenance window for a channel that moves nothing (``none`` /
-    ``Unmanaged``), and a not-allowed date range that ended before ``today``."""
+    ``Unmanaged``), and a not-allowed date range that ended before ``today`` (default: the stack's day)."""
+    day = today or cfg.today
     c = cfg.cluster
     out: list[str] = []
     for kind, w, channel in (
@@ -347,7 +348,7 @@ def landing_zone_warnings(cfg: StackConfig, today: date) -> list[str]:
         if w is None:
             continue
         window = w.window(kind)  # type: ignore[arg-type]
-        found = [*window_without_channel(window, channel), *past_not_allowed(window, today)]
+        found = [*window_without_channel(window, channel), *past_not_allowed(window, day)]
         out += [f"cluster.maintenance.{kind}.{f.field}: {f.message}" for f in found]
     return out
 
