@@ -19,13 +19,24 @@ from component_package.enums import (
     SshAccess,
     SupportPlan,
 )
-from component_package.inputs import ApiServerAccess, ClusterAccess, GpuPool, SystemPool
+from component_package.inputs import (
+    ApiServerAccess,
+    ClusterAccess,
+    ClusterDefender,
+    ClusterIdentity,
+    ClusterMaintenance,
+    ClusterNetwork,
+    GpuPool,
+    SystemPool,
+)
+from component_package.landing_zone import LANDING_ZONE_PATHS, landing_zone
 from component_package.outputs import GpuPoolInfo
 from component_package.package import PACKAGE_NAME
 from components import aks_cluster, gpu_node_pool
 from rules.hardening import (
     ApiServer,
 )
+from rules.network import UpgradeSettings
 
 
 class AksGpuClusterArgs(TypedDict):
@@ -101,6 +112,19 @@ class AksGpuClusterArgs(TypedDict):
     control_plane_logs: NotRequired[bool]
     """A diagnostic setting sending the control-plane logs (`kube-audit-admin` and the others) to the Log Analytics
     workspace; default false (a warning)."""
+    network: NotRequired[ClusterNetwork]
+    """The cluster in your network: mode, CIDRs, outbound type, route tables (docs/landing-zone.md); the subnets are
+    the pools' `vnetSubnetId`. Default: an AKS-managed VNet, AKS's egress."""
+    identity: NotRequired[ClusterIdentity]
+    """User-assigned control-plane and kubelet identities; default: system-assigned."""
+    container_registries: NotRequired[list[str]]
+    """Container registry ids the kubelet identity may pull from (`AcrPull`)."""
+    maintenance: NotRequired[ClusterMaintenance]
+    """Planned maintenance windows for the auto-upgrade and node OS channels."""
+    defender: NotRequired[ClusterDefender]
+    """Microsoft Defender for Containers' security monitoring; default off."""
+    azure_policy_addon: NotRequired[bool]
+    """The Azure Policy add-on (Gatekeeper enforcing the policies assigned to the cluster); default false."""
 
 
 class AksGpuCluster(pulumi.ComponentResource):
@@ -126,7 +150,9 @@ class AksGpuCluster(pulumi.ComponentResource):
             checked(lambda p=p: pool_spec(p, kaito_addon=kaito), f"gpuPools[{i}].")
             for i, p in enumerate(args.get("gpu_pools", []))
         ]
-        cluster_args = checked(lambda: aks_cluster.AksGpuClusterArgs(**_cluster_kwargs(args, specs)))
+        cluster_args = checked(
+            lambda: aks_cluster.AksGpuClusterArgs(**_cluster_kwargs(args, specs, name)), paths=LANDING_ZONE_PATHS
+        )
         super().__init__(f"{PACKAGE_NAME}:index:AksGpuCluster", name, None, opts)
         cluster = aks_cluster.AksGpuCluster(name, cluster_args, opts=pulumi.ResourceOptions(parent=self))
         self.cluster_name = cluster.cluster_name
@@ -140,7 +166,7 @@ class AksGpuCluster(pulumi.ComponentResource):
         self.register_outputs({"clusterName": self.cluster_name, "clusterId": self.cluster_id})
 
 
-def _cluster_kwargs(args: AksGpuClusterArgs, specs: list[gpu_node_pool.GpuPoolSpec]) -> dict[str, Any]:
+def _cluster_kwargs(args: AksGpuClusterArgs, specs: list[gpu_node_pool.GpuPoolSpec], name: str) -> dict[str, Any]:
     kwargs = present(
         args,
         "cluster_name",
@@ -182,8 +208,15 @@ def _cluster_kwargs(args: AksGpuClusterArgs, specs: list[gpu_node_pool.GpuPoolSp
         )
     system = args.get("system_pool") or SystemPool()
     sp = present(
-        system, "vm_size", "count", "os_sku", "only_critical_addons", "encryption_at_host", "os_disk_type", "max_pods"
+        system,
+        *("vm_size", "count", "os_sku", "only_critical_addons", "encryption_at_host", "os_disk_type", "max_pods"),
+        *("vnet_subnet_id", "pod_subnet_id"),
     )
+    upgrade = system.get("upgrade")
+    if upgrade is not None:
+        sp["upgrade"] = UpgradeSettings(
+            **present(upgrade, "max_surge", "max_unavailable", "drain_timeout_minutes", "node_soak_minutes")
+        )
     if ssh is not None:
         sp["ssh_access"] = ssh
     zones = system.get("zones")
@@ -198,5 +231,9 @@ def _cluster_kwargs(args: AksGpuClusterArgs, specs: list[gpu_node_pool.GpuPoolSp
     groups = args.get("admin_group_object_ids")
     if groups is not None:
         kwargs["admin_group_object_ids"] = tuple(groups)
+    # one VNet per cluster: a GPU pool without its own subnet joins the system pool's (as a stack file's)
+    subnet = system.get("vnet_subnet_id")
+    specs = [dataclasses.replace(s, vnet_subnet_id=subnet) if s.vnet_subnet_id is None and subnet else s for s in specs]
     kwargs["gpu_pools"] = tuple(specs if ssh is None else (dataclasses.replace(s, ssh_access=ssh) for s in specs))
+    kwargs["landing_zone"] = landing_zone(args, specs, name)
     return kwargs

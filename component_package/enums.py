@@ -13,6 +13,8 @@ from typing import Any
 from components import gpu_node_pool, nap_pool
 from gpu_catalog import MIG_PROFILES
 from rules import aks as rules_aks
+from rules import maintenance as rules_maintenance
+from rules import network as rules_network
 from rules.access import DEPLOYER_PRINCIPAL_TYPES
 from rules.aks import LINUX_OS_SKUS, WINDOWS_OS_SKUS
 from rules.databricks import CLASSIC_PREVIEW, DEDICATED_MODES
@@ -97,6 +99,16 @@ if typing.TYPE_CHECKING:  # the type checker sees string enums; the schema's mem
 
     class SshAccess(StrEnum): ...
 
+    class NetworkMode(StrEnum): ...
+
+    class OutboundType(StrEnum): ...
+
+    class MaintenanceSchedule(StrEnum): ...
+
+    class WeekDay(StrEnum): ...
+
+    class WeekIndex(StrEnum): ...
+
 else:
     OsType = _enum("OsType", _dataclass_field(rules_aks.GpuPool, "os"), "The operating system of a GPU pool's nodes.")
     OsSku = _enum(
@@ -163,4 +175,21 @@ else:
         "BudgetReason",
         literal_values(BudgetReasonValues),
         "The disruption reason a budget limits.",
+    )
+    NetworkMode = _enum(
+        "NetworkMode",
+        literal_values(rules_network.NetworkMode),
+        "Azure CNI Overlay (`overlay`: pods on a private pod CIDR) or flat Azure CNI (`flat`: pods on VNet addresses).",
+    )
+    OutboundType = _enum(
+        "OutboundType",
+        literal_values(rules_network.OutboundType),
+        "`networkProfile.outboundType`: the cluster's egress (`userDefinedRouting`: through your firewall).",
+    )
+    MaintenanceSchedule = _enum(
+        "MaintenanceSchedule", literal_values(rules_maintenance.ScheduleType), "A maintenance window's schedule type."
+    )
+    WeekDay = _enum("WeekDay", literal_values(rules_maintenance.WeekDay), "A day of the week.")
+    WeekIndex = _enum(
+        "WeekIndex", literal_values(rules_maintenance.WeekIndex), "The week of the month of a relativeMonthly window."
     )

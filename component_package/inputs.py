@@ -7,11 +7,16 @@ from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from component_package.enums import (
     DriverMode,
+    MaintenanceSchedule,
     MigStrategy,
+    NetworkMode,
     OsDiskType,
     OsSku,
+    OutboundType,
     PrincipalType,
     SharingMode,
+    WeekDay,
+    WeekIndex,
 )
 from component_package.spec_inputs import spec_input
 from rules.specs import AksGpuPool
@@ -105,6 +110,101 @@ class SystemPool(TypedDict):
     """As on a GPU pool; default `Ephemeral` where the size supports it."""
     max_pods: NotRequired[int]
     """Default 250."""
+    vnet_subnet_id: NotRequired[str]
+    """The node subnet's resource id (`vnetSubnetID`): the cluster joins your VNet, and a GPU pool without its own
+    subnet joins this one (one VNet per cluster). Default: an AKS-managed VNet."""
+    pod_subnet_id: NotRequired[str]
+    """Flat Azure CNI (`network.mode: flat`): the pods' subnet id (`podSubnetID`)."""
+    upgrade: NotRequired[UpgradeSettings]
+    """`upgradeSettings`; default: AKS's."""
+
+
+class ClusterNetwork(TypedDict):
+    """The cluster in your network (docs/landing-zone.md): pod networking, CIDRs and egress. The subnets are the
+    pools' `vnetSubnetId` / `podSubnetId`; their sizes and route tables are checked by a stack file, not here."""
+
+    mode: NotRequired[NetworkMode]
+    """Default `overlay` (Azure CNI Overlay)."""
+    pod_cidr: NotRequired[str]
+    """Overlay only: the pods' private CIDR (each node takes a /24 of it); default: AKS's."""
+    service_cidr: NotRequired[str]
+    """Smaller than /12, apart from the pod CIDR and the subnets; set with `dnsServiceIp`. Default: AKS's."""
+    dns_service_ip: NotRequired[str]
+    """Inside `serviceCidr`."""
+    outbound_type: NotRequired[OutboundType]
+    """`networkProfile.outboundType` (set at creation only); default AKS's `loadBalancer`. `userDefinedRouting` needs
+    a route table on every node subnet, `userAssignedNATGateway` a NAT gateway; `managedNATGateway` only an
+    AKS-managed VNet."""
+    route_table_ids: NotRequired[list[str]]
+    """The route tables on the node subnets: with `identity.assignRoles` the control-plane identity gets Network
+    Contributor on them as on the subnets."""
+
+
+class ClusterIdentity(TypedDict):
+    """User-assigned identities: an existing identity's resource id, or `create`. Default: AKS's system-assigned
+    control plane and its own kubelet identity."""
+
+    control_plane: NotRequired[str]
+    """The control plane's identity (`identity.type: UserAssigned`)."""
+    kubelet: NotRequired[str]
+    """The kubelet identity (`identityProfile.kubeletidentity`); needs `controlPlane`."""
+    assign_roles: NotRequired[bool]
+    """Make the role assignments AKS needs (Network Contributor on the subnets and route tables, Private DNS Zone
+    Contributor on a custom zone, Managed Identity Operator on the kubelet identity, AcrPull on the registries);
+    default true."""
+
+
+class DateSpan(TypedDict):
+    """Dates maintenance may not run (`YYYY-MM-DD`, in the window's UTC offset)."""
+
+    start: str
+    """First day."""
+    end: str
+    """Last day."""
+
+
+class MaintenanceWindow(TypedDict):
+    """A planned maintenance window (a `MaintenanceConfiguration`, REST API 2025-09-01)."""
+
+    schedule: MaintenanceSchedule
+    """`daily`, `weekly`, `absoluteMonthly` or `relativeMonthly`."""
+    interval: NotRequired[int]
+    """Days (1..7), weeks (1..4) or months (1..6) between windows; default 1."""
+    day_of_week: NotRequired[WeekDay]
+    """weekly and relativeMonthly."""
+    day_of_month: NotRequired[int]
+    """absoluteMonthly: 1..31."""
+    week_index: NotRequired[WeekIndex]
+    """relativeMonthly."""
+    start_time: NotRequired[str]
+    """`HH:mm`, `00:00` to `23:59`, in `utcOffset`; default `00:00`."""
+    duration_hours: NotRequired[int]
+    """4..24; default 4."""
+    utc_offset: NotRequired[str]
+    """`+HH:mm` / `-HH:mm`; default `+00:00`."""
+    start_date: NotRequired[str]
+    """`YYYY-MM-DD`: the window is inactive before it."""
+    not_allowed_dates: NotRequired[list[DateSpan]]
+    """Date ranges maintenance may not run."""
+
+
+class ClusterMaintenance(TypedDict):
+    """When the auto-upgrade channel and the node OS channel may act (`aksManagedAutoUpgradeSchedule`,
+    `aksManagedNodeOSUpgradeSchedule`)."""
+
+    auto_upgrade: NotRequired[MaintenanceWindow]
+    """The auto-upgrade channel's window."""
+    node_os: NotRequired[MaintenanceWindow]
+    """The node OS upgrade channel's window."""
+
+
+class ClusterDefender(TypedDict):
+    """Microsoft Defender for Containers' security monitoring (`securityProfile.defender`)."""
+
+    enabled: NotRequired[bool]
+    """Default false."""
+    log_analytics_workspace_id: NotRequired[str]
+    """Its Log Analytics workspace; default: the cluster's `logAnalyticsWorkspaceId`."""
 
 
 class ApiServerAccess(TypedDict):
@@ -114,6 +214,9 @@ class ApiServerAccess(TypedDict):
     """At most 200 IPv4 CIDRs (network addresses, e.g. `203.0.113.0/24`)."""
     private_cluster: NotRequired[bool]
     """A private API server endpoint: `pulumi up` must then run inside the cluster's network."""
+    private_dns_zone: NotRequired[str]
+    """A private cluster's DNS zone: `system` (AKS's default), `none`, or an existing
+    `privatelink.<region>.azmk8s.io` zone's resource id (needs a user-assigned control-plane identity)."""
     disable_run_command: NotRequired[bool]
     """Turn off Run Command (`az aks command invoke`), which reaches the API server through Azure past the authorized
     ranges; default false (a warning)."""

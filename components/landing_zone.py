@@ -17,7 +17,7 @@ the role assignments AKS needs (:func:`rules.identity.required_roles`), and the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +72,12 @@ class ClusterLandingZone:
             private_dns_zone_id=self.custom_dns_zone,
             registries=self.container_registries,
         )
+
+
+def network_scopes(subnet_ids: Iterable[str | None], route_table_ids: Iterable[str | None] = ()) -> tuple[str, ...]:
+    """:attr:`ClusterLandingZone.subnet_ids`: every node and pod subnet the pools join, then every route table those
+    subnets carry, each once in order (the control plane's Network Contributor scopes, managed-identity article)."""
+    return tuple(i for i in dict.fromkeys([*subnet_ids, *route_table_ids]) if i is not None)
 
 
 @dataclass

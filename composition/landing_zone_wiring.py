@@ -5,7 +5,7 @@ pools' subnet ids and upgrade settings): read once here, from the stack config r
 from __future__ import annotations
 
 from components.contract import NetworkContract
-from components.landing_zone import ClusterLandingZone
+from components.landing_zone import ClusterLandingZone, network_scopes
 from rules.identity import Identities
 from stack_config import StackConfig
 from stack_config.landing_zone import LandingZone
@@ -20,10 +20,10 @@ def landing_zone_args(cfg: StackConfig) -> ClusterLandingZone:
     lz = LandingZone.of(cfg)
     ids = [c.systemPool.vnetSubnetId, c.systemPool.podSubnetId]
     ids += [i for p in cfg.gpuPools for i in (lz.node_subnet_id(p.vnetSubnetId), p.podSubnetId)]
-    joined = [i for i in dict.fromkeys(ids) if i is not None]
+    joined = network_scopes(ids)
     described = [net.subnets[n] for n in (lz.named(i) for i in joined) if n is not None]
     # Network Contributor on each subnet and on each route table the subnets carry (managed-identity article)
-    subnet_ids = tuple(dict.fromkeys([*joined, *(s.routeTableId for s in described if s.routeTableId)]))
+    subnet_ids = network_scopes(joined, (s.routeTableId for s in described))
     defender_ws = c.defender.logAnalyticsWorkspaceId or c.monitoring.logAnalyticsWorkspaceId
     return ClusterLandingZone(
         network_mode=net.mode,

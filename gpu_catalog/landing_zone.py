@@ -41,10 +41,14 @@ class LandingZoneFacts:
     min_window_hours: int
     max_window_hours: int
     schedules: tuple[str, ...]
+    schedules_by_configuration: dict[str, tuple[str, ...]]
+    """A ``MaintenanceConfiguration`` name → the schedule types AKS takes for it (planned-maintenance article)."""
+    intervals: dict[str, tuple[str, int, int]]
+    """A schedule type → (its interval field, minimum, maximum) (REST API 2025-09-01)."""
     week_indexes: tuple[str, ...]
     default_max_surge: str
-    """The REST spec's default surge (``10%``); the docs say one node: :func:`rules.network.surge_nodes` takes the
-    larger."""
+    """AKS's default ``maxSurge`` (``10%`` of the pool, rounded up: one node up to ten nodes), the count
+    :func:`rules.network.surge_nodes` uses when a pool states none."""
     drain_timeout_minutes: tuple[int, int]
     node_soak_minutes: tuple[int, int]
     roles: dict[str, AksRbacRole]
@@ -75,6 +79,8 @@ def load_landing_zone_facts(path: Path = LANDING_ZONE_FACTS) -> LandingZoneFacts
         min_window_hours=int(maint["minDurationHours"]),
         max_window_hours=int(maint["maxDurationHours"]),
         schedules=tuple(maint["schedules"]),
+        schedules_by_configuration={k: tuple(v) for k, v in maint["schedulesByConfiguration"].items()},
+        intervals={k: (str(v["field"]), int(v["min"]), int(v["max"])) for k, v in maint["intervals"].items()},
         week_indexes=tuple(maint["weekIndex"]),
         default_max_surge=str(upgrade["defaultMaxSurge"]),
         drain_timeout_minutes=(int(upgrade["drainTimeoutMinutes"][0]), int(upgrade["drainTimeoutMinutes"][1])),

@@ -19,6 +19,12 @@ Every GPU size wherever it appears is priced at the minimum and the maximum node
   decided at run time, so the line is unpriced), classic AKS pools at ``nodeCount`` or ``minCount``..``maxCount``.
   A count the inputs do not give is listed unpriced with a note, never guessed.
 
+Every AKS GPU pool (standalone or inline, not a ``VirtualMachines`` pool's manual scale) also gets an upgrade-surge
+line, role ``<pool>.upgradeSurge``: 0 to the nodes an upgrade adds at its maximum (:func:`rules.network.surge_nodes`,
+the count the quota demand and the stack's subnet and ``gpuQuota`` checks use: ``upgradeSettings.maxSurge``, else
+AKS's default). Those nodes exist only while an upgrade runs: the line is priced per hour, has no monthly figure, and
+the steady-state totals and the budget leave it out (``upgradeSurge`` in the JSON states it apart).
+
 Prices are the catalog's indicative third-party figures (USD per VM hour; VM only: no disks, network, Databricks
 DBUs or support). A month is 730 hours. A GPU size without a price (or unknown in the catalog, or unknown during
 the preview) is listed with ``None`` and a note, and left out of the totals.
@@ -84,12 +90,29 @@ class CostEstimate:
         return [line for line in self.lines if not line.priced]
 
     @property
+    def steady_lines(self) -> list[CostLine]:
+        """The priced lines of the running resources: every priced line but the upgrade surges."""
+        return [line for line in self.priced_lines if not is_surge(line)]
+
+    @property
+    def surge_lines(self) -> list[CostLine]:
+        """The priced upgrade-surge lines (GPU nodes that exist only while an upgrade runs)."""
+        return [line for line in self.priced_lines if is_surge(line)]
+
+    @property
     def hourly_min(self) -> float:
-        return sum((line.hourly_min or 0.0) for line in self.priced_lines)
+        """Steady state (the upgrade surges are apart: :attr:`surge_hourly_max`)."""
+        return sum((line.hourly_min or 0.0) for line in self.steady_lines)
 
     @property
     def hourly_max(self) -> float:
-        return sum((line.hourly_max or 0.0) for line in self.priced_lines)
+        """Steady state at maximum node counts (the upgrade surges are apart: :attr:`surge_hourly_max`)."""
+        return sum((line.hourly_max or 0.0) for line in self.steady_lines)
+
+    @property
+    def surge_hourly_max(self) -> float:
+        """What every pool's upgrade surge adds per hour while the upgrades run (all at once: the worst case)."""
+        return sum((line.hourly_max or 0.0) for line in self.surge_lines)
 
     @property
     def monthly_min(self) -> float:
@@ -109,6 +132,11 @@ class CostEstimate:
             "hourlyMax": round(self.hourly_max, 4),
             "monthlyMin": round(self.monthly_min, 2),
             "monthlyMax": round(self.monthly_max, 2),
+            "upgradeSurge": {
+                "hourlyMax": round(self.surge_hourly_max, 4),
+                "nodesMax": sum(line.nodes_max or 0 for line in self.surge_lines),
+                "note": SURGE_TOTAL_NOTE,
+            },
             "byResource": [
                 {
                     "urn": line.urn,
@@ -120,8 +148,8 @@ class CostEstimate:
                     "usdPerNodeHour": line.usd_per_node_hour,
                     "hourlyMin": _round(line.hourly_min, 4),
                     "hourlyMax": _round(line.hourly_max, 4),
-                    "monthlyMin": _round(_times(line.hourly_min, self.hours_per_month), 2),
-                    "monthlyMax": _round(_times(line.hourly_max, self.hours_per_month), 2),
+                    "monthlyMin": _round(self.line_monthly(line, line.hourly_min), 2),
+                    "monthlyMax": _round(self.line_monthly(line, line.hourly_max), 2),
                     "priced": line.priced,
                     "note": line.note,
                 }
@@ -129,6 +157,16 @@ class CostEstimate:
             ],
             "unpriced": sorted({line.vm_size for line in self.unpriced_lines}),
         }
+
+    def line_monthly(self, line: CostLine, hourly: float | None) -> float | None:
+        """A line's month at ``hourly`` (its minimum or maximum); ``None`` for an upgrade surge, which runs only while
+        an upgrade does (its cost is per hour of upgrade: :attr:`surge_hourly_max`)."""
+        return None if is_surge(line) else _times(hourly, self.hours_per_month)
+
+
+def is_surge(line: CostLine) -> bool:
+    """Whether the line prices the nodes an upgrade adds (role ``….upgradeSurge``)."""
+    return line.role.endswith(SURGE_ROLE)
 
 
 def _round(value: float | None, digits: int) -> float | None:
@@ -456,21 +494,42 @@ def _aks_pool_lines(
 
 SURGE_ROLE: Final = ".upgradeSurge"
 """How the role of a pool's upgrade-surge line ends (``agentPoolProfiles[<name>].upgradeSurge``)."""
-SURGE_NOTE: Final = "upgrade surge (upgradeSettings.maxSurge): GPU nodes only while an upgrade runs, on the same quota"
+SURGE_NOTE: Final = (
+    "upgrade surge (upgradeSettings.maxSurge, AKS's 10% when unset): GPU nodes only while an upgrade runs, on the "
+    "same quota; not in the monthly totals"
+)
+SURGE_TOTAL_NOTE: Final = (
+    "the GPU nodes every pool's upgrade surge adds, per hour while the upgrades run: apart from the steady-state "
+    "totals and the budget, counted in the quota demand"
+)
 
 
 def _surge_line(
     cat: Catalog, r: RecordedResource, role: str, size: str, *, pool: Mapping[str, Any], nodes: int | None
 ) -> CostLine | None:
-    """The nodes an upgrade adds to a GPU pool that states ``upgradeSettings.maxSurge`` (0..surge, priced: the
-    maximum counts them, as the quota must hold them; a pool that states none is priced as before)."""
+    """The nodes an upgrade adds to a GPU pool at its maximum (0..surge, :func:`rules.network.surge_nodes`: the
+    stated ``upgradeSettings.maxSurge``, else AKS's default), priced per hour: the same count the quota demand and the
+    stack's subnet and ``gpuQuota`` checks use. None when the count is not known (unknown during the preview, or a
+    ``maxSurge`` that is not a count or a percentage: the policies refuse it)."""
     settings = pool.get("upgradeSettings")
     surge = settings.get("maxSurge") if isinstance(settings, Mapping) else None
-    if not isinstance(surge, str) or nodes is None or not SURGE_RE.match(surge):
+    if nodes is None or (surge is not None and not (isinstance(surge, str) and SURGE_RE.match(surge))):
         return None
+    if size == UNKNOWN or cat.lookup(size) is None:
+        return None  # the pool's own line says the size is not known; nothing to count twice
     extra = surge_nodes(surge, nodes)
     line = _line(cat, r, f"{role}{SURGE_ROLE}", size, (0, extra)) if extra > 0 else None
     return replace(line, note=SURGE_NOTE if line.note is None else f"{line.note}; {SURGE_NOTE}") if line else None
+
+
+def surge_total_text(estimate: CostEstimate) -> str:
+    """The report's sentence under the cost table: what the upgrade surges add, and only while upgrades run."""
+    nodes = sum(line.nodes_max or 0 for line in estimate.surge_lines)
+    return (
+        f"Upgrade surge: up to {nodes} GPU node{'s' if nodes != 1 else ''} more, "
+        f"${estimate.surge_hourly_max:,.2f}/hour while upgrades run (not in the monthly totals or the budget; "
+        "counted in the quota demand)"
+    )
 
 
 def estimate_cost(resources: Iterable[RecordedResource], catalog: Catalog | None = None) -> CostEstimate:
@@ -527,8 +586,9 @@ class BudgetFinding:
 
 def budget_fix(estimate: CostEstimate) -> str:
     """What to change when over budget: the knob of the resource whose maximum costs the most, else the generic fix."""
-    lines = [ln for ln in estimate.priced_lines if ln.knob is not None and (ln.hourly_max or 0) > (ln.hourly_min or 0)]
-    lines = lines or [ln for ln in estimate.priced_lines if ln.knob is not None]
+    steady = estimate.steady_lines
+    lines = [ln for ln in steady if ln.knob is not None and (ln.hourly_max or 0) > (ln.hourly_min or 0)]
+    lines = lines or [ln for ln in steady if ln.knob is not None]
     if not lines:
         return "lower the node counts or pick smaller GPU sizes, or raise the budget."
     top = max(lines, key=lambda ln: ln.hourly_max or 0.0)

@@ -27,6 +27,7 @@ from preflight.cost import (
     BudgetFinding,
     CostEstimate,
     CostLine,
+    is_surge,
 )
 from preflight.fleet_report import FleetSummary, fleet_summary
 from preflight.idle_cost import WorkingHours
@@ -191,7 +192,7 @@ def tree(resources: list[RecordedResource]) -> list[tuple[str, RecordedResource]
 
 
 def gpu_note(r: RecordedResource, lines_by_urn: dict[str, list[CostLine]]) -> str:
-    lines = lines_by_urn.get(r.urn, [])
+    lines = [ln for ln in lines_by_urn.get(r.urn, []) if not is_surge(ln)]  # the pool as it runs, not its upgrades
     return "  [" + ", ".join(f"{ln.vm_size} ×{nodes_text(ln)}" for ln in lines) + "]" if lines else ""
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from preflight import exemptions as exemption_report
+from preflight.cost import is_surge, surge_total_text
 from preflight.fleet_report import fleet_markdown
 from preflight.idle_cost import idle_markdown, working_hours_text
 from preflight.quota_report import quota_markdown
@@ -66,15 +67,18 @@ def render_markdown(report: Report) -> str:
         out += ["| Resource | Role | Size | Nodes | $/hour | $/month |", "|---|---|---|---|---:|---:|"]
         for ln in c.lines:
             hourly = _range(ln.hourly_min, ln.hourly_max)
-            monthly = _range(
-                None if ln.hourly_min is None else ln.hourly_min * c.hours_per_month,
-                None if ln.hourly_max is None else ln.hourly_max * c.hours_per_month,
+            monthly = (
+                _range(c.line_monthly(ln, ln.hourly_min), c.line_monthly(ln, ln.hourly_max))
+                if not is_surge(ln)
+                else "upgrade only"
             )
             out.append(
                 f"| `{short(ln.urn, by_urn)}` | {ln.role} | `{ln.vm_size}` | {nodes_text(ln)} | {hourly} | {monthly} |"
             )
         total_h, total_m = _range(c.hourly_min, c.hourly_max), _range(c.monthly_min, c.monthly_max)
         out.append(f"| **Total** | | | | **{total_h}** | **{total_m}** |")
+        if c.surge_lines:
+            out += ["", _md(surge_total_text(c)) + "."]
         notes = [ln for ln in c.priced_lines if ln.note]
         if notes:
             out.append("")

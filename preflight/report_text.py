@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from preflight import exemptions as exemption_report
 from preflight.analyzer.protocol import Violation
+from preflight.cost import is_surge, surge_total_text
 from preflight.fleet_report import fleet_text
 from preflight.idle_cost import idle_text, working_hours_text
 from preflight.metrics_view import exporter_text, pool_exporters
@@ -26,7 +27,7 @@ from preflight.report import (
 
 def _cost_rows(report: Report) -> list[list[str]]:
     by_urn = report.by_urn()
-    hours = report.cost.hours_per_month
+    c = report.cost
     rows = [["resource", "role", "size", "nodes", "$/h min", "$/h max", "$/month min", "$/month max"]]
     for ln in report.cost.lines:
         rows.append(
@@ -37,11 +38,10 @@ def _cost_rows(report: Report) -> list[list[str]]:
                 nodes_text(ln),
                 money(ln.hourly_min),
                 money(ln.hourly_max),
-                money(None if ln.hourly_min is None else ln.hourly_min * hours),
-                money(None if ln.hourly_max is None else ln.hourly_max * hours),
+                money(c.line_monthly(ln, ln.hourly_min)) if not is_surge(ln) else "–",
+                money(c.line_monthly(ln, ln.hourly_max)) if not is_surge(ln) else "upgrade only",
             ]
         )
-    c = report.cost
     rows.append(
         [
             "total",
@@ -150,6 +150,8 @@ def _text_cost(report: Report, by_urn: dict[str, RecordedResource]) -> list[str]
                 cell.ljust(w) if i < 4 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))
             ]
             out.append("  " + "  ".join(cells).rstrip())
+        if report.cost.surge_lines:
+            out.append(f"  {surge_total_text(report.cost)}")
         for ln in report.cost.unpriced_lines:
             out.append(f"  not priced: {ln.vm_size} ({short(ln.urn, by_urn)}): {ln.note}")
         for ln in report.cost.priced_lines:

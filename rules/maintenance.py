@@ -1,9 +1,12 @@
 """Planned maintenance windows and the GPU cost of an upgrade surge. Pure: no Pulumi, no clock (``today`` passed in).
 
 Windows (``MaintenanceConfiguration`` ``aksManagedAutoUpgradeSchedule`` / ``aksManagedNodeOSUpgradeSchedule``, AKS REST
-API 2025-09-01 and the planned-maintenance article): one schedule (daily, weekly, absoluteMonthly, relativeMonthly),
-a start time ``HH:mm`` in the window's UTC offset ``±HH:mm``, at least 4 and at most 24 hours, a start date, dates
-maintenance may not run. A window for a channel that is off has nothing to schedule (advisory).
+API 2025-09-01 ``MaintenanceWindow`` / ``Schedule`` and the planned-maintenance article; the limits are in
+``gpu_catalog/facts/aks_landing_zone.json``): one schedule of a type the configuration takes (both take daily,
+weekly, absoluteMonthly and relativeMonthly), its interval within the spec's range (``intervalDays`` 1–7,
+``intervalWeeks`` 1–4, ``intervalMonths`` 1–6) and its own fields, a start time ``00:00``–``23:59`` in the window's
+UTC offset (the spec's ``±HH:mm``, an offset that exists: −12:00 to +14:00), 4 to 24 hours, a start date, date
+ranges maintenance may not run. A window for a channel that is off has nothing to schedule (advisory).
 
 Surge: an upgrade adds ``maxSurge`` nodes to a pool before it drains the old ones; on a GPU pool those are GPU VMs,
 drawn from the same vCPU quota ("Node surges require subscription quota", upgrade article). :func:`surge_quota`
@@ -24,6 +27,10 @@ from . import Finding
 
 ScheduleType = Literal["daily", "weekly", "absoluteMonthly", "relativeMonthly"]
 WindowKind = Literal["autoUpgrade", "nodeOs"]
+WeekDay = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+"""The REST spec's ``WeekDay`` (``dayOfWeek``)."""
+WeekIndex = Literal["First", "Second", "Third", "Fourth", "Last"]
+"""The REST spec's ``weekIndex`` of a relativeMonthly schedule."""
 START_TIME_RE = re.compile(r"^(?:[01][0-9]|2[0-3]):[0-5][0-9]$")
 UTC_OFFSET_RE = re.compile(r"^[+-](?:0[0-9]|1[0-4]):[0-5][0-9]$")
 
@@ -67,8 +74,16 @@ def maintenance_window(w: MaintenanceWindow) -> list[Finding]:
     if not UTC_OFFSET_RE.match(w.utc_offset):
         found.append(Finding("utcOffset", f"{w.utc_offset!r} is not an offset like '+05:30' or '-07:00'"))
     found += _schedule_fields(w)
-    if w.interval < 1:
-        found.append(Finding("interval", f"{w.interval}: the interval is at least 1"))
+    field, lo, hi = f.intervals[w.schedule]
+    if not lo <= w.interval <= hi:
+        found.append(
+            Finding(
+                "interval", f"{w.interval}: a {w.schedule} schedule's {field} is {lo} to {hi} (AKS REST API 2025-09-01)"
+            )
+        )
+    allowed = f.schedules_by_configuration[w.config_name]
+    if w.schedule not in allowed:
+        found.append(Finding("schedule", f"{w.config_name} takes a {' or '.join(allowed)} schedule, not {w.schedule}"))
     for i, (start, end) in enumerate(w.not_allowed):
         if end < start:
             found.append(Finding(f"notAllowedDates[{i}]", f"ends ({end}) before it starts ({start})"))

@@ -88,13 +88,13 @@ class UpgradeSettings:
 
 
 def surge_nodes(max_surge: str | None, nodes: int, *, facts: LandingZoneFacts | None = None) -> int:
-    """The nodes an upgrade adds to a pool of ``nodes`` nodes: an integer (``"2"``) as is, a percentage (``"33%"``)
-    of the pool rounded up, ``"0"`` none. Unset: the REST spec says 10 %, the AKS upgrade article one node; the larger
-    is counted (the worst case)."""
+    """The nodes an upgrade adds to a pool of ``nodes`` nodes: the one surge count the subnet check, the quota
+    check and the cost estimate use. An integer (``"2"``) as is, a percentage (``"33%"``) of the pool rounded up,
+    ``"0"`` none; never more than the pool's nodes (AKS then surges the nodes it upgrades). Unset (whatever
+    ``maxUnavailable`` says): AKS's default, ``10%`` (REST API 2025-09-01; AKS stores it on a new pool), which is one
+    node up to ten nodes (the upgrade article's "one extra node by default")."""
     f = facts or load_landing_zone_facts()
-    if max_surge is None:
-        return max(_parse_surge(f.default_max_surge, nodes), 1 if nodes > 0 else 0)
-    return _parse_surge(max_surge, nodes)
+    return min(_parse_surge(f.default_max_surge if max_surge is None else max_surge, nodes), max(nodes, 0))
 
 
 def _parse_surge(value: str, nodes: int) -> int:

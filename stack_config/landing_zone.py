@@ -17,12 +17,22 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
-from gpu_catalog import clock, default_catalog
+from gpu_catalog import default_catalog
 from gpu_catalog.problems import Problem
 from rules import Finding
 from rules.identity import Identities, identity_findings
 from rules.karpenter import nodes_for_gpus, resolve_sizes
-from rules.maintenance import MaintenanceWindow, ScheduleType, SurgeUse, maintenance_window, surge_quota
+from rules.maintenance import (
+    MaintenanceWindow,
+    ScheduleType,
+    SurgeUse,
+    WeekDay,
+    WeekIndex,
+    maintenance_window,
+    past_not_allowed,
+    surge_quota,
+    window_without_channel,
+)
 from rules.network import (
     SUBNET_ID_RE,
     PoolAddresses,
@@ -66,7 +76,6 @@ NatGatewayId = Annotated[
     ),
 ]
 Cidr = Annotated[str, worded(r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$", "must be an IPv4 CIDR like '10.240.0.0/24'")]
-Day = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
 
 class SubnetConfig(StrictModel):
@@ -103,9 +112,9 @@ class MaintenanceWindowConfig(StrictModel):
     schedule: ScheduleType
     interval: Annotated[int, Field(ge=1)] = 1
     """Days (daily), weeks (weekly) or months (monthly) between windows."""
-    dayOfWeek: Day | None = None
+    dayOfWeek: WeekDay | None = None
     dayOfMonth: Annotated[int, Field(ge=1, le=31)] | None = None
-    weekIndex: Literal["First", "Second", "Third", "Fourth", "Last"] | None = None
+    weekIndex: WeekIndex | None = None
     startTime: str = "00:00"
     durationHours: int = 4
     utcOffset: str = "+00:00"
@@ -199,12 +208,10 @@ class LandingZone:
 
 
 def pool_surge(pool: GpuPoolConfig) -> int:
-    """The nodes an upgrade adds to a GPU pool at its maximum: stated ``upgrade.maxSurge``, else AKS's default."""
+    """The nodes an upgrade adds to a GPU pool at its maximum (:func:`rules.network.surge_nodes`: stated
+    ``upgrade.maxSurge``, else AKS's default; ``maxSurge: "0"`` for an in-place upgrade)."""
     nodes = pool.maxCount if pool.maxCount is not None else pool.effective_count
-    upgrade = pool.upgrade
-    if upgrade is not None and upgrade.maxSurge is None and upgrade.maxUnavailable is not None:
-        return 0  # in place: maxUnavailable without a surge
-    return surge_nodes(upgrade.maxSurge if upgrade is not None else None, nodes)
+    return surge_nodes(pool.upgrade.maxSurge if pool.upgrade is not None else None, nodes)
 
 
 def _at(at: str, findings: Sequence[Finding]) -> list[Problem]:
@@ -257,7 +264,7 @@ def _pool_addresses(cfg: StackConfig) -> list[PoolAddresses]:
         out.append(PoolAddresses(p.name, node, pod, nodes, pool_surge(p), cfg.pool_max_pods(p)))
     cat = default_catalog()
     for n in cfg.gpuNodePools:  # NAP: the burst bound, in the cluster's default subnet (AKSNodeClass names none)
-        sizes, _ = resolve_sizes(n.sizes, n.series, n.gpuModels, floor=cfg.gpu_floor, today=clock.today())
+        sizes, _ = resolve_sizes(n.sizes, n.series, n.gpuModels, floor=cfg.gpu_floor, today=cfg.today)
         fills = [nodes_for_gpus(cat[s], n.limits.gpus) for s in sizes if s in cat]
         if fills:
             out.append(PoolAddresses(f"gpuNodePools.{n.name}", None, None, max(fills), 0, 250))
@@ -328,6 +335,24 @@ def landing_zone_problems(cfg: StackConfig) -> list[Problem]:
     return problems
 
 
+def landing_zone_warnings(cfg: StackConfig, today: date | None = None) -> list[str]:
+    """Advisories, never refusals: a maintenance window for a channel that moves nothing (``none`` /
+    ``Unmanaged``), and a not-allowed date range that ended before ``today`` (default: the stack's day)."""
+    day = today or cfg.today
+    c = cfg.cluster
+    out: list[str] = []
+    for kind, w, channel in (
+        ("autoUpgrade", c.maintenance.autoUpgrade, c.autoUpgradeChannel),
+        ("nodeOs", c.maintenance.nodeOs, c.nodeOsUpgradeChannel),
+    ):
+        if w is None:
+            continue
+        window = w.window(kind)  # type: ignore[arg-type]
+        found = [*window_without_channel(window, channel), *past_not_allowed(window, day)]
+        out += [f"cluster.maintenance.{kind}.{f.field}: {f.message}" for f in found]
+    return out
+
+
 __all__ = [
     "DefenderConfig",
     "IdentityConfig",
@@ -336,4 +361,5 @@ __all__ = [
     "PoolUpgradeConfig",
     "SubnetConfig",
     "landing_zone_problems",
+    "landing_zone_warnings",
 ]

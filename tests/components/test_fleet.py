@@ -235,8 +235,8 @@ def test_the_preflight_passes_the_example(capsys: pytest.CaptureFixture[str], mo
     assert members == [("scus", ["southcentralus"], "rest", 5362.58), ("sec", ["swedencentral"], "rest", 5362.58),
                        ("weu", ["westeurope"], "canary", 5362.58)]  # fmt: skip
     quota = {(r["region"], r["quota"]): r["vcpusMax"] for m in fleet["members"] for r in m["quota"]}
-    assert quota[("swedencentral", "StandardNCADSA100v4Family")] == 48  # one NC48ads node
-    assert quota[("southcentralus", "StandardNCADSA100v4Family")] == 48  # two NC24ads nodes
+    assert quota[("swedencentral", "StandardNCADSA100v4Family")] == 96  # one NC48ads node + one upgrade-surge node
+    assert quota[("southcentralus", "StandardNCADSA100v4Family")] == 72  # two NC24ads nodes + one upgrade-surge node
     assert fleet["totals"]["cost"]["monthlyMax"] == 16087.74 and fleet["totals"]["idle"]["monthly"] == 10725.16
     # the fleet policies on the example's generic Fleet resources: Stable stays in range; its next move is a warning
     fleet_policies = [

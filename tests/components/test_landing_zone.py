@@ -258,9 +258,11 @@ def test_the_preflight_passes_the_example(capsys: pytest.CaptureFixture[str], mo
     assert code == 0
     assert doc["violations"] == []
     surge = [line for line in doc["cost"]["byResource"] if line["role"] == "pool.upgradeSurge"]
-    assert [(line["vmSize"], line["nodesMin"], line["nodesMax"], line["monthlyMax"]) for line in surge] == [
-        ("Standard_NC24ads_A100_v4", 0, 1, 2681.29)
-    ]
+    # priced per hour of upgrade, apart from the steady-state month (the pool's maxSurge "1" at maxCount 2)
+    assert [
+        (line["vmSize"], line["nodesMin"], line["nodesMax"], line["hourlyMax"], line["monthlyMax"]) for line in surge
+    ] == [("Standard_NC24ads_A100_v4", 0, 1, 3.673, None)]
+    assert (doc["cost"]["upgradeSurge"]["hourlyMax"], doc["cost"]["upgradeSurge"]["nodesMax"]) == (3.673, 1)
     rows = {row["quota"]: row for row in doc["quota"]["rows"]}
     assert (rows["StandardNCADSA100v4Family"]["vcpusMin"], rows["StandardNCADSA100v4Family"]["vcpusMax"]) == (24, 72)
     assert rows["StandardNCADSA100v4Family"]["uses"] == ["aks-a100 (pool)", "aks-a100 (pool.upgradeSurge)"]

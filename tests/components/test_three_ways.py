@@ -676,12 +676,15 @@ def test_a_shipped_cluster_sends_the_same_inputs_whichever_door_it_comes_in_by(
 def test_every_cluster_input_of_the_package_is_a_spec_field() -> None:
     """The package's ``AksGpuCluster`` inputs are the cluster spec's fields (:class:`rules.specs.AksCluster`), but for
     ``ssh_access`` (the spec's is per pool: the system pool's and each GPU pool's); the spec's ``disable_run_command``
-    arrives in the package's ``api_server`` and ``log_retention_days`` keeps its default there."""
+    arrives in the package's ``api_server`` and ``log_retention_days`` keeps its default there. The landing-zone
+    inputs are the cluster's :class:`~components.landing_zone.ClusterLandingZone`, not spec fields
+    (``component_package/landing_zone.py`` maps them as ``composition/landing_zone_wiring.py`` does for a stack)."""
     from component_package.aks_gpu_cluster import AksGpuClusterArgs as PackageArgs
     from rules.specs import AKS_CLUSTER_FIELDS
 
     package = set(PackageArgs.__annotations__)
-    assert package - AKS_CLUSTER_FIELDS == {"ssh_access"}
+    landing_zone = {"network", "identity", "container_registries", "maintenance", "defender", "azure_policy_addon"}
+    assert package - AKS_CLUSTER_FIELDS == {"ssh_access", *landing_zone}
     assert AKS_CLUSTER_FIELDS - package == {"disable_run_command", "log_retention_days"}
 
 

@@ -46,17 +46,24 @@ def test_catalog_prices_used_here_exist() -> None:
 
 
 def test_fixed_agent_pool_uses_count() -> None:
-    [line] = cost_lines(res(POOL, "t4", vmSize="Standard_NC4as_T4_v3", count=3.0))
+    line, surge = cost_lines(res(POOL, "t4", vmSize="Standard_NC4as_T4_v3", count=3.0))
     assert (line.role, line.vm_size, line.nodes_min, line.nodes_max) == ("pool", "Standard_NC4as_T4_v3", 3, 3)
     assert line.hourly_min == pytest.approx(3 * 0.526)
     assert line.hourly_max == pytest.approx(3 * 0.526)
+    # no maxSurge stated: AKS's default 10 % of 3 nodes, rounded up
+    assert (surge.role, surge.nodes_min, surge.nodes_max, surge.knob) == (
+        "pool.upgradeSurge",
+        0,
+        1,
+        "upgradeSettings.maxSurge",
+    )
 
 
 def test_autoscaling_pool_uses_min_and_max_not_count() -> None:
     r = res(
         POOL, "a100", vmSize="standard_nc24ads_a100_v4", enableAutoScaling=True, count=2.0, minCount=1.0, maxCount=4.0
     )
-    [line] = cost_lines(r)
+    line, _surge = cost_lines(r)
     assert line.vm_size == "Standard_NC24ads_A100_v4"  # case-insensitive lookup, canonical name reported
     assert (line.nodes_min, line.nodes_max) == (1, 4)
     assert line.hourly_min == pytest.approx(3.673)
@@ -64,9 +71,9 @@ def test_autoscaling_pool_uses_min_and_max_not_count() -> None:
 
 
 def test_pool_without_count_defaults_to_one_node_and_zero_min_is_free() -> None:
-    [fixed] = cost_lines(res(POOL, "one", vmSize="Standard_NC4as_T4_v3"))
+    fixed, _surge = cost_lines(res(POOL, "one", vmSize="Standard_NC4as_T4_v3"))
     assert (fixed.nodes_min, fixed.nodes_max) == (1, 1)
-    [zero] = cost_lines(
+    zero, _surge = cost_lines(
         res(POOL, "zero", vmSize="Standard_NC4as_T4_v3", enableAutoScaling=True, minCount=0.0, maxCount=2.0)
     )
     assert zero.hourly_min == 0.0
@@ -92,9 +99,10 @@ def test_managed_cluster_profiles_each_priced_only_gpu() -> None:
             },
         ],
     )
-    [line] = cost_lines(r)
+    line, surge = cost_lines(r)
     assert line.role == "agentPoolProfiles[gpu]"
     assert (line.nodes_min, line.nodes_max) == (1, 3)
+    assert (surge.role, surge.nodes_min, surge.nodes_max) == ("agentPoolProfiles[gpu].upgradeSurge", 0, 1)
 
 
 def test_databricks_workers_and_driver() -> None:
@@ -147,7 +155,7 @@ def test_unpriced_unknown_and_preview_unknown_sizes_are_listed_not_counted() -> 
         res(POOL, "t4", vmSize="Standard_NC4as_T4_v3", count=1.0),
     ]
     est = estimate_cost(resources)
-    notes = {ln.urn.rsplit("::", 1)[-1]: ln.note for ln in est.unpriced_lines}
+    notes = {ln.urn.rsplit("::", 1)[-1]: ln.note for ln in est.unpriced_lines if ln.role == "pool"}
     assert notes == {
         "h100": "no indicative price in the catalog",
         "mystery": "not in the GPU catalog: no price",
@@ -170,7 +178,7 @@ def test_unknown_node_count_is_not_priced() -> None:
 
 def test_secret_inputs_are_unwrapped_for_pricing() -> None:
     r = res(POOL, "s", vmSize={SIG_KEY: SECRET_SIG, "value": "Standard_NC4as_T4_v3"}, count=2.0)
-    [line] = cost_lines(r)
+    line, _surge = cost_lines(r)
     assert line.hourly_max == pytest.approx(2 * 0.526)
 
 
@@ -250,6 +258,6 @@ def test_versioned_type_tokens_are_priced_like_the_default_version() -> None:
     """One type matcher (rules/resource_types.py) for the pack and the estimate: the pack checks an
     ``azure-native:containerservice/v20250901:AgentPool``, so the estimate prices it too."""
     versioned = res("azure-native:containerservice/v20250901:AgentPool", "a", vmSize="Standard_NC4as_T4_v3", count=2.0)
-    [line] = cost_lines(versioned)
+    line, _surge = cost_lines(versioned)
     assert (line.role, line.vm_size, line.nodes_min, line.nodes_max) == ("pool", "Standard_NC4as_T4_v3", 2, 2)
     assert line.hourly_max == pytest.approx(2 * 0.526)

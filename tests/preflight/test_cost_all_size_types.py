@@ -148,8 +148,10 @@ def test_aks_pools_keep_their_roles_and_pool_order() -> None:
     )
     assert nodes(cluster) == [
         ("agentPoolProfiles[gpu]", T4, 1, 3),
+        ("agentPoolProfiles[gpu].upgradeSurge", T4, 0, 1),  # AKS's default surge, 10 % of 3 rounded up
         ("agentPoolProfiles[2].virtualMachinesProfile.scale.manual[0]", A100, 2, 2),
         ("agentPoolProfiles[fixed]", A100, 1, 1),  # count absent: the API's default, 1
+        ("agentPoolProfiles[fixed].upgradeSurge", A100, 0, 1),
     ]
     pool = res("azure-native:containerservice:AgentPool", "p", vmSize=T4, enableAutoScaling=True, maxCount=UNKNOWN)
     [line] = cost_lines(pool)

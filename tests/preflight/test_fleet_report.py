@@ -56,13 +56,13 @@ def test_each_member_workspace_counts_in_its_own_region() -> None:
     assert kaito == {"sec-kaito-phi": "swedencentral", "weu-kaito-phi": "westeurope"}
     rows = {(r.region, r.quota): (r.vcpus_min, r.vcpus_max) for r in demand.rows()}
     assert rows == {
-        ("eastus", "StandardNCASv3_T4Family"): (8, 8),
-        ("eastus", "cores"): (8, 8),
-        ("swedencentral", "StandardNCASv3_T4Family"): (8, 40),
-        ("swedencentral", "cores"): (8, 40),
-        ("westeurope", "StandardNCADSA100v4Family"): (24, 72),
+        ("eastus", "StandardNCASv3_T4Family"): (8, 12),  # + one upgrade-surge node
+        ("eastus", "cores"): (8, 12),
+        ("swedencentral", "StandardNCASv3_T4Family"): (8, 48),
+        ("swedencentral", "cores"): (8, 48),
+        ("westeurope", "StandardNCADSA100v4Family"): (24, 96),  # 3 nodes + 1 surge
         ("westeurope", "StandardNCASv3_T4Family"): (8, 8),
-        ("westeurope", "cores"): (32, 80),
+        ("westeurope", "cores"): (32, 104),
     }
 
 
@@ -78,10 +78,11 @@ def test_json_per_member_and_totals(tmp_path: Path) -> None:
         "idle": {"hourly": 4.425, "monthly": 3230.25},
         "quota": [
             {"region": "westeurope", "quota": "StandardNCADSA100v4Family", "label": "StandardNCADSA100v4Family",
-             "vcpusMin": 24, "vcpusMax": 72},
+             "vcpusMin": 24, "vcpusMax": 96},
             {"region": "westeurope", "quota": "StandardNCASv3_T4Family", "label": "StandardNCASv3_T4Family",
              "vcpusMin": 8, "vcpusMax": 8},
-            {"region": "westeurope", "quota": "cores", "label": "Total Regional vCPUs", "vcpusMin": 32, "vcpusMax": 80},
+            {"region": "westeurope", "quota": "cores", "label": "Total Regional vCPUs",
+             "vcpusMin": 32, "vcpusMax": 104},
         ],
     }  # fmt: skip
     assert sec["cost"]["monthlyMin"] == 548.96 and sec["cost"]["monthlyMax"] == 2744.8
@@ -102,7 +103,7 @@ def test_text_markdown_and_sarif_show_members(tmp_path: Path) -> None:
                                   "quota", "demand", "(vCPUs)"]  # fmt: skip
     weu = next(line for line in section if line.strip().startswith("weu "))
     assert "canary" in weu and "westeurope" in weu and "$3,230.25–$8,592.83" in weu
-    assert weu.endswith("StandardNCADSA100v4Family 24–72, StandardNCASv3_T4Family 8, Total Regional vCPUs 32–80")
+    assert weu.endswith("StandardNCADSA100v4Family 24–96, StandardNCASv3_T4Family 8, Total Regional vCPUs 32–104")
     total = next(line for line in section if line.strip().startswith("fleet (3 members)"))
     assert "3 region(s)" in total and "$4,547.17–$12,105.59" in total and total.endswith("per region: the quota table")
     md = render(report, "markdown")
@@ -144,4 +145,8 @@ def test_live_reads_every_member_region() -> None:
     assert skus == ["eastus", "swedencentral", "westeurope"]
     assert sorted({f.region for f in result.families}) == ["eastus", "swedencentral", "westeurope"]
     a100 = next(f for f in result.families if f.quota == "StandardNCADSA100v4Family")
-    assert (a100.region, a100.needed_max, a100.uses) == ("westeurope", 72, ("weu-aks-gpu (pool)",))
+    assert (a100.region, a100.needed_max, a100.uses) == (
+        "westeurope",
+        96,
+        ("weu-aks-gpu (pool)", "weu-aks-gpu (pool.upgradeSurge)"),
+    )

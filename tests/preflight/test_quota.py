@@ -93,12 +93,13 @@ def test_aks_pools_fixed_and_autoscaling_and_spot() -> None:
             ),
         ]
     )
-    # a100: 2 x 24 = 48; t4: 1..5 x 8 = 8..40; spot: 0..3 x 4 = 0..12 against low-priority only (not its family)
+    # a100: 2 x 24 = 48; t4: 1..5 x 8 = 8..40; spot: 0..3 x 4 = 0..12 against low-priority only (not its family);
+    # each pool's upgrade surge (AKS's default 10 %, rounded up: one node each) on top at the maximum
     assert got == {
-        ("westeurope", "StandardNCADSA100v4Family"): (48, 48),
-        ("westeurope", "StandardNCASv3_T4Family"): (8, 40),
-        ("westeurope", REGIONAL): (56, 88),
-        ("westeurope", LOW_PRIORITY): (0, 12),
+        ("westeurope", "StandardNCADSA100v4Family"): (48, 48 + 24),
+        ("westeurope", "StandardNCASv3_T4Family"): (8, 40 + 8),
+        ("westeurope", REGIONAL): (56, 88 + 32),
+        ("westeurope", LOW_PRIORITY): (0, 12 + 4),
     }
 
 
@@ -112,7 +113,7 @@ def test_regions_from_the_resource_the_cluster_or_the_stack() -> None:
         ],
         region="northeurope",
     )
-    assert got[("eastus", "StandardNCASv3_T4Family")] == (4, 4)
+    assert got[("eastus", "StandardNCASv3_T4Family")] == (4, 4 + 4)  # + the pool's default upgrade surge
     assert got[("westus3", "StandardNCASv3_T4Family")] == (8, 8)
     # Databricks without a workspace in the program: the stack's region; workers 2 x 24 + driver 24 = 72
     assert got[("northeurope", "StandardNCADSA100v4Family")] == (72, 72)
@@ -191,10 +192,12 @@ def test_spot_nodepool_and_unknown_limit_and_unknown_family() -> None:
     unknown = quota_demand([nodepool(UNKNOWN, ["Standard_NC4as_T4_v3"])], default_region="x")
     assert [u.note for u in unknown.unknown()] == ["GPU limit unknown during the preview"]
     ncc = quota_demand([res(POOL, "ncc", vmSize="Standard_NCC40ads_H100_v5", count=1.0)], default_region="x")
-    assert {(r.quota, r.vcpus_max) for r in ncc.rows()} == {(UNKNOWN_FAMILY, 40), (REGIONAL, 40)}
-    (reason,) = ncc.to_json()["unknown"]
-    assert reason["reason"] == (
-        "Standard_NCC40ads_H100_v5: no source names its quota family (counted in the regional total only)"
+    # one node plus its default upgrade surge of one
+    assert {(r.quota, r.vcpus_max) for r in ncc.rows()} == {(UNKNOWN_FAMILY, 80), (REGIONAL, 80)}
+    reasons = [u["reason"] for u in ncc.to_json()["unknown"]]  # the pool and its upgrade surge
+    assert (
+        reasons
+        == ["Standard_NCC40ads_H100_v5: no source names its quota family (counted in the regional total only)"] * 2
     )
 
 
@@ -231,7 +234,7 @@ def test_explicit_api_version_type_tokens_count_as_the_plain_ones() -> None:
     demand = quota_demand(resources, default_region="northeurope")
     assert {(r.region, r.quota): (r.vcpus_min, r.vcpus_max) for r in demand.rows()}[
         ("eastus", "StandardNCASv3_T4Family")
-    ] == (4, 4)
+    ] == (4, 8)
     assert sorted((c.role, c.vm_size, c.nodes_max) for c in demand.cpu) == [
         ("agentPoolProfiles[system]", "Standard_D4ds_v5", 2),
         ("pool", "Standard_D8ds_v5", 3),

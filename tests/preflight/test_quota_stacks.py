@@ -39,8 +39,9 @@ def table(doc: dict[str, Any]) -> dict[tuple[str, str], tuple[int, int]]:
 
 
 def test_dev_table_by_hand(runs: dict[str, Any]) -> None:
-    # t4: Standard_NC4as_T4_v3 (4 vCPUs), minCount 1 .. maxCount 2, spot -> low-priority 4..8, no family, no regular.
-    assert table(runs["dev"]) == {("westeurope", "cores"): (0, 0), ("westeurope", "lowPriorityCores"): (4, 8)}
+    # t4: Standard_NC4as_T4_v3 (4 vCPUs), minCount 1 .. maxCount 2, spot -> low-priority 4..8, no family, no regular;
+    # plus its upgrade surge (AKS's default 10 % of 2, rounded up: 1 node) -> 12.
+    assert table(runs["dev"]) == {("westeurope", "cores"): (0, 0), ("westeurope", "lowPriorityCores"): (4, 12)}
     assert runs["dev"]["quota"]["cpuPools"][0]["vmSize"] == "Standard_D4ds_v5"
     assert runs["dev"]["quota"]["unknown"] == []
 
@@ -50,12 +51,13 @@ def test_staging_table_by_hand(runs: dict[str, Any]) -> None:
     # KAITO phi-4-mini: Standard_NV36ads_A10_v5 x 1 = 36.
     # NAP infer: limit 8 nvidia.com/gpu as sent (2 physical GPUs x 4 MPS replicas: the burst bound), T4 sizes:
     #   NC4as 8 x 4 = 32, NC8as 8 x 8 = 64, NC16as 8 x 16 = 128, NC64as ceil(8/4) = 2 x 64 = 128 -> max 128, min 0.
-    # cores: 24 + 36 + 0 = 60 .. 24 + 36 + 128 = 188.
+    # a100's upgrade surge (AKS's default 10 % of 1, rounded up: 1 node) = 24 more at the maximum.
+    # cores: 24 + 36 + 0 = 60 .. 24 + 24 + 36 + 128 = 212.
     assert table(runs["staging"]) == {
-        ("westeurope", "StandardNCADSA100v4Family"): (24, 24),
+        ("westeurope", "StandardNCADSA100v4Family"): (24, 48),
         ("westeurope", "StandardNCASv3_T4Family"): (0, 128),
         ("westeurope", "StandardNVADSA10v5Family"): (36, 36),
-        ("westeurope", "cores"): (60, 188),
+        ("westeurope", "cores"): (60, 212),
     }
     nap = next(u for u in runs["staging"]["quota"]["byResource"] if u["role"] == "nodepool")
     # the same size the cost estimate prices at its maximum (NC16as x 8)
@@ -69,13 +71,15 @@ def test_prod_table_by_hand(runs: dict[str, Any]) -> None:
     #   driver 48 -> min 24 + 24 + 24 + 48 + 48 = 168, max 96 + 24 + 24 + 192 + 48 = 384.
     # H100 (ND96isr_H100_v5 = 96): 1..2 -> 96..192.  T4 (NC8as_T4_v3 = 8): 1..4 -> 8..32.
     # A10 (NV36ads_A10_v5 = 36): batch-inference workers 1..2 -> 36..72, driver 36 -> 72..108.
-    # cores: 168 + 96 + 8 + 72 = 344 .. 384 + 192 + 32 + 108 = 716.
+    # Each AKS GPU pool's upgrade surge at the maximum (AKS's default 10 %, rounded up: 1 node each): a100mig +24,
+    #   h100 +96, t4 +8.
+    # cores: 168 + 96 + 8 + 72 = 344 .. 408 + 288 + 40 + 108 = 844.
     assert table(runs["prod"]) == {
-        ("westeurope", "StandardNCADSA100v4Family"): (168, 384),
-        ("westeurope", "standardNDSH100v5Family"): (96, 192),
-        ("westeurope", "StandardNCASv3_T4Family"): (8, 32),
+        ("westeurope", "StandardNCADSA100v4Family"): (168, 384 + 24),
+        ("westeurope", "standardNDSH100v5Family"): (96, 192 + 96),
+        ("westeurope", "StandardNCASv3_T4Family"): (8, 32 + 8),
         ("westeurope", "StandardNVADSA10v5Family"): (72, 108),
-        ("westeurope", "cores"): (344, 716),
+        ("westeurope", "cores"): (344, 844),
     }
 
 
@@ -118,15 +122,18 @@ def test_text_markdown_and_sarif_show_the_table(runs: dict[str, Any]) -> None:
     report = _report(runs["prod"])
     text = render(report, "text")
     assert "GPU quota demand — vCPUs per region and Azure quota family" in text
-    assert "westeurope  StandardNCADSA100v4Family  168        384" in text
-    assert "westeurope  Total Regional vCPUs       344        716" in text
+    assert "westeurope  StandardNCADSA100v4Family  168        408" in text
+    assert "westeurope  Total Regional vCPUs       344        844" in text
     assert "CPU pool aks-cluster (agentPoolProfiles[system]) Standard_D8ds_v5 ×3" in text
     md = render(report, "markdown")
     assert "#### GPU quota demand" in md
-    assert "| westeurope | standardNDSH100v5Family | 96 | 192 | aks-h100 (pool) |" in md
+    assert "| westeurope | standardNDSH100v5Family | 96 | 288 | aks-h100 (pool), aks-h100 (pool.upgradeSurge) |" in md
     sarif = json.loads(render(report, "sarif"))
     assert sarif_errors(sarif) == []
     quota = sarif["runs"][0]["properties"]["quota"]
-    assert {(r["quota"], r["vcpusMax"]) for r in quota["rows"]} >= {("cores", 716), ("StandardNVADSA10v5Family", 108)}
+    assert {(r["quota"], r["vcpusMax"]) for r in quota["rows"]} >= {("cores", 844), ("StandardNVADSA10v5Family", 108)}
     dev = render(_report(runs["dev"]), "text")
-    assert "westeurope  Total Regional Low-priority vCPUs  4          8          aks-t4 (pool)" in dev
+    assert (
+        "westeurope  Total Regional Low-priority vCPUs  4          12         aks-t4 (pool), aks-t4 (pool.upgradeSurge)"
+        in dev
+    )
