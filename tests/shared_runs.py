@@ -32,6 +32,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
+from datetime import date
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,8 +99,9 @@ def programs_in_process() -> Iterator[None]:
         isolate: bool = True,
         python: str | None = None,
         cancel: threading.Event | None = None,
+        today: date | None = None,
     ) -> ProgramRun:
-        return run_program_in_process(settings)
+        return run_program_in_process(settings, today)
 
     original, original_pack = cli.run_program, cli.PolicyPackProcess
     cli.run_program = in_process
@@ -147,7 +149,8 @@ def _guarded(call: Callable[[], int], stderr: io.StringIO) -> int:
 def preflight_in_process(*args: str, cwd: Path = REPO) -> Run:
     """``preflight.cli.main(args)`` in this process, the program too (:func:`programs_in_process`); returns what a
     ``python -m preflight`` process would have printed and exited with. The environment, the working directory and
-    ``sys.path`` are restored afterwards (``--today`` sets ``$AGP_TODAY`` for the program and the pack)."""
+    ``sys.path`` are restored afterwards (the run's day reaches the program as ``$AGP_TODAY`` while it runs, and picks
+    the pooled pack started on that day)."""
     from preflight.cli import main
 
     saved_env, saved_cwd, saved_path = dict(os.environ), Path.cwd(), list(sys.path)
@@ -297,8 +300,8 @@ class _LeasedPack:
 
 class PooledPackProcess:
     """Stands in for ``PolicyPackProcess`` in the preflight's in-process runs (:func:`programs_in_process`): a pack
-    process started as the preflight starts it, kept per (pack directory, project, stack, dry run, organization,
-    ``$AGP_TODAY``) and reused by the next run with the same key. Sound because each run sends its own ``Configure``
+    process started as the preflight starts it, kept per (pack directory, project, stack, dry run, organization, the
+    run's day) and reused by the next run with the same key. Sound because each run sends its own ``Configure``
     first (an entry and a level for every policy) and the pack reads nothing else of the stack it was started for but
     the day (``PULUMI_CONFIG`` and ``ConfigureStack``'s config reach no policy). A run that fails in the pack stops it.
     The real ``python -m preflight`` runs (:func:`preflight_process`) start their own, with the stack's config."""
@@ -312,15 +315,14 @@ class PooledPackProcess:
         dry_run: bool = True,
         organization: str = "organization",
         stack_config: Any = None,
+        today: date | None = None,
     ) -> None:
-        from gpu_catalog.clock import TODAY_ENV
-
         self.pack_dir = Path(pack_dir).resolve()
         self.options: dict[str, Any] = {
             "project": project, "stack": stack, "dry_run": dry_run, "organization": organization,
-            "stack_config": stack_config,
+            "stack_config": stack_config, "today": today,
         }  # fmt: skip
-        self.key = (str(self.pack_dir), project, stack, str(dry_run), organization, os.environ.get(TODAY_ENV, ""))
+        self.key = (str(self.pack_dir), project, stack, str(dry_run), organization, str(today or ""))
 
     def __enter__(self) -> _LeasedPack:
         from preflight.analyzer.client import PolicyPackProcess
