@@ -17,7 +17,7 @@ import yaml
 from preflight import pack_config as cmd
 from preflight.analyzer.client import PolicyPackProcess
 from preflight.model import RecordedResource
-from tests.shared_runs import preflight_in_process
+from tests.shared_runs import PooledPackProcess, preflight_in_process
 
 pytestmark = pytest.mark.slow
 
@@ -28,6 +28,13 @@ TODAY = "2026-11-30"
 PREFLIGHT_ONLY = {"gpu-budget", "exemption-expiring"}
 """Policies of the preflight's own (budget, exemptions ending soon): not the pack's."""
 REASON = "The legacy scorer needs CUDA 11 on T4 until its port to A100 (ML-1234), due in January."
+
+
+@pytest.fixture(autouse=True)
+def pooled_pack(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command reads the pack's policies and schemas from a running pack: the worker's pooled one (the session's
+    on the suite's day, ``tests/shared_runs.py``) rather than a new process per run."""
+    monkeypatch.setattr(cmd, "PolicyPackProcess", PooledPackProcess)
 
 
 def generate(tmp_path: Path, *args: str) -> dict[str, Any]:

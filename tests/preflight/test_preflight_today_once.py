@@ -50,8 +50,8 @@ def test_one_preflight_run_reads_the_clock_once(monkeypatch: pytest.MonkeyPatch)
 def test_a_given_day_is_the_runs_only_day(monkeypatch: pytest.MonkeyPatch) -> None:
     """``--today``: the preflight reads no clock; the program reads the day it was given (not the suite's)."""
     reads, days = _counting(monkeypatch)
-    run = preflight_in_process("--stack", "dev", "--format", "json", "--today", "2027-02-01")
+    run = preflight_in_process("--stack", "dev", "--format", "json", "--today", "2027-01-15")
     assert run.code in (0, 1), run.stderr
     assert dict(reads) == {"program": 1}
-    assert days == [date(2027, 2, 1)]
-    assert json.loads(run.stdout)["checkedOn"] == "2027-02-01"
+    assert days == [date(2027, 1, 15)]
+    assert json.loads(run.stdout)["checkedOn"] == "2027-01-15"
