@@ -14,11 +14,9 @@ from typing import Any
 import pytest
 from google.protobuf import struct_pb2
 from pulumi.runtime.proto import analyzer_pb2
-from pulumi_policy import EnforcementLevel
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 from gpu_catalog import clock
-from policies.pack import ALL_POLICIES, PACK_NAME
 from preflight.analyzer.protocol import to_struct
 from tests.policies._helpers import corpus_with_unknowns
 
@@ -26,23 +24,15 @@ EXEMPTED = "gpu-size-minimum"
 
 
 @pytest.fixture
-def servicer(monkeypatch: pytest.MonkeyPatch) -> _PolicyAnalyzerServicer:
-    for key, value in {
-        "PULUMI_PROJECT": "azure-gpu-platform",
-        "PULUMI_STACK": "today",
-        "PULUMI_DRY_RUN": "true",
-        "PULUMI_ORGANIZATION": "organization",
-        "PULUMI_CONFIG": "{}",
-    }.items():
-        monkeypatch.setenv(key, value)
-    served = _PolicyAnalyzerServicer(PACK_NAME, "0.0.0", list(ALL_POLICIES), EnforcementLevel.ADVISORY)
+def configured(servicer: _PolicyAnalyzerServicer) -> _PolicyAnalyzerServicer:
+    """The in-process servicer (``tests/policies/conftest.py``) with an exemption configured."""
     properties = struct_pb2.Struct()  # the exemption wrapper reads the day too
     properties.update({"exemptions": [{"resource": "nobody", "reason": "kept for the clock test",
                                        "owner": "ml-platform@contoso.com", "expires": "2026-12-20"}]})  # fmt: skip
     request = analyzer_pb2.ConfigureAnalyzerRequest()
     request.policyConfig[EXEMPTED].CopyFrom(analyzer_pb2.PolicyConfig(properties=properties))
-    served.Configure(request, None)
-    return served
+    servicer.Configure(request, None)
+    return servicer
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> tuple[Counter[str], list[date]]:
@@ -71,36 +61,36 @@ def _requests() -> tuple[list[analyzer_pb2.AnalyzeRequest], analyzer_pb2.Analyze
 
 
 def test_one_analyze_request_reads_the_clock_once(
-    servicer: _PolicyAnalyzerServicer, monkeypatch: pytest.MonkeyPatch
+    configured: _PolicyAnalyzerServicer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     requests, _ = _requests()
     reads, _ = _counting(monkeypatch)
     for i, request in enumerate(requests, start=1):
-        servicer.Analyze(request, None)
+        configured.Analyze(request, None)
         assert reads["today"] == i, (request.type, request.name)
 
 
 def test_one_analyze_stack_request_reads_the_clock_once(
-    servicer: _PolicyAnalyzerServicer, monkeypatch: pytest.MonkeyPatch
+    configured: _PolicyAnalyzerServicer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, stack = _requests()
     reads, days = _counting(monkeypatch)
-    response = servicer.AnalyzeStack(stack, None)
+    response = configured.AnalyzeStack(stack, None)
     assert len(response.diagnostics) > 0
     assert reads["today"] == 1
-    servicer.AnalyzeStack(stack, None)
+    configured.AnalyzeStack(stack, None)
     assert reads["today"] == 2
     assert days == [date(2026, 11, 30)] * 2  # the suite's pinned day (tests/conftest.py)
 
 
 def test_the_requests_day_is_the_day_its_policies_judge_by(
-    servicer: _PolicyAnalyzerServicer, monkeypatch: pytest.MonkeyPatch
+    configured: _PolicyAnalyzerServicer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The day read when the request starts is the one every policy uses: a clock that moves on during the request
     changes nothing of its answer."""
     _, stack = _requests()
-    pinned = servicer.AnalyzeStack(stack, None).SerializeToString(deterministic=True)
+    pinned = configured.AnalyzeStack(stack, None).SerializeToString(deterministic=True)
     real = clock.today
     later = iter([real(), *[date(2031, 1, 1)] * 10_000])
     monkeypatch.setattr(clock, "today", lambda: next(later))
-    assert servicer.AnalyzeStack(stack, None).SerializeToString(deterministic=True) == pinned
+    assert configured.AnalyzeStack(stack, None).SerializeToString(deterministic=True) == pinned
