@@ -44,6 +44,19 @@ output                what
                       can use, ``null`` without one (added in version 1: additive)
 ===================== ===========================================================================================
 
+A **fleet stack** (one stack holding an Azure Kubernetes Fleet Manager fleet, ``docs/fleet.md``; added in version 1:
+additive, a single-cluster stack exports none of these) exports ``contractVersion`` and, instead of one cluster's keys:
+
+===================== ===========================================================================================
+``fleet``             the fleet view: ``{name, fleetId, location, hub, members: {<member>: {region, group,``
+                      ``kubernetesVersion, labels, pools: [{name, vmSize, gpuResources, maxNodes}]}},``
+                      ``groups: {<group>: [members]},``
+                      ``regions: {<region>: [members]}, requestable: {<resource name>: {<member>: [vmSizes]}}}``:
+                      where each GPU extended resource can be requested, on which sizes (:class:`FleetContract`)
+``members``           ``{<member>: <the single-cluster contract above, without contractVersion and kubeconfig>}``
+``memberKubeconfigs`` **secret**: ``{<member>: <user kubeconfig>}``
+===================== ===========================================================================================
+
 No Pulumi provider imports here: only ``pulumi`` itself.
 """
 
@@ -63,6 +76,9 @@ CONTRACT_VERSION = "1"
 
 SharingMode = Literal["none", "timeSlicing", "mps"]
 T = TypeVar("T")
+
+FLEET_KEYS: tuple[str, ...] = ("contractVersion", "fleet", "members")
+"""The non-secret outputs of a fleet stack (``memberKubeconfigs`` is read separately, as a secret)."""
 
 _SCALAR_KEYS: tuple[str, ...] = (
     "contractVersion",
@@ -367,6 +383,122 @@ class NetworkContract:
 
 
 @dataclass(frozen=True, slots=True)
+class FleetPoolContract:
+    """One GPU pool of a fleet member: its size, the extended resources a pod requests on it, its node bound."""
+
+    name: str
+    vm_size: str
+    gpu_resources: list[str] = field(default_factory=list)
+    """``nvidia.com/gpu``, ``nvidia.com/mig-3g.40gb``, ``nvidia.com/gpu.shared``: what one of its nodes advertises."""
+    max_nodes: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_wire(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FleetPoolContract:
+        return from_wire(cls, data)
+
+
+@dataclass(frozen=True, slots=True)
+class FleetMemberContract:
+    """A member of the fleet as the fleet view lists it (its full contract: :meth:`PlatformStackReference.member`)."""
+
+    name: str = field(metadata={WIRE_NAME_ONLY: True})
+    region: str
+    group: str | None = None
+    """The update group its stage names (``None``: none)."""
+    kubernetes_version: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+    """The FleetMember's labels (a placement's ``clusterSelector`` matches them)."""
+    pools: list[FleetPoolContract] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_wire(self)
+
+    @classmethod
+    def from_dict(cls, name: str, data: Mapping[str, Any]) -> FleetMemberContract:
+        return from_wire(cls, data, name=name)
+
+
+@dataclass(frozen=True, slots=True)
+class FleetContract:
+    """The fleet view of a fleet stack (``fleet``): its members, where they are, and what a pod can request where."""
+
+    name: str
+    location: str
+    hub: bool
+    members: dict[str, FleetMemberContract] = field(default_factory=dict)
+    groups: dict[str, list[str]] = field(default_factory=dict)
+    """Update group → its members."""
+    regions: dict[str, list[str]] = field(default_factory=dict)
+    """Region → the members there."""
+    requestable: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    """Extended resource (``nvidia.com/gpu``) → member → the sizes of its pools that advertise it."""
+    fleet_id: str | None = None
+    """The Fleet's Azure resource id (``None`` from a view built before deployment)."""
+
+    def member(self, name: str) -> FleetMemberContract:
+        try:
+            return self.members[name]
+        except KeyError:
+            raise ContractError(
+                f"the fleet has no member {name!r}; it has: {', '.join(sorted(self.members)) or 'none'}"
+            ) from None
+
+    def where(self, resource_name: str) -> dict[str, list[str]]:
+        """Member → sizes on which a pod can request ``resource_name`` (empty: no member advertises it)."""
+        return dict(self.requestable.get(resource_name, {}))
+
+    @classmethod
+    def of(
+        cls, name: str, location: str, hub: bool, members: list[FleetMemberContract], fleet_id: Any = None
+    ) -> FleetContract:
+        """The view with its indexes (groups, regions, requestable) computed from the members."""
+        groups: dict[str, list[str]] = {}
+        regions: dict[str, list[str]] = {}
+        requestable: dict[str, dict[str, list[str]]] = {}
+        for m in members:
+            if m.group is not None:
+                groups.setdefault(m.group, []).append(m.name)
+            regions.setdefault(m.region, []).append(m.name)
+            for pool in m.pools:
+                for resource in pool.gpu_resources:
+                    sizes = requestable.setdefault(resource, {}).setdefault(m.name, [])
+                    if pool.vm_size not in sizes:
+                        sizes.append(pool.vm_size)
+        return cls(name, location, hub, {m.name: m for m in members}, groups, regions, requestable, fleet_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "fleetId": self.fleet_id,
+            "location": self.location,
+            "hub": self.hub,
+            "members": {n: m.to_dict() for n, m in self.members.items()},
+            "groups": {g: list(ms) for g, ms in self.groups.items()},
+            "regions": {r: list(ms) for r, ms in self.regions.items()},
+            "requestable": {res: {m: list(sizes) for m, sizes in by.items()} for res, by in self.requestable.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FleetContract:
+        def lists(value: Any) -> dict[str, list[str]]:
+            return {str(k): [str(x) for x in v or []] for k, v in (value or {}).items()}
+
+        return cls(
+            name=str(data["name"]),
+            fleet_id=str(data["fleetId"]) if data.get("fleetId") is not None else None,
+            location=str(data.get("location", "")),
+            hub=bool(data.get("hub", False)),
+            members={str(n): FleetMemberContract.from_dict(str(n), m) for n, m in (data.get("members") or {}).items()},
+            groups=lists(data.get("groups")),
+            regions=lists(data.get("regions")),
+            requestable={str(r): lists(by) for r, by in (data.get("requestable") or {}).items()},
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class PlatformContract:
     contract_version: str
     environment: str
@@ -416,8 +548,7 @@ class PlatformContract:
             ) from None
 
 
-def parse_contract(outputs: Mapping[str, Any], *, source: str = "the referenced stack") -> PlatformContract:
-    """Typed contract from raw stack outputs. Raises :class:`ContractError` on a missing or foreign version."""
+def _check_version(outputs: Mapping[str, Any], source: str) -> Any:
     version = outputs.get("contractVersion")
     if version is None:
         raise ContractError(f"{source} exports no contractVersion: it is not an azure-gpu-platform stack")
@@ -426,7 +557,18 @@ def parse_contract(outputs: Mapping[str, Any], *, source: str = "the referenced 
             f"{source} speaks output contract version {version}; this helper understands version "
             f"{CONTRACT_VERSION}. Upgrade the consumer (or pin the platform stack) so both agree."
         )
+    return version
+
+
+def parse_contract(outputs: Mapping[str, Any], *, source: str = "the referenced stack") -> PlatformContract:
+    """Typed contract from raw stack outputs. Raises :class:`ContractError` on a missing or foreign version."""
+    version = _check_version(outputs, source)
     missing = [k for k in ("clusterName", "clusterId", "resourceGroupName", "gpuPools") if k not in outputs]
+    if missing and "fleet" in outputs:
+        raise ContractError(
+            f"{source} is a fleet stack: it exports one contract per member (members) and the fleet view (fleet); "
+            "read a member's with PlatformStackReference.member(<name>)"
+        )
     if missing:
         raise ContractError(f"{source} is missing contract outputs: {', '.join(missing)}")
     pools = {str(name): GpuPoolContract.from_dict(str(name), data) for name, data in outputs["gpuPools"].items()}
@@ -455,6 +597,26 @@ def parse_contract(outputs: Mapping[str, Any], *, source: str = "the referenced 
     )
 
 
+def parse_fleet(outputs: Mapping[str, Any], *, source: str = "the referenced stack") -> FleetContract:
+    """The fleet view of a fleet stack's outputs. Raises :class:`ContractError` on a missing or foreign version, or on
+    a stack without a fleet."""
+    _check_version(outputs, source)
+    if not outputs.get("fleet"):
+        raise ContractError(f"{source} exports no fleet: it is a single-cluster stack (read it with .contract)")
+    return FleetContract.from_dict(outputs["fleet"])
+
+
+def parse_member(outputs: Mapping[str, Any], member: str, *, source: str = "the referenced stack") -> PlatformContract:
+    """One member's contract from a fleet stack's outputs (``members[member]``)."""
+    _check_version(outputs, source)
+    members = outputs.get("members") or {}
+    if member not in members:
+        raise ContractError(f"{source} has no fleet member {member!r}; it has: {', '.join(sorted(members)) or 'none'}")
+    return parse_contract(
+        {**members[member], "contractVersion": outputs["contractVersion"]}, source=f"{source} member {member}"
+    )
+
+
 class PlatformStackReference:
     """Typed access to a platform stack's outputs from another Pulumi program.
 
@@ -475,6 +637,26 @@ class PlatformStackReference:
 
     def gpu_pool(self, name: str) -> pulumi.Output[GpuPoolContract]:
         return self.contract.apply(lambda c: c.pool(name))
+
+    def _fleet_outputs(self) -> pulumi.Output[dict[str, Any]]:
+        values = {key: self.reference.get_output(key) for key in FLEET_KEYS}
+        return pulumi.Output.all(**values).apply(_present)
+
+    @property
+    def fleet(self) -> pulumi.Output[FleetContract]:
+        """A fleet stack's fleet view: members, regions, groups, what a pod can request where."""
+        source = f"stack {self.stack_name}"
+        return self._fleet_outputs().apply(lambda raw: parse_fleet(raw, source=source))
+
+    def member(self, name: str) -> pulumi.Output[PlatformContract]:
+        """One member's contract of a fleet stack (the single-cluster contract, per member)."""
+        source = f"stack {self.stack_name}"
+        return self._fleet_outputs().apply(lambda raw: parse_member(raw, name, source=source))
+
+    def member_kubeconfig(self, name: str) -> pulumi.Output[str]:
+        """A fleet member's user kubeconfig, kept secret."""
+        configs = self.reference.require_output("memberKubeconfigs")
+        return pulumi.Output.secret(configs.apply(lambda c: str(c[name])))
 
     @property
     def kubeconfig(self) -> pulumi.Output[str]:

@@ -13,6 +13,8 @@ from component_package.enums import ComputeKind, DataSecurityMode
 from component_package.inputs import DatabricksAutoscale
 from component_package.package import PACKAGE_NAME
 from components import databricks
+from rules.specs import DATABRICKS_CLUSTER_FIELDS
+from rules.specs import DatabricksAutoscale as SpecAutoscale
 
 
 class DatabricksGpuClusterArgs(TypedDict):
@@ -58,27 +60,10 @@ class DatabricksGpuClusterArgs(TypedDict):
 def cluster_args_of(args: DatabricksGpuClusterArgs) -> databricks.DatabricksGpuClusterArgs:
     """The package's Args as the component's :class:`~components.databricks.DatabricksGpuClusterArgs` (raises
     :class:`~components.validation.InvalidArgsError` with the Databricks checklist's messages)."""
-    kwargs = present(
-        args,
-        "cluster_name",
-        "node_type_id",
-        "single_user_name",
-        "spark_version",
-        "driver_node_type_id",
-        "kind",
-        "use_ml_runtime",
-        "data_security_mode",
-        "single_node",
-        "num_workers",
-        "autotermination_minutes",
-        "spark_conf",
-        "custom_image",
-        "tags",
-        "gpu_floor",
-    )
+    kwargs = present(args, *(k for k in args if k in DATABRICKS_CLUSTER_FIELDS and k != "autoscale"))
     autoscale = args.get("autoscale")
     if autoscale is not None:
-        kwargs["autoscale"] = databricks.DatabricksAutoscale(**present(autoscale, "min_workers", "max_workers"))
+        kwargs["autoscale"] = SpecAutoscale(**present(autoscale, "min_workers", "max_workers"))
     return databricks.DatabricksGpuClusterArgs(**kwargs)
 
 

@@ -13,6 +13,7 @@ from component_package.package import PACKAGE_NAME
 from components import kaito
 from components.validation import InvalidArgsError
 from rules import Finding
+from rules.specs import KAITO_WORKSPACE_FIELDS
 
 
 class KaitoWorkspaceArgs(TypedDict):
@@ -26,8 +27,8 @@ class KaitoWorkspaceArgs(TypedDict):
     """KAITO preset (`inference.preset.name`), e.g. `phi-4-mini-instruct`; checked against the add-on's preset table."""
     instance_type: str
     """GPU size of the nodes KAITO provisions: a size KAITO supports that holds the model."""
-    match_labels: dict[str, str]
-    """Labels of the nodes KAITO provisions and selects."""
+    match_labels: NotRequired[dict[str, str]]
+    """Labels of the nodes KAITO provisions and selects; default `apps: <workspaceName>` (as a stack file's)."""
     kubernetes_version: str
     """The cluster's Kubernetes version: it decides the KAITO add-on version AKS runs."""
     addon_enabled: bool
@@ -45,22 +46,10 @@ class KaitoWorkspaceArgs(TypedDict):
 
 
 def workspace_args(args: KaitoWorkspaceArgs) -> kaito.KaitoWorkspaceArgs:
-    """The package's Args as the component's :class:`~components.kaito.KaitoWorkspaceArgs` (raises
-    :class:`~components.validation.InvalidArgsError` with the KAITO checklist's messages)."""
-    kwargs = present(
-        args,
-        "workspace_name",
-        "preset",
-        "instance_type",
-        "match_labels",
-        "kubernetes_version",
-        "addon_enabled",
-        "count",
-        "namespace",
-        "model_access_secret",
-        "model_access_token_config",
-        "gpu_floor",
-    )
+    """The package's Args as the component's :class:`~components.kaito.KaitoWorkspaceArgs`, the workspace's spec
+    (:class:`rules.specs.KaitoGpuWorkspace`): the schema's keys are its fields (``tests/components/test_three_ways.py``
+    checks it); raises :class:`~components.validation.InvalidArgsError` with the KAITO checklist's messages."""
+    kwargs = present(args, *(k for k in args if k in KAITO_WORKSPACE_FIELDS))
     return kaito.KaitoWorkspaceArgs(**kwargs)
 
 

@@ -3,7 +3,7 @@
 No ``from __future__ import annotations``: the schema is inferred from the annotation objects.
 """
 
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 import pulumi
 
@@ -14,11 +14,7 @@ from component_package.kubernetes import kubernetes_provider
 from component_package.outputs import PoolScheduling, scheduling_output
 from component_package.package import PACKAGE_NAME
 from components import gpu_node_pool, nap_pool
-from components.validation import InvalidArgsError
-from gpu_catalog import clock
-from rules import Finding
-from rules.karpenter import resolve_sizes
-from rules.sizes import DEFAULT_FLOOR
+from rules.specs import NAP_GPU_NODE_POOL_FIELDS
 
 
 class DisruptionBudget(TypedDict):
@@ -106,28 +102,28 @@ NAP_PATHS = {
     "consolidate_after": "disruption.consolidateAfter",
     "budgets": "disruption.budgets",
 }
-"""A :class:`~components.nap_pool.NapGpuPoolArgs` field → the package property it comes from (other fields: the
-field in camelCase)."""
+"""A :class:`~rules.specs.NapGpuNodePool` field → the package property it comes from (other fields: the field in
+camelCase)."""
+
+_TRANSLATED = frozenset({"gpu_limit", "sharing", "gpu_operator", "device_plugin"})
+"""``NapGpuPool`` keys that are spec fields but arrive in another shape (the others are the spec field itself, lists
+as tuples: a new NodePool key needs no line here)."""
 
 
 def nap_pool_args(args: NapGpuPoolArgs) -> nap_pool.NapGpuPoolArgs:
-    """A package NodePool as the component's :class:`~components.nap_pool.NapGpuPoolArgs`: ``sizes``, ``series`` and
-    ``gpu_models`` resolved through the catalog as the stack config resolves ``gpuNodePools`` (raises
-    :class:`InvalidArgsError` with the rules' messages)."""
-    kwargs = present(
-        args, "location", "image_family", "os_disk_size_gb", "expire_after", "weight", "gpu_floor", "kaito_addon"
-    )
+    """A package NodePool as the component's :class:`~components.nap_pool.NapGpuPoolArgs`, the NodePool's spec
+    (:class:`rules.specs.NapGpuNodePool`): the schema's keys are the spec's fields (``tests/package/test_provider.py``
+    checks it), ``sizes``, ``series`` and ``gpu_models`` as written (the spec resolves them as from a stack file);
+    raises :class:`InvalidArgsError` with the rules' messages."""
+    keys = (k for k in args if k in NAP_GPU_NODE_POOL_FIELDS and k not in _TRANSLATED)
+    kwargs: dict[str, Any] = {
+        key: tuple(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else value
+        for key, value in present(args, *keys).items()
+    }
     kwargs["name"] = args["pool_name"]
     # Unset (an engine that sends no gpuLimit): refused by the rules, with their message, as a 0 is from Python.
     kwargs["gpu_limit"] = plain(args.get("gpu_limit")) or 0
-    for key in ("capacity_types", "zones", "taints"):
-        value = args.get(key)
-        if value is not None:
-            kwargs[key] = tuple(plain(value))
-    for key in ("labels", "tags"):
-        value = args.get(key)
-        if value is not None:
-            kwargs[key] = dict(value)
+    kwargs.setdefault("sizes", ())
     driver = args.get("driver")
     if driver is not None:
         kwargs["driver_skipped"] = plain(driver) == "operator"  # the GPU operator installs the driver
@@ -141,25 +137,7 @@ def nap_pool_args(args: NapGpuPoolArgs) -> nap_pool.NapGpuPoolArgs:
         kwargs["budgets"] = tuple(
             present(b, "nodes", "schedule", "duration", "reasons") for b in disruption.get("budgets") or []
         )
-    sizes = [str(s) for s in args.get("sizes") or []]
-    floor = str(kwargs.get("gpu_floor", DEFAULT_FLOOR))
-    resolved, found = resolve_sizes(
-        sizes, args.get("series") or [], args.get("gpu_models") or [], floor=floor, today=clock.today()
-    )
-    selectors = [
-        Finding(f.field.replace("gpuModels", "gpu_models", 1), f.message) for f in found if f.field[:5] != "sizes"
-    ]
-    named = {s.lower() for s in sizes}
-    try:
-        # The sizes as written first: a size the rules refuse is named at its index in `sizes`, as from Python.
-        nap_pool.NapGpuPoolArgs(sizes=(*sizes, *(s for s in resolved if s.lower() not in named)), **kwargs)
-    except InvalidArgsError as error:
-        if not selectors:
-            raise
-        raise InvalidArgsError(nap_pool.COMPONENT, kwargs["name"], [*error.findings, *selectors]) from error
-    if selectors:
-        raise InvalidArgsError(nap_pool.COMPONENT, kwargs["name"], selectors)
-    return nap_pool.NapGpuPoolArgs(sizes=tuple(resolved), **kwargs)  # cheapest first, as from a stack file
+    return nap_pool.NapGpuPoolArgs(**kwargs)
 
 
 class NapGpuPool(pulumi.ComponentResource):

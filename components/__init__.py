@@ -4,6 +4,6 @@ One component a module: the AKS GPU cluster (``aks_cluster.py``), its GPU node p
 GPU NodePools (``nap_pool.py``), with what the two pool kinds share (``pool_scheduling.py``); the NVIDIA GPU operator
 (``gpu_operator.py``) and device plugin (``device_plugin.py``) over one Helm helper (``helm.py``); KAITO workspaces
 (``kaito.py``); Databricks GPU clusters and their cluster policy (``databricks.py``); the Azure Policy of GPU sizes
-(``azure_policy.py``); GPU monitoring (``monitoring.py``); the output contract (``contract.py``) and the refusal every
-Args raises (``validation.py``).
+(``azure_policy.py``); GPU monitoring (``monitoring.py``); an Azure Kubernetes Fleet Manager fleet over several clusters
+(``fleet.py``); the output contract (``contract.py``) and the refusal every Args raises (``validation.py``).
 """

@@ -54,14 +54,13 @@ from rules.hardening import (
     DEFAULT_OS_DISK_GIB,
 )
 from rules.node_stack import kaito_addon_with_nap
+from rules.specs import ClusterAccess, SystemPoolSpec
 from rules.upgrade import channel_owns_version
 
 from .aks_cluster_args import (
     COMPONENT,
     SYSTEM_POOL_NAME,
     AksGpuClusterArgs,
-    ClusterAccess,
-    SystemPoolSpec,
     advisory_findings,
 )
 from .container_insights import ContainerInsightsArgs, container_insights_collection, omsagent_config
@@ -229,7 +228,7 @@ class AksGpuCluster(pulumi.ComponentResource):
             rg_deps = []
 
         guards = list(before_cluster(self.resource_group)) if before_cluster is not None else []
-        owned_by_channel = channel_owns_version(args.auto_upgrade_channel)
+        owned_by_channel = channel_owns_version(args.auto_upgrade_channel) or args.version_owned_by_fleet
         rg_deps = [*rg_deps, *self._landing_identities(name, args, rg_deps)]
         system_pool = _system_pool_profile(args)
         log_workspace_id = self._log_workspace(name, args, rg_deps)

@@ -9,8 +9,9 @@ Authentication: the Databricks provider is given the workspace URL (``host``) an
 its Azure resource id, and otherwise authenticates the way the Databricks SDK does (Azure CLI login, managed
 identity or ``ARM_*`` / ``DATABRICKS_*`` environment variables of whoever runs ``pulumi up``).
 
-:class:`DatabricksGpuClusterArgs` is the cluster request as the provider takes it (a stack file's cluster resolved by
-:mod:`composition.wiring`: runtime, access mode, principal and GPU scheduling settings); it checks itself when built
+:class:`DatabricksGpuClusterArgs` is the cluster's spec (:class:`rules.specs.DatabricksGpuCompute`), the request as
+the provider takes it (a stack file's cluster parsed into it by the stack config: runtime, access mode, principal and
+GPU scheduling settings); it checks itself when built
 with the Databricks checklist the stack config calls (:func:`rules.checklists.databricks_cluster`, over the rules the
 policy pack applies, :mod:`rules.databricks`: GPU node types Azure Databricks offers, within the catalog's size rules
 and the GPU floor; a GPU ML runtime; no Photon; dedicated access with its principal; the task GPU amount; workers for
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import date
 from functools import cached_property
 
@@ -31,16 +32,10 @@ import pulumi
 
 from gpu_catalog import clock
 from rules import Finding, databricks_policy_document
-from rules.checklists import DatabricksClusterFacts, databricks_cluster
 from rules.databricks import (
-    DEFAULT_AUTOTERMINATION,
-    EXAMPLE_GPU_ML_RUNTIME,
-    SINGLE_USER,
     STANDARD_ENGINE,
     TASK_GPU_AMOUNT,
-    DatabricksCluster,
     cluster_slug,
-    gpu_settings,
 )
 from rules.databricks_facts import accepted_node_types
 from rules.databricks_policy import (
@@ -51,6 +46,7 @@ from rules.databricks_policy import (
 )
 from rules.databricks_shapes import check_shape, policy_shape, shape_refusals
 from rules.sizes import DEFAULT_FLOOR
+from rules.specs import DatabricksGpuCompute
 
 from .validation import InvalidArgsError, refuse_findings
 
@@ -180,12 +176,6 @@ class DatabricksWorkspace(pulumi.ComponentResource):
         self.register_outputs({"url": self.url})
 
 
-@dataclass(frozen=True)
-class DatabricksAutoscale:
-    min_workers: int
-    max_workers: int
-
-
 _CLUSTER_FIELDS = {
     "nodeTypeId": "node_type_id",
     "driverNodeTypeId": "driver_node_type_id",
@@ -204,78 +194,30 @@ _CLUSTER_FIELDS = {
 
 
 @dataclass(frozen=True)
-class DatabricksGpuClusterArgs:
-    """One Databricks GPU cluster, as the request the provider takes. Checks itself when built (module docstring)."""
-
-    cluster_name: str
-    node_type_id: str
-    """A GPU node type Azure Databricks offers (the catalog's name; never looked up with ``get_node_type``)."""
-    single_user_name: str
-    """The principal of the dedicated-access cluster: a workspace user's e-mail, or a group's name with ``kind``."""
-    spark_version: str = EXAMPLE_GPU_ML_RUNTIME
-    """A GPU ML runtime key; with ``kind``, the DBR release (and ``use_ml_runtime``); with a custom image, a standard
-    runtime."""
-    driver_node_type_id: str | None = None
-    """``None``: the workers' node type (resolved when the Args are built, and sent)."""
-    kind: str | None = None
-    """``CLASSIC_PREVIEW``: the request shape of group-dedicated compute."""
-    use_ml_runtime: bool | None = None
-    data_security_mode: str = SINGLE_USER
-    single_node: bool = False
-    """Driver-only compute (no workers, no GPU scheduling)."""
-    num_workers: int | None = None
-    autoscale: DatabricksAutoscale | None = None
-    autotermination_minutes: int = DEFAULT_AUTOTERMINATION
-    spark_conf: Mapping[str, str] = field(default_factory=dict)
-    """GPU scheduling (``spark.task.resource.gpu.amount``) or the single-node profile."""
-    custom_image: str | None = None
-    """A Databricks Container Services image (needs a standard runtime)."""
-    tags: Mapping[str, str] = field(default_factory=dict)
-    gpu_floor: str = DEFAULT_FLOOR
-    """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
+class DatabricksGpuClusterArgs(DatabricksGpuCompute):
+    """One Databricks GPU cluster from Python: the cluster's spec (:class:`rules.specs.DatabricksGpuCompute`, the
+    request the provider takes, its defaults resolved once), refusing its findings when built (module docstring)."""
 
     today: date | None = field(default=None, compare=False, repr=False)
     """The day the rules are checked on (the platform build passes the stack's); ``None``:
     :func:`gpu_catalog.clock.today`, read once when the Args are built."""
 
     def __post_init__(self) -> None:
-        if self.driver_node_type_id is None:  # the workers' node type, sent as a stack file's cluster sends it
-            object.__setattr__(self, "driver_node_type_id", self.node_type_id)
+        super().__post_init__()
         refuse_findings(CLUSTER_COMPONENT, self.cluster_name, cluster_findings(self), _CLUSTER_FIELDS)
 
-    @property
-    def facts(self) -> DatabricksCluster:
-        """The request as the Databricks rules (and the policy pack) see it."""
-        return DatabricksCluster(
-            node_type=self.node_type_id,
-            # the workers' own node type, checked once, on node_type_id
-            driver_node_type=None if self.driver_node_type_id == self.node_type_id else self.driver_node_type_id,
-            declared_gpu=True,
-            spark_version=self.spark_version,
-            use_ml_runtime=bool(self.use_ml_runtime),
-            kind=self.kind,
-            custom_image=self.custom_image,
-            runtime_engine=STANDARD_ENGINE,
-            data_security_mode=self.data_security_mode,
-            single_user_name=self.single_user_name,
-            single_node=self.single_node,
-            gpu_settings=gpu_settings(self.spark_conf),
-            gpu_amount=self.spark_conf.get(TASK_GPU_AMOUNT),
-            workload="singleNode" if self.single_node else None,
-            num_workers=self.num_workers,
-            autoscale=self.autoscale is not None,
-        )
-
-    @property
-    def checklist(self) -> DatabricksClusterFacts:
-        """The request as the Databricks checklist sees it."""
-        return DatabricksClusterFacts(self.facts, gpu_floor=self.gpu_floor)
+    @classmethod
+    def of(cls, spec: DatabricksGpuCompute, *, today: date | None = None) -> DatabricksGpuClusterArgs:
+        """A spec built elsewhere (the stack config's), checked as the component's Args."""
+        if isinstance(spec, DatabricksGpuClusterArgs):
+            return spec
+        return cls(**{f.name: getattr(spec, f.name) for f in fields(DatabricksGpuCompute)}, today=today)
 
 
 def cluster_findings(args: DatabricksGpuClusterArgs) -> list[Finding]:
-    """Every guard rail the cluster request breaks: the Databricks checklist
-    (:func:`rules.checklists.databricks_cluster`, the one the stack config calls)."""
-    return databricks_cluster(args.checklist, today=args.today or clock.today())
+    """Every guard rail the cluster breaks: its spec's checklist (:meth:`rules.specs.DatabricksGpuCompute.findings`,
+    the Databricks checklist the stack config calls)."""
+    return args.findings(today=args.today or clock.today())
 
 
 class DatabricksGpuCluster(pulumi.ComponentResource):

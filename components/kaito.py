@@ -24,19 +24,19 @@ that pool keeps running, and billing, after the Workspace is gone. Find and dele
         --query "[?nodeLabels.\\"kaito.sh/workspace\\"=='<name>'].name" -o tsv
     az aks nodepool delete -g <resource group> --cluster-name <cluster> -n <pool name>
 
-:class:`KaitoWorkspaceArgs` checks itself when built, with the KAITO checklist the stack config calls
-(:func:`rules.checklists.kaito_workspace`, over the rules the policy pack applies, :mod:`rules.kaito`): the cluster's
-add-on is on and runs the preset table's KAITO version, the preset is known, the instance type is a GPU size KAITO
-provisions (the catalog's size rules and the GPU floor included) and holds the model, a model-access secret is named
-exactly for the presets downloaded at run time, and its token comes from one place (a secret config value or Key
-Vault). A wrong value raises :class:`~components.validation.InvalidArgsError` before anything is registered, with the
-stack config's message.
+:class:`KaitoWorkspaceArgs` is the workspace's spec (:class:`rules.specs.KaitoGpuWorkspace`) checking itself when
+built, with the KAITO checklist the stack config calls (:func:`rules.checklists.kaito_workspace`, over the rules the
+policy pack applies, :mod:`rules.kaito`): the cluster's add-on is on and runs the preset table's KAITO version, the
+preset is known, the instance type is a GPU size KAITO provisions (the catalog's size rules and the GPU floor included)
+and holds the model, a model-access secret is named exactly for the presets downloaded at run time, and its token
+comes from one place (a secret config value or Key Vault). A wrong value raises
+:class:`~components.validation.InvalidArgsError` before anything is registered, with the stack config's message.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date
 from importlib.metadata import version
 from typing import Any
@@ -44,11 +44,9 @@ from typing import Any
 import pulumi
 
 from gpu_catalog import clock
-from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT, MODEL_ACCESS_SECRET_KEY
+from gpu_catalog.kaito_presets import MODEL_ACCESS_SECRET_KEY
 from rules import Finding
-from rules.checklists import KaitoWorkspaceFacts, kaito_workspace
-from rules.kaito import KaitoCluster
-from rules.sizes import DEFAULT_FLOOR
+from rules.specs import KaitoGpuWorkspace
 
 from .contract import KaitoWorkspaceContract
 from .validation import refuse_findings
@@ -85,57 +83,24 @@ _FIELDS = {
 
 
 @dataclass(frozen=True)
-class KaitoWorkspaceArgs:
-    """One model KAITO serves, and the cluster facts its rules need. Checks itself when built (module docstring)."""
-
-    workspace_name: str
-    """The Workspace's name, which KAITO gives the model's Service (a DNS label)."""
-    preset: str
-    """KAITO preset (``inference.preset.name``), e.g. ``phi-4-mini-instruct``."""
-    instance_type: str
-    """GPU size of the nodes KAITO provisions."""
-    match_labels: Mapping[str, str]
-    """Labels of the nodes KAITO provisions and selects."""
-    kubernetes_version: str
-    """The cluster's: it decides the KAITO add-on version AKS runs (the preset table is one version's)."""
-    addon_enabled: bool
-    """The cluster's KAITO add-on (``aiToolchainOperatorProfile.enabled``): the Workspace CRD exists only with it."""
-    count: int = KAITO_DEFAULT_COUNT
-    """How many nodes of ``instance_type`` KAITO provisions."""
-    namespace: str = "default"
-    model_access_secret: str | None = None
-    """The Secret (key ``HF_TOKEN``) a preset downloaded at run time reads its Hugging Face token from."""
-    model_access_token_config: str | None = None
-    """Full Pulumi config key (``kaito:hfToken``) of the secret value the component creates that Secret from."""
-    model_access_from_key_vault: bool = False
-    """The Secret is mirrored from Key Vault by the Secrets Store CSI driver (a ``SecretProviderClass`` with
-    ``secretObjects`` and a pod mounting it, outside this component): the component creates no Secret."""
-    gpu_floor: str = DEFAULT_FLOOR
-    """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
+class KaitoWorkspaceArgs(KaitoGpuWorkspace):
+    """One model KAITO serves, from Python: the workspace's spec (:class:`rules.specs.KaitoGpuWorkspace`: its fields
+    and their defaults, resolved once), refusing its findings when built (module docstring)."""
 
     today: date | None = field(default=None, compare=False, repr=False)
     """The day the rules are checked on (the platform build passes the stack's); ``None``:
     :func:`gpu_catalog.clock.today`, read once when the Args are built."""
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         refuse_findings(COMPONENT, self.workspace_name, workspace_findings(self), _FIELDS)
 
-    @property
-    def checklist(self) -> KaitoWorkspaceFacts:
-        """The workspace and its cluster as the KAITO checklist sees them."""
-        return KaitoWorkspaceFacts(
-            name=self.workspace_name,
-            preset=self.preset,
-            instance_type=self.instance_type,
-            count=self.count,
-            model_access_secret=self.model_access_secret,
-            model_access_token_config=self.model_access_token_config,
-            model_access_from_key_vault=self.model_access_from_key_vault,
-            gpu_floor=self.gpu_floor,
-            cluster=KaitoCluster(
-                addon_enabled=self.addon_enabled, workspaces=1, kubernetes_version=self.kubernetes_version
-            ),
-        )
+    @classmethod
+    def of(cls, spec: KaitoGpuWorkspace, *, today: date | None = None) -> KaitoWorkspaceArgs:
+        """A spec built elsewhere (the stack config's), checked as the component's Args."""
+        if isinstance(spec, KaitoWorkspaceArgs):
+            return spec
+        return cls(**{f.name: getattr(spec, f.name) for f in fields(KaitoGpuWorkspace)}, today=today)
 
     @property
     def service_host(self) -> str:
@@ -149,9 +114,9 @@ class KaitoWorkspaceArgs:
 
 
 def workspace_findings(args: KaitoWorkspaceArgs) -> list[Finding]:
-    """Every guard rail the workspace breaks: the KAITO checklist (:func:`rules.checklists.kaito_workspace`, the one
-    the stack config calls), with the cluster's add-on and its version."""
-    return kaito_workspace(args.checklist, today=args.today or clock.today())
+    """Every guard rail the workspace breaks: its spec's checklist (:meth:`rules.specs.KaitoGpuWorkspace.findings`,
+    the KAITO checklist the stack config calls), with the cluster's add-on and its version."""
+    return args.findings(today=args.today or clock.today())
 
 
 def workspace_manifest(args: KaitoWorkspaceArgs) -> dict[str, Any]:
@@ -170,7 +135,7 @@ def workspace_manifest(args: KaitoWorkspaceArgs) -> dict[str, Any]:
         "resource": {
             "instanceType": args.instance_type,
             "count": args.count,
-            "labelSelector": {"matchLabels": dict(args.match_labels)},
+            "labelSelector": {"matchLabels": args.node_labels},
         },
         "inference": {"preset": preset},
     }

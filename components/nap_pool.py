@@ -20,16 +20,19 @@ autoscaler's ``minCount ≥ 1`` rule for GPU-operator pools (Azure/AKS #2832) do
 tolerates the pool's taints and manages its nodes like any other Linux GPU node (node-feature-discovery finds the
 GPUs); on ``gpu.mode: None`` nodes it installs the driver.
 
-:class:`NapGpuPoolArgs` checks itself when built (size rules, GPU limit, driver mode against the operator, sharing,
-taints, enum values from ``gpu_catalog/facts/karpenter.json``; with ``kubernetes_version``, the image family's node OS
-end of support and the operator's validated platforms) and raises
-:class:`~components.validation.InvalidArgsError` before anything is registered.
+:class:`NapGpuPoolArgs` is the NodePool's spec (:class:`rules.specs.NapGpuNodePool`: its fields, its defaults resolved
+once, its checklist) refusing its findings when built (size rules, GPU limit, driver mode against the operator,
+sharing, taints, enum values from ``gpu_catalog/facts/karpenter.json``; with ``kubernetes_version``, the image family's
+node OS end of support and the operator's validated platforms): it raises
+:class:`~components.validation.InvalidArgsError` before anything is registered. ``sizes``, ``series`` and
+``gpu_models`` resolve into the sizes the NodePool allows on the Args' day (``node_sizes``, cheapest first), as from a
+stack file and the component package.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 from datetime import date
 from typing import Any
 
@@ -39,38 +42,22 @@ from gpu_catalog import GpuSize, clock, default_catalog
 from gpu_catalog.karpenter import load_karpenter_facts
 from rules import Finding
 from rules.aks import parse_taint
-from rules.checklists import NapGpuPoolFacts, nap_gpu_pool
-from rules.karpenter import (
-    CAPACITY_TYPE,
-    DEFAULT_CAPACITY_TYPES,
-    DEFAULT_CONSOLIDATE_AFTER,
-    DEFAULT_CONSOLIDATION_POLICY,
-    GPU_RESOURCE,
-    SKU_NAME,
-    ZONE,
-)
+from rules.karpenter import CAPACITY_TYPE, GPU_RESOURCE, SKU_NAME, ZONE
 from rules.node_stack import (
-    DEVICE_PLUGIN_CHART,
     EXTERNAL,
-    GPU_OPERATOR,
     GpuNode,
     NodeStack,
     advisories,
     platform_node_stack,
     refused,
 )
-from rules.sizes import DEFAULT_FLOOR
-from rules.specs import pool_defaults
+from rules.specs import NapGpuNodePool
 
 from .contract import NapGpuPoolContract, Scheduling
 from .pool_scheduling import (
     POOL_LABEL,
-    GpuSharing,
-    PoolDevicePlugin,
-    PoolGpuOperator,
     SharedPool,
     base_node_labels,
-    rule_sharing,
     shared_scheduling,
     taint_tolerations,
 )
@@ -94,78 +81,29 @@ _FIELDS = {
 
 
 @dataclass(frozen=True)
-class NapGpuPoolArgs:
-    """One NAP GPU NodePool, resolved. Checks itself when built (module docstring)."""
-
-    name: str
-    """The NodePool's and AKSNodeClass's name, and the value of the ``azure-gpu-platform/pool`` label."""
-    sizes: tuple[str, ...]
-    """``karpenter.azure.com/sku-name`` values Karpenter may choose from."""
-    gpu_limit: int
-    """``spec.limits["nvidia.com/gpu"]``."""
-    location: str
-    """The cluster's region (zone values are ``<location>-<zone>``)."""
-    capacity_types: tuple[str, ...] = DEFAULT_CAPACITY_TYPES
-    zones: tuple[str, ...] = ()
-    driver_skipped: bool | None = None
-    """``gpu.mode: None``: the GPU operator installs the driver. ``None``: skipped when the cluster's GPU operator
-    installs drivers (:func:`rules.specs.pool_defaults`, as for an agent pool and a stack file's NodePool)."""
-    sharing: GpuSharing | None = None
-    taints: tuple[str, ...] | None = None
-    """``None``: the GPU taint, or on a cluster with the KAITO add-on a key its device plugin does not tolerate
-    (:func:`rules.specs.pool_defaults`)."""
-    labels: Mapping[str, str] = field(default_factory=dict)
-    image_family: str | None = None
-    os_disk_size_gb: int | None = None
-    consolidation_policy: str = DEFAULT_CONSOLIDATION_POLICY
-    consolidate_after: str = DEFAULT_CONSOLIDATE_AFTER
-    budgets: Sequence[Mapping[str, Any]] = ()
-    expire_after: str | None = None
-    weight: int | None = None
-    tags: Mapping[str, str] = field(default_factory=dict)
-    """Azure tags of the VMs NAP creates (AKSNodeClass ``tags``)."""
-    gpu_operator: PoolGpuOperator | None = None
-    device_plugin: PoolDevicePlugin | None = None
-    """The nvidia-device-plugin chart on the cluster (when the GPU operator is off)."""
-    external_device_plugin: bool = False
-    """A device plugin installed outside this program serves the NodePool (see ``GpuPoolSpec``)."""
-    kaito_addon: bool = False
-    """The cluster runs the KAITO add-on (its device-plugin DaemonSet lands where it tolerates the taints)."""
-    gpu_floor: str = DEFAULT_FLOOR
-    kubernetes_version: str | None = None
-    """The cluster's Kubernetes version (NAP nodes run the control plane's). With it, the checklist refuses an
-    ``image_family`` past its node OS end of support on that version (``gpu_catalog/facts/aks_node_os.json``) and,
-    with ``gpu_operator``, an image family NVIDIA does not validate the operator on for that version."""
+class NapGpuPoolArgs(NapGpuNodePool):
+    """One NAP GPU NodePool from Python: the NodePool's spec (:class:`rules.specs.NapGpuNodePool`: its fields and
+    their defaults, resolved once), refusing its findings when built (module docstring)."""
 
     today: date | None = field(default=None, compare=False, repr=False)
     """The day the rules are checked on (the platform build passes the stack's); ``None``:
     :func:`gpu_catalog.clock.today`, read once when the Args are built."""
+    node_sizes: tuple[str, ...] = field(default=(), init=False, compare=False, repr=False)
+    """The ``sku-name`` values the NodePool allows (:meth:`NapGpuNodePool.allowed_sizes` on the Args' day)."""
 
     def __post_init__(self) -> None:
-        driver, taints = pool_defaults(self.gpu_operator, "Linux", self.kaito_addon)
-        if self.driver_skipped is None:
-            object.__setattr__(self, "driver_skipped", driver)
-        if self.taints is None:
-            object.__setattr__(self, "taints", taints)
-        refuse_findings(COMPONENT, self.name, refused(nap_pool_findings(self)), _FIELDS)
+        super().__post_init__()
+        day = self.today or clock.today()
+        object.__setattr__(self, "today", day)
+        refuse_findings(COMPONENT, self.name, refused(self.findings(today=day)), _FIELDS)
+        object.__setattr__(self, "node_sizes", self.allowed_sizes(today=day))
 
-    @property
-    def node_taints(self) -> tuple[str, ...]:
-        """:attr:`taints`, resolved (typed for callers)."""
-        return self.taints or ()
-
-    @property
-    def operator_managed(self) -> bool:
-        return self.gpu_operator is not None
-
-    @property
-    def manager(self) -> str | None:
-        """The device plugin the platform deploys for the pool's nodes (:attr:`GpuPoolSpec.manager`)."""
-        if self.gpu_operator is not None:
-            return GPU_OPERATOR
-        if self.device_plugin is not None:
-            return DEVICE_PLUGIN_CHART
-        return EXTERNAL if self.external_device_plugin else None
+    @classmethod
+    def of(cls, spec: NapGpuNodePool, *, today: date | None = None) -> NapGpuPoolArgs:
+        """A spec built elsewhere (the stack config's), checked as the component's Args."""
+        if isinstance(spec, NapGpuPoolArgs):
+            return spec
+        return cls(**{f.name: getattr(spec, f.name) for f in fields(NapGpuNodePool)}, today=today)
 
     def node_stack(self) -> NodeStack:
         """The software stack of the pool's nodes, for the smallest allowed size (:mod:`rules.node_stack`)."""
@@ -181,49 +119,20 @@ class NapGpuPoolArgs:
             ),
             manager=self.manager,
             mig_strategy="single" if self.manager is not None else "none",
-            sharing=rule_sharing(self.sharing),
+            sharing=self.sharing,
             kaito_addon=self.kaito_addon,
         )
 
-    @property
-    def gpu_mode(self) -> str:
-        return "None" if self.driver_skipped else "Driver"
-
 
 def nap_pool_findings(args: NapGpuPoolArgs) -> list[Finding]:
-    """Every guard rail the NodePool breaks: its checklist (:func:`rules.checklists.nap_gpu_pool`, the one the stack
-    config runs), on :func:`gpu_catalog.clock.today`."""
-    operator = args.gpu_operator
-    return nap_gpu_pool(
-        NapGpuPoolFacts(
-            name=args.name,
-            sizes=args.sizes,
-            gpu_limit=args.gpu_limit,
-            capacity_types=args.capacity_types,
-            image_family=args.image_family,
-            consolidation_policy=args.consolidation_policy,
-            driver_skipped=bool(args.driver_skipped),
-            sharing=rule_sharing(args.sharing),
-            taints=args.node_taints,
-            labels=args.labels,
-            gpu_floor=args.gpu_floor,
-            operator=operator.facts if operator is not None else None,
-            operator_version=operator.version if operator is not None else None,
-            kubernetes_version=args.kubernetes_version,
-            manager=args.manager,
-            mig_strategy=operator.mig_strategy if operator is not None else "single",
-            kaito_addon=args.kaito_addon,
-            missing_plugin_fix="Enable the GPU operator or the nvidia-device-plugin chart for the NodePool, or declare "
-            "a device plugin installed outside this program (GitOps, kubectl, another stack) with "
-            "external_device_plugin=True.",
-        ),
-        today=args.today or clock.today(),
-    )
+    """Every guard rail the NodePool breaks on the Args' day (:meth:`rules.specs.NapGpuNodePool.findings`, the
+    checklist the stack config runs)."""
+    return args.findings(today=args.today or clock.today())
 
 
 def _sizes(args: NapGpuPoolArgs) -> list[GpuSize]:
     cat = default_catalog()
-    return [s for s in (cat.lookup(n) for n in args.sizes) if s is not None]
+    return [s for s in (cat.lookup(n) for n in args.node_sizes) if s is not None]
 
 
 def node_labels(args: NapGpuPoolArgs) -> dict[str, str]:
@@ -251,7 +160,7 @@ def node_class_manifest(args: NapGpuPoolArgs) -> dict[str, Any]:
 def node_pool_manifest(args: NapGpuPoolArgs) -> dict[str, Any]:
     """The NodePool's metadata and spec, as the engine receives them."""
     requirements: list[dict[str, Any]] = [
-        {"key": SKU_NAME, "operator": "In", "values": list(args.sizes)},
+        {"key": SKU_NAME, "operator": "In", "values": list(args.node_sizes)},
         {"key": CAPACITY_TYPE, "operator": "In", "values": list(args.capacity_types)},
     ]
     if args.zones:
@@ -317,7 +226,7 @@ def pool_contract(args: NapGpuPoolArgs) -> NapGpuPoolContract:
     return NapGpuPoolContract(
         name=args.name,
         node_pool=args.name,
-        sizes=list(args.sizes),
+        sizes=list(args.node_sizes),
         gpu_models=sorted({s.gpu_model for s in _sizes(args)}),
         capacity_types=list(args.capacity_types),
         driver="operator" if args.driver_skipped else "aks",
@@ -373,4 +282,4 @@ class NapGpuPool(pulumi.ComponentResource):
         )
         for finding in advisories(nap_pool_findings(args)):
             pulumi.log.warn(f"{COMPONENT} '{args.name}': {finding.message}", resource=self)
-        self.register_outputs({"nodePool": args.name, "sizes": list(args.sizes), "maxGpus": args.gpu_limit})
+        self.register_outputs({"nodePool": args.name, "sizes": list(args.node_sizes), "maxGpus": args.gpu_limit})

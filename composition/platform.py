@@ -36,7 +36,7 @@ NAP pools, KAITO workspaces, Databricks, Azure Policy and monitoring only when t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import pulumi
@@ -100,16 +100,17 @@ class _ComponentArgs:
     databricks_clusters: list[DatabricksGpuClusterArgs]
 
 
-def _component_args(cfg: StackConfig) -> _ComponentArgs:
-    """The Args of every component the stack config asks for, from :mod:`composition.wiring`, in this order."""
+def _component_args(cfg: StackConfig, member: str | None = None) -> _ComponentArgs:
+    """The Args of every component the stack config asks for, from :mod:`composition.wiring`, in this order (a fleet
+    member's Azure Policy and Databricks cluster policy names end with the member's name)."""
     tags = wiring.platform_tags(cfg)
     operator = pool_gpu_operator(cfg)
-    cluster_args = wiring.aks_cluster_args(cfg, operator, tags)
+    cluster_args = wiring.aks_cluster_args(cfg, tags)
     kaito_args = [wiring.kaito_workspace_args(cfg, ws) for ws in cfg.kaito.workspaces]
-    nap_args = [wiring.nap_pool_args(cfg, pool, operator, tags) for pool in cfg.gpuNodePools]
-    policy_args = wiring.azure_policy_args(cfg, cluster_args) if cfg.azurePolicy.enabled else None
+    nap_args = [wiring.nap_pool_args(cfg, pool, tags) for pool in cfg.gpuNodePools]
+    policy_args = wiring.azure_policy_args(cfg, cluster_args, member) if cfg.azurePolicy.enabled else None
     monitoring_args = _monitoring_args(cfg, tags)
-    databricks_policy = wiring.databricks_cluster_policy_args(cfg)
+    databricks_policy = wiring.databricks_cluster_policy_args(cfg, member)
     databricks_clusters = (
         [wiring.databricks_cluster_args(cfg, c, tags) for c in cfg.databricks.clusters] if cfg.databricks else []
     )
@@ -135,23 +136,33 @@ def _monitoring_args(cfg: StackConfig, tags: Mapping[str, str]) -> GpuMonitoring
     return gpu_monitoring_args(cfg, tags)
 
 
-def build_platform(cfg: StackConfig) -> Platform:
+def build_platform(cfg: StackConfig, member: str | None = None, *, version_owned_by_fleet: bool = False) -> Platform:
     """Create every resource of the environment described by a validated :class:`StackConfig`.
+
+    ``member`` (a fleet member's name, :mod:`composition.fleet`) starts the Pulumi name of every resource (``weu-aks``,
+    ``weu-aks-cluster``, ...: every child's name starts with its component's name), so several platforms live in one
+    stack with unique URNs, and ends the Azure names that are one per subscription or workspace (the Azure Policy
+    definition and assignment, the Databricks cluster policy). Without it the names (and URNs) are the single stack's.
+    ``version_owned_by_fleet``: the fleet's auto-upgrade profile moves the member's Kubernetes version
+    (:func:`rules.fleet.fleet_owns_version`), so the cluster ignores drift on it.
 
     A section's component module is imported only when the stack has the section (NAP pools, KAITO workspaces,
     Databricks, Azure Policy, monitoring): a program pays for the components its stack uses."""
-    args = _component_args(cfg)
-    azure_policy = _AzurePolicyFirst(cfg, args.policy) if args.policy is not None else None
-    cluster = AksGpuCluster(CLUSTER_COMPONENT, args.cluster, before_cluster=azure_policy)
-    nap_pools = _nap_pools(cluster, args.nap)
-    gpu_operator, device_plugin = _node_stack(cfg, args.operator, cluster, nap_pools)
-    kaito = _kaito_workspaces(cluster, args.kaito)
+    prefix = f"{member}-" if member else ""
+    args = _component_args(cfg, member)
+    if version_owned_by_fleet:
+        args = replace(args, cluster=replace(args.cluster, version_owned_by_fleet=True))
+    azure_policy = _AzurePolicyFirst(cfg, args.policy, prefix) if args.policy is not None else None
+    cluster = AksGpuCluster(f"{prefix}{CLUSTER_COMPONENT}", args.cluster, before_cluster=azure_policy)
+    nap_pools = _nap_pools(cluster, args.nap, prefix)
+    gpu_operator, device_plugin = _node_stack(cfg, args.operator, cluster, nap_pools, prefix)
+    kaito = _kaito_workspaces(cluster, args.kaito, prefix)
     databricks = (
-        _build_databricks(cfg, cluster, args.tags, args.databricks_clusters, args.databricks_policy)
+        _build_databricks(cfg, cluster, args.tags, args.databricks_clusters, args.databricks_policy, prefix=prefix)
         if cfg.databricks is not None
         else None
     )
-    monitoring = _monitoring(cluster, args.monitoring, gpu_operator)
+    monitoring = _monitoring(cluster, args.monitoring, gpu_operator, prefix)
     return Platform(
         cfg=cfg,
         cluster=cluster,
@@ -165,19 +176,23 @@ def build_platform(cfg: StackConfig) -> Platform:
     )
 
 
-def _nap_pools(cluster: AksGpuCluster, nap_args: Sequence[NapGpuPoolArgs]) -> list[NapGpuPool]:
+def _nap_pools(cluster: AksGpuCluster, nap_args: Sequence[NapGpuPoolArgs], prefix: str = "") -> list[NapGpuPool]:
     """One ``NapGpuPool`` per ``gpuNodePools`` entry, in the cluster once it is reachable."""
     if not nap_args:
         return []
     from components.nap_pool import NapGpuPool
 
     return [
-        NapGpuPool(f"nap-{nap.name}", nap, provider=cluster.kubernetes_provider(), depends_on=cluster.kubernetes_access)
+        NapGpuPool(
+            f"{prefix}nap-{nap.name}", nap, provider=cluster.kubernetes_provider(), depends_on=cluster.kubernetes_access
+        )
         for nap in nap_args
     ]
 
 
-def _kaito_workspaces(cluster: AksGpuCluster, kaito_args: Sequence[KaitoWorkspaceArgs]) -> list[KaitoWorkspace]:
+def _kaito_workspaces(
+    cluster: AksGpuCluster, kaito_args: Sequence[KaitoWorkspaceArgs], prefix: str = ""
+) -> list[KaitoWorkspace]:
     """One ``KaitoWorkspace`` per ``kaito.workspaces`` entry, in the cluster once it is reachable."""
     if not kaito_args:
         return []
@@ -185,7 +200,7 @@ def _kaito_workspaces(cluster: AksGpuCluster, kaito_args: Sequence[KaitoWorkspac
 
     return [
         KaitoWorkspace(
-            f"kaito-{ws.workspace_name}",
+            f"{prefix}kaito-{ws.workspace_name}",
             ws,
             provider=cluster.kubernetes_provider(),
             depends_on=cluster.kubernetes_access,
@@ -195,14 +210,18 @@ def _kaito_workspaces(cluster: AksGpuCluster, kaito_args: Sequence[KaitoWorkspac
 
 
 def _node_stack(
-    cfg: StackConfig, operator: PoolGpuOperator | None, cluster: AksGpuCluster, nap_pools: list[NapGpuPool]
+    cfg: StackConfig,
+    operator: PoolGpuOperator | None,
+    cluster: AksGpuCluster,
+    nap_pools: list[NapGpuPool],
+    prefix: str = "",
 ) -> tuple[GpuOperator | None, NvidiaDevicePlugin | None]:
     """The GPU operator (when the pools run one) and the standalone device plugin (when the stack needs the chart),
     each after the GPU pools (or the cluster) and the data-plane role assignments."""
     gpu_operator = None
     if operator is not None:
         gpu_operator = GpuOperator(
-            OPERATOR_COMPONENT,
+            f"{prefix}{OPERATOR_COMPONENT}",
             wiring.gpu_operator_args(cfg.gpuOperator, operator, cluster.pools, nap_pools),
             provider=cluster.kubernetes_provider(),
             # After the GPU pools: the operator's daemonsets land on nodes that exist, and a pool replacement (new
@@ -213,7 +232,7 @@ def _node_stack(
     device_plugin = None
     if cfg.device_plugin_chart:
         device_plugin = NvidiaDevicePlugin(
-            DEVICE_PLUGIN_COMPONENT,
+            f"{prefix}{DEVICE_PLUGIN_COMPONENT}",
             wiring.device_plugin_args(cfg, cluster.pools, nap_pools),
             provider=cluster.kubernetes_provider(),
             depends_on=[*([p.agent_pool for p in cluster.pools] or [cluster.cluster]), *cluster.kubernetes_access],
@@ -230,18 +249,22 @@ class _AzurePolicyFirst:
 
     cfg: StackConfig
     args: AksGpuSizePolicyArgs
+    prefix: str = ""
     policy: AksGpuSizePolicy | None = None
 
     def __call__(self, resource_group: ResourceGroup | None) -> list[pulumi.Resource]:
         from components.azure_policy import AksGpuSizePolicy
 
         rg_id = _resource_group_id(self.cfg, resource_group)[0] if self.args.scope == "resourceGroup" else None
-        self.policy = AksGpuSizePolicy(AZURE_POLICY_COMPONENT, self.args, resource_group_id=rg_id)
+        self.policy = AksGpuSizePolicy(f"{self.prefix}{AZURE_POLICY_COMPONENT}", self.args, resource_group_id=rg_id)
         return [self.policy.assignment]
 
 
 def _monitoring(
-    cluster: AksGpuCluster, monitoring_args: GpuMonitoringArgs | None, gpu_operator: GpuOperator | None
+    cluster: AksGpuCluster,
+    monitoring_args: GpuMonitoringArgs | None,
+    gpu_operator: GpuOperator | None,
+    prefix: str = "",
 ) -> GpuMonitoring | None:
     """GPU monitoring (``monitoring.enabled``), after the GPU pools, the operator and the role propagation."""
     if monitoring_args is None:
@@ -249,7 +272,7 @@ def _monitoring(
     from components.monitoring import GpuMonitoring
 
     return GpuMonitoring(
-        MONITORING_COMPONENT,
+        f"{prefix}{MONITORING_COMPONENT}",
         monitoring_args,
         cluster_id=cluster.cluster_id,
         provider=cluster.kubernetes_provider(),
@@ -279,6 +302,8 @@ def _build_databricks(
     tags: Mapping[str, str],
     clusters: Sequence[DatabricksGpuClusterArgs],
     cluster_policy: DatabricksClusterPolicyArgs | None,
+    *,
+    prefix: str = "",
 ) -> DatabricksDeployment:
     """The Databricks workspace and GPU clusters, in the cluster's resource group (imports ``pulumi_databricks``)."""
     from components.databricks import build_databricks
@@ -289,6 +314,7 @@ def _build_databricks(
     return build_databricks(
         wiring.databricks_workspace_args(cfg, cfg.databricks.workspace, tags, rg_id),
         clusters,
+        prefix=f"{prefix}databricks",
         cluster_policy=cluster_policy,
         opts=pulumi.ResourceOptions(depends_on=deps) if deps else None,
     )

@@ -17,20 +17,18 @@ from typing import TYPE_CHECKING
 
 import pulumi
 
-from components.aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
+from components.aks_cluster import AksGpuClusterArgs
 from components.device_plugin import NvidiaDevicePluginArgs
-from components.gpu_node_pool import GpuNodePool, GpuPoolSpec
+from components.gpu_node_pool import GpuNodePool
 from components.gpu_operator import GpuOperatorArgs
-from components.pool_scheduling import POOL_LABEL, GpuSharing, PoolGpuOperator
-from rules.hardening import ApiServer
-from rules.karpenter import resolve_sizes
+from components.pool_scheduling import GpuSharing, PoolGpuOperator
 from rules.node_stack import DEVICE_PLUGIN_CHART
-from stack_config import GpuOperatorConfig, GpuPoolConfig, SharingConfig, StackConfig
+from stack_config import GpuOperatorConfig, SharingConfig, StackConfig
 from stack_config.databricks import DatabricksClusterConfig, DatabricksWorkspaceConfig
 from stack_config.exemptions import pool_size_exemptions
 from stack_config.kaito import KaitoWorkspaceConfig
 from stack_config.nap import GpuNodePoolConfig
-from stack_config.specs import gpu_pool, pool_device_plugin
+from stack_config.specs import aks_cluster, kaito_workspace, nap_pool
 
 from .landing_zone_wiring import landing_zone_args
 
@@ -85,111 +83,19 @@ def gpu_sharing(config: SharingConfig | None) -> GpuSharing | None:
     return GpuSharing(mode=config.mode, replicas=config.replicas, rename_by_default=config.rename_by_default)
 
 
-def gpu_pool_spec(cfg: StackConfig, pool: GpuPoolConfig) -> GpuPoolSpec:
-    """``gpuPools[i]`` as the component's pool: the stack's spec (:func:`stack_config.specs.gpu_pool`), checked on
-    the stack's day."""
-    return GpuPoolSpec.of(gpu_pool(cfg, pool), today=cfg.today)
+def aks_cluster_args(cfg: StackConfig, tags: Mapping[str, str]) -> AksGpuClusterArgs:
+    """``cluster``, ``resourceGroup`` and ``gpuPools`` as the cluster's Args: the stack's spec
+    (:func:`stack_config.specs.aks_cluster`, with the platform's tags) in the stack's landing zone, checked on the
+    stack's day."""
+    return AksGpuClusterArgs.of(aks_cluster(cfg, tags), landing_zone=landing_zone_args(cfg), today=cfg.today)
 
 
-def aks_cluster_args(cfg: StackConfig, operator: PoolGpuOperator | None, tags: Mapping[str, str]) -> AksGpuClusterArgs:
-    """``cluster``, ``resourceGroup`` and ``gpuPools`` as the cluster's Args."""
-    c = cfg.cluster
-    sp = c.systemPool
-    return AksGpuClusterArgs(
-        cluster_name=cfg.cluster_name,
-        resource_group_name=cfg.resource_group_name,
-        location=cfg.location,
-        kubernetes_version=c.kubernetesVersion,
-        create_resource_group=not cfg.resourceGroup.existing,
-        sku_tier=c.skuTier,
-        support_plan=c.supportPlan,
-        system_pool=SystemPoolSpec(
-            vm_size=sp.vmSize,
-            count=sp.count,
-            zones=tuple(sp.zones),
-            os_sku=sp.osSku,
-            only_critical_addons=sp.onlyCriticalAddons,
-            encryption_at_host=cfg.pool_encryption_at_host(sp),
-            os_disk_type=cfg.pool_os_disk_type(sp),
-            max_pods=sp.maxPods,
-            vnet_subnet_id=sp.vnetSubnetId,
-            pod_subnet_id=sp.podSubnetId,
-            upgrade=sp.upgrade.settings if sp.upgrade is not None else None,
-            ssh_access=c.sshAccess,
-        ),
-        api_server=ApiServer(tuple(c.apiServer.authorizedIpRanges), c.apiServer.privateCluster),
-        disable_run_command=c.apiServer.disableRunCommand,
-        image_cleaner=c.imageCleaner.enabled,
-        image_cleaner_interval_hours=c.imageCleaner.intervalHours,
-        control_plane_logs=c.monitoring.controlPlaneLogs,
-        network_dataplane=c.network.dataplane,
-        network_policy=c.network.policy,
-        container_insights=c.monitoring.containerInsights,
-        log_analytics_workspace_id=c.monitoring.logAnalyticsWorkspaceId,
-        log_retention_days=c.monitoring.retentionDays,
-        prometheus_node_labels=(POOL_LABEL,) if cfg.monitoring.enabled else None,
-        secrets_store=cfg.secrets_store,
-        secret_rotation_poll_interval=c.secretsStore.rotationPollInterval,
-        access=ClusterAccess(
-            grant_deployer=c.access.grantDeployer,
-            deployer_principal_type=c.access.deployerPrincipalType,
-            propagation_wait_seconds=c.access.propagationWaitSeconds,
-        ),
-        admin_group_object_ids=tuple(c.adminGroupObjectIds),
-        auto_upgrade_channel=c.autoUpgradeChannel,
-        node_os_upgrade_channel=c.nodeOsUpgradeChannel,
-        oidc_issuer=c.oidcIssuer,
-        workload_identity=c.workloadIdentity,
-        cost_analysis=c.costAnalysis,
-        kaito_addon=cfg.kaito_addon,
-        protect=cfg.protect,
-        tags=dict(tags),
-        gpu_pools=tuple(gpu_pool_spec(cfg, pool) for pool in cfg.gpuPools),
-        node_auto_provisioning=cfg.node_auto_provisioning,
-        today=cfg.today,
-        landing_zone=landing_zone_args(cfg),
-    )
-
-
-def nap_pool_args(
-    cfg: StackConfig, pool: GpuNodePoolConfig, operator: PoolGpuOperator | None, tags: Mapping[str, str]
-) -> NapGpuPoolArgs:
-    """``gpuNodePools[i]`` resolved: the sizes through the catalog, the driver mode, sharing, disruption."""
+def nap_pool_args(cfg: StackConfig, pool: GpuNodePoolConfig, tags: Mapping[str, str]) -> NapGpuPoolArgs:
+    """``gpuNodePools[i]`` as the component's Args: the stack's spec (:func:`stack_config.specs.nap_pool`, with the
+    platform's tags), checked on the stack's day."""
     from components.nap_pool import NapGpuPoolArgs
 
-    sizes, _ = resolve_sizes(pool.sizes, pool.series, pool.gpuModels, floor=cfg.gpu_floor, today=cfg.today)
-    sharing = gpu_sharing(pool.sharing)
-    disruption = pool.disruption
-    return NapGpuPoolArgs(
-        name=pool.name,
-        sizes=tuple(sizes),
-        gpu_limit=pool.limits.gpus,
-        location=cfg.location,
-        capacity_types=tuple(pool.capacityTypes),
-        zones=tuple(pool.zones),
-        driver_skipped=cfg.nap_driver(pool) == "operator",
-        sharing=sharing,
-        taints=tuple(cfg.pool_taints(pool)),
-        labels=dict(pool.labels),
-        image_family=pool.imageFamily,
-        os_disk_size_gb=pool.osDiskSizeGB,
-        consolidation_policy=disruption.consolidationPolicy,
-        consolidate_after=disruption.consolidateAfter,
-        budgets=tuple(
-            {"nodes": b.nodes, **({"reasons": list(b.reasons)} if b.reasons else {})}
-            | ({"schedule": b.schedule, "duration": b.duration} if b.schedule is not None else {})
-            for b in disruption.budgets
-        ),
-        expire_after=pool.expireAfter,
-        weight=pool.weight,
-        tags={**tags, "gpu-node-pool": pool.name},
-        gpu_operator=operator,
-        device_plugin=pool_device_plugin(cfg),
-        kaito_addon=cfg.kaito_addon,
-        gpu_floor=cfg.gpu_floor,
-        kubernetes_version=cfg.cluster.kubernetesVersion,
-        today=cfg.today,
-    )
+    return NapGpuPoolArgs.of(nap_pool(cfg, pool, tags), today=cfg.today)
 
 
 def gpu_operator_args(
@@ -216,24 +122,11 @@ def gpu_operator_args(
 
 
 def kaito_workspace_args(cfg: StackConfig, ws: KaitoWorkspaceConfig) -> KaitoWorkspaceArgs:
-    """``kaito.workspaces[i]`` with the cluster facts its rules need."""
+    """``kaito.workspaces[i]`` as the component's Args: the stack's spec (:func:`stack_config.specs.kaito_workspace`),
+    checked on the stack's day."""
     from components.kaito import KaitoWorkspaceArgs
 
-    return KaitoWorkspaceArgs(
-        workspace_name=ws.name,
-        preset=ws.preset,
-        instance_type=ws.instanceType,
-        match_labels=ws.match_labels,
-        kubernetes_version=cfg.cluster.kubernetesVersion,
-        addon_enabled=cfg.kaito_addon,
-        count=ws.count,
-        namespace=ws.namespace,
-        model_access_secret=ws.modelAccessSecret,
-        model_access_token_config=ws.modelAccessTokenConfig,
-        model_access_from_key_vault=ws.modelAccessFromKeyVault,
-        gpu_floor=cfg.gpu_floor,
-        today=cfg.today,
-    )
+    return KaitoWorkspaceArgs.of(kaito_workspace(cfg, ws), today=cfg.today)
 
 
 def databricks_workspace_args(
@@ -260,42 +153,25 @@ def databricks_workspace_args(
 def databricks_cluster_args(
     cfg: StackConfig, cluster: DatabricksClusterConfig, tags: Mapping[str, str]
 ) -> DatabricksGpuClusterArgs:
-    """``databricks.clusters[i]`` as the request the provider takes (runtime, access mode, principal, GPU
-    scheduling)."""
-    from components.databricks import DatabricksAutoscale, DatabricksGpuClusterArgs
+    """``databricks.clusters[i]`` as the component's Args: the cluster's spec (the request its keys describe,
+    :meth:`stack_config.databricks.DatabricksClusterConfig.spec`, with the platform's tags), checked on the stack's
+    day."""
+    from components.databricks import DatabricksGpuClusterArgs
 
-    autoscale = cluster.autoscale
-    return DatabricksGpuClusterArgs(
-        cluster_name=cluster.name,
-        node_type_id=cluster.nodeTypeId,
-        single_user_name=cluster.principal,
-        spark_version=cluster.api_spark_version,
-        driver_node_type_id=cluster.driver_node_type,
-        kind=cluster.kind,
-        use_ml_runtime=cluster.use_ml_runtime,
-        data_security_mode=cluster.data_security_mode,
-        single_node=cluster.workload == "singleNode",
-        num_workers=cluster.numWorkers,
-        autoscale=DatabricksAutoscale(autoscale.minWorkers, autoscale.maxWorkers) if autoscale is not None else None,
-        autotermination_minutes=cluster.autoterminationMinutes,
-        spark_conf=cluster.gpu_spark_conf(),
-        custom_image=cluster.customImage,
-        tags={**tags, **cluster.tags},
-        gpu_floor=cfg.gpu_floor,
-        today=cfg.today,
-    )
+    return DatabricksGpuClusterArgs.of(cluster.spec(tags=tags, gpu_floor=cfg.gpu_floor), today=cfg.today)
 
 
-def azure_policy_args(cfg: StackConfig, cluster: AksGpuClusterArgs) -> AksGpuSizePolicyArgs:
+def azure_policy_args(cfg: StackConfig, cluster: AksGpuClusterArgs, member: str | None = None) -> AksGpuSizePolicyArgs:
     """``azurePolicy``: the size rules with the stack's GPU floor, assigned to the cluster's resource group or the
-    subscription, with the pools the stack's exemptions waive today. Azure names carry the environment: definitions of
-    several stacks share a subscription."""
+    subscription, with the pools the stack's exemptions waive today. Azure names carry the environment (definitions of
+    several stacks share a subscription) and a fleet member's name (the members of one stack share the environment)."""
     from components.azure_policy import AksGpuSizePolicyArgs
 
     ap = cfg.azurePolicy
+    azure_name = f"agp-aks-gpu-vm-sizes-{cfg.environment}" + (f"-{member}" if member else "")
     return AksGpuSizePolicyArgs(
-        definition_name=f"agp-aks-gpu-vm-sizes-{cfg.environment}",
-        assignment_name=f"agp-aks-gpu-vm-sizes-{cfg.environment}",
+        definition_name=azure_name,
+        assignment_name=azure_name,
         scope=ap.scope,
         effect=ap.effect,
         floor=cfg.gpu_floor,
@@ -329,15 +205,16 @@ def azure_policy_exempted_pools(cfg: StackConfig, cluster: AksGpuClusterArgs) ->
     return tuple(out)
 
 
-def databricks_cluster_policy_args(cfg: StackConfig) -> DatabricksClusterPolicyArgs | None:
-    """``databricks.clusterPolicy`` (``None`` unless enabled), with the stack's GPU floor."""
+def databricks_cluster_policy_args(cfg: StackConfig, member: str | None = None) -> DatabricksClusterPolicyArgs | None:
+    """``databricks.clusterPolicy`` (``None`` unless enabled), with the stack's GPU floor; the default name ends with a
+    fleet member's name (members may share a workspace given by ``url``)."""
     if cfg.databricks is None or not cfg.databricks.clusterPolicy.enabled:
         return None
     from components.databricks import DatabricksClusterPolicyArgs
 
     policy = cfg.databricks.clusterPolicy
     return DatabricksClusterPolicyArgs(
-        policy_name=policy.name or f"gpu-clusters-{cfg.environment}",
+        policy_name=policy.name or f"gpu-clusters-{cfg.environment}" + (f"-{member}" if member else ""),
         gpu_floor=cfg.gpu_floor,
         cost_tags=tuple(policy.costTags),
         today=cfg.today,

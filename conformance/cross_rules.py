@@ -4,10 +4,11 @@ in the facts, where they carry their source; the GPU and AKS guard rails themsel
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from conformance.schema_walk import Context, allowed, join, show
+from conformance.schema_walk import INFO, Context, allowed, join, show
 from preflight.wire import UNKNOWN, is_unknown
 from rules import aks as rules_aks
 from rules import databricks as rules_databricks
@@ -457,3 +458,113 @@ def _dbx_autotermination(r: RuleCtx) -> None:
             "autoterminationMinutes",
             f"is {r.limit('never')} (never) or {r.limit('min')}..{r.limit('max')} minutes, not {show(minutes)}",
         )
+
+
+def _arm_type(namespace: str, parent: str, resource_type: str) -> str:
+    """The ARM type of a generic resource: its namespace, the types in its parent path, its own type."""
+    parent_types = [p for p in parent.strip("/").split("/")[::2] if p]
+    return "/".join([namespace, *parent_types, resource_type])
+
+
+@_rule("fleet.generic-resource")
+def _fleet_generic(r: RuleCtx) -> None:
+    namespace, parent = r.inputs.get("resourceProviderNamespace"), r.inputs.get("parentResourcePath") or ""
+    resource_type, api, name = r.inputs.get("resourceType"), r.inputs.get("apiVersion"), r.inputs.get("resourceName")
+    if not all(isinstance(v, str) for v in (namespace, parent, resource_type, api)) or not _known(parent, api):
+        return
+    arm_type = _arm_type(str(namespace), str(parent), str(resource_type))
+    entry = r.limit("types").get(arm_type)
+    source = r.ctx.facts.rules[r.rule_id].source
+    if entry is None:
+        r.ctx.add(
+            "resourceType", "not-covered", f"no facts cover {arm_type}: its properties are not checked", source, INFO
+        )
+        return
+    if api not in entry["apiVersions"]:
+        r.fail(
+            "apiVersion",
+            f"{show(api)} is not a version the facts of {arm_type} were read at: {allowed(entry['apiVersions'])}",
+        )
+    if not re.search(entry["parent"], str(parent)):
+        r.fail("parentResourcePath", f"{show(parent)} does not match {entry['parent']} for {arm_type}")
+    if (
+        isinstance(name, str)
+        and _known(name)
+        and (not re.search(entry["name"], name) or len(name) > entry["nameMaxLength"])
+    ):
+        r.fail(
+            "resourceName",
+            f"{show(name)} is not a {arm_type} name ({entry['name']}, at most {entry['nameMaxLength']})",
+        )
+    props = r.inputs.get("properties")
+    if props is None:
+        if entry.get("required"):
+            r.fail("properties", f"a {arm_type} needs properties ({entry['definition']})")
+        return
+    r.ctx.check({"ref": entry["definition"]}, props, r.path("properties"), source)
+    if isinstance(props, Mapping):
+        for rule_id in entry["rules"]:
+            run_rule(r.ctx, rule_id, props, r.path("properties"))
+
+
+@_rule("fleet.update-strategy-groups")
+def _fleet_strategy_groups(r: RuleCtx) -> None:
+    stages = _get(r.inputs, "strategy", "stages")
+    if not isinstance(stages, list):
+        return
+    seen_stages: set[Any] = set()
+    seen_groups: dict[Any, Any] = {}
+    for i, stage in enumerate(stages):
+        if not isinstance(stage, Mapping):
+            continue
+        if stage.get("name") in seen_stages:
+            r.fail(r.path("strategy", "stages", i, "name"), f"stage {show(stage.get('name'))} is named twice")
+        seen_stages.add(stage.get("name"))
+        for j, group in enumerate(stage.get("groups") or []):
+            gname = group.get("name") if isinstance(group, Mapping) else None
+            if gname in seen_groups:
+                r.fail(
+                    r.path("strategy", "stages", i, "groups", j, "name"),
+                    f"group {show(gname)} is already in stage {show(seen_groups[gname])}",
+                )
+            seen_groups.setdefault(gname, stage.get("name"))
+
+
+@_rule("fleet.auto-upgrade-target-version")
+def _fleet_auto_upgrade_target(r: RuleCtx) -> None:
+    channel, target = r.inputs.get("channel"), r.inputs.get("targetKubernetesVersion")
+    if not _known(channel, target):
+        return
+    targeted = channel == "TargetKubernetesVersion"
+    if targeted and not target:
+        r.fail(r.path("targetKubernetesVersion"), "channel TargetKubernetesVersion needs targetKubernetesVersion")
+    if not targeted and target:
+        r.fail(
+            r.path("targetKubernetesVersion"), f"is set only with channel TargetKubernetesVersion, not {show(channel)}"
+        )
+    if isinstance(target, str) and target and not re.search(r.limit("versionPattern"), target):
+        r.fail(r.path("targetKubernetesVersion"), f"{show(target)} is not '{{major}}.{{minor}}'")
+    if r.inputs.get("longTermSupport") is True and not targeted:
+        r.fail(r.path("longTermSupport"), "is true only with channel TargetKubernetesVersion")
+
+
+_CRP_FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "PickAll": ("clusterNames", "numberOfClusters", "topologySpreadConstraints"),
+    "PickN": ("clusterNames",),
+    "PickFixed": ("numberOfClusters", "affinity", "topologySpreadConstraints", "tolerations"),
+}
+
+
+@_rule("fleet.crp-policy")
+def _fleet_crp_policy(r: RuleCtx) -> None:
+    policy = _get(r.inputs, "spec", "policy")
+    if isinstance(policy, Mapping):
+        kind = policy.get("placementType") or "PickAll"
+        for key in _CRP_FORBIDDEN.get(str(kind), ()):
+            if policy.get(key):
+                r.fail(r.path("spec", "policy", key), f"is not allowed with placementType {show(kind)}")
+        if kind == "PickN" and policy.get("numberOfClusters") is None:
+            r.fail(r.path("spec", "policy", "numberOfClusters"), "placementType PickN needs numberOfClusters")
+    for i, selector in enumerate(_get(r.inputs, "spec", "resourceSelectors") or []):
+        if isinstance(selector, Mapping) and selector.get("name") and selector.get("labelSelector"):
+            r.fail(r.path("spec", "resourceSelectors", i), "name and labelSelector are mutually exclusive")

@@ -40,3 +40,9 @@ def cluster_admin_role() -> AksRbacRole:
     """*Azure Kubernetes Service RBAC Cluster Admin*: what installing the GPU operator chart needs (CRDs,
     ClusterRoles, its namespace), so what the deploying identity and the admin groups get."""
     return load_access_facts().roles["ClusterAdmin"]
+
+
+def fleet_cluster_admin_role() -> AksRbacRole:
+    """*Azure Kubernetes Fleet Manager RBAC Cluster Admin*: what writing placements (and their namespaces) on a
+    fleet's hub cluster needs, so what the deploying identity gets on a fleet with a hub and placements."""
+    return load_access_facts().roles["FleetClusterAdmin"]

@@ -88,7 +88,23 @@ _AZURE_NAME_KEYS: dict[str, str] = {
     "azure-native:network:Subnet": "subnetName",
     "azure-native:authorization:PolicyDefinition": "policyDefinitionName",
     "azure-native:authorization:PolicyAssignment": "policyAssignmentName",
+    "azure-native:resources:Resource": "resourceName",
 }
+
+
+GENERIC_RESOURCE = "azure-native:resources:Resource"
+"""The generic ARM resource (any type at an explicit ``apiVersion``): the fleet's resources are sent with it."""
+
+
+def _generic_resource_id(sub: str, rg: str, inputs: Mapping[str, Any], name: str) -> tuple[str, str]:
+    """The ARM id and type of a generic resource: ``<namespace>/<parent path>/<type>/<name>`` in its group."""
+    namespace = str(inputs.get("resourceProviderNamespace") or "Microsoft.Resources")
+    parent = str(inputs.get("parentResourcePath") or "").strip("/")
+    kind = str(inputs.get("resourceType") or "resources")
+    path = f"{parent}/{kind}" if parent else kind
+    parent_types = "/".join(parent.split("/")[::2]) if parent else ""
+    full_type = f"{namespace}/{parent_types}/{kind}" if parent_types else f"{namespace}/{kind}"
+    return f"{sub}/resourceGroups/{rg}/providers/{namespace}/{path}/{name}", full_type
 
 
 def azure_outputs(
@@ -111,6 +127,8 @@ def azure_outputs(
         rid = f"{sub}/providers/Microsoft.Authorization/policyDefinitions/{az_name}"
     elif typ == "azure-native:authorization:PolicyAssignment" and isinstance(inputs.get("scope"), str):
         rid = f"{inputs['scope']}/providers/Microsoft.Authorization/policyAssignments/{az_name}"
+    elif typ == GENERIC_RESOURCE:
+        rid, outputs["type"] = _generic_resource_id(sub, str(rg), inputs, str(az_name))
     else:
         collection = f"{kind[:1].lower()}{kind[1:]}s"
         rid = f"{sub}/resourceGroups/{rg}/providers/Microsoft.{module.capitalize()}/{collection}/{az_name}"
@@ -170,6 +188,10 @@ def call_answer(token: str, args: dict[str, Any], values: MockValues = PREFLIGHT
         value = base64.b64encode(text.encode()).decode()
         kind = "clusterAdmin" if "Admin" in token else "clusterUser"
         return {"kubeconfigs": [{"name": kind, "value": value}]}
+    if token == "azure-native:containerservice:listFleetCredentials":
+        hub = f"{args.get('fleetName') or 'fleet'}-hub"
+        text = values.kubeconfig if values.kubeconfig is not None else _kubeconfig(hub)
+        return {"kubeconfigs": [{"name": "hub", "value": base64.b64encode(text.encode()).decode()}]}
     if token in ("azure-native:authorization:getClientConfig", "azure-native:authorization:getClientConfigOutput"):
         return {
             "clientId": values.client_id,

@@ -23,6 +23,7 @@ from typing import Any, Final, Literal
 from gpu_catalog import Catalog, default_catalog, is_gpu_size
 from preflight.cost import AKS_POOL, _pool_nodes, cost_lines  # pyright: ignore[reportPrivateUsage]
 from preflight.cost_line import PROFILE_ROLE, CostLine, role_profile
+from preflight.fleet_members import FleetMembership, fleet_membership
 from preflight.model import RecordedResource
 from preflight.wire import UNKNOWN, is_unknown, unwrap_secrets
 from rules.karpenter import (
@@ -234,6 +235,15 @@ class _Context:
     workspace_region: str | None
     aks_region: str | None
     """The region of the program's only AKS cluster (KAITO workspaces and NodePools run there)."""
+    fleet: FleetMembership | None = None
+    """A fleet stack's members: a member's resources run in its own cluster's region (preflight/fleet_members.py)."""
+
+    def cluster_region(self, r: RecordedResource) -> str | None:
+        """The region of the AKS cluster ``r`` runs on: its fleet member's, else the program's only one."""
+        member = self.fleet.of(r.urn) if self.fleet is not None else None
+        if member is not None and self.fleet is not None:
+            return self.fleet.cluster_region(member)
+        return self.aks_region
 
 
 def _context(resources: list[RecordedResource], default_region: str | None) -> _Context:
@@ -254,6 +264,7 @@ def _context(resources: list[RecordedResource], default_region: str | None) -> _
         cluster_regions=clusters,
         workspace_region=next(iter(workspaces)) if len(workspaces) == 1 else None,
         aks_region=next(iter(aks)) if len(aks) == 1 else None,
+        fleet=fleet_membership(resources),
     )
 
 
@@ -265,11 +276,11 @@ def _use_region(r: RecordedResource, props: Mapping[str, Any], ctx: _Context) ->
         cluster = props.get("resourceName")
         if isinstance(cluster, str) and cluster in ctx.cluster_regions:
             return ctx.cluster_regions[cluster]
-        return ctx.aks_region or ctx.default_region or UNKNOWN_REGION
+        return ctx.cluster_region(r) or ctx.default_region or UNKNOWN_REGION
     if is_databricks_cluster(r.type) or r.type.startswith("databricks:"):
         return ctx.workspace_region or ctx.default_region or UNKNOWN_REGION
     if is_karpenter_node_pool(r.type) or r.type.startswith("kubernetes:"):
-        return ctx.aks_region or ctx.default_region or UNKNOWN_REGION
+        return ctx.cluster_region(r) or ctx.default_region or UNKNOWN_REGION
     return ctx.default_region or UNKNOWN_REGION
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ from preflight.cost import (
     CostEstimate,
     CostLine,
 )
+from preflight.fleet_report import FleetSummary, fleet_summary
 from preflight.idle_cost import WorkingHours
 from preflight.model import RecordedResource
 from rules.exemptions import Exemption
@@ -70,6 +72,11 @@ class Report:
     """Violations an active exemption waives: shown in every format, never counted."""
     working_hours: WorkingHours | None = None
     """The stack's ``cluster.workingHours`` (shown with the idle cost; preflight/idle_cost.py)."""
+
+    @cached_property
+    def fleet(self) -> FleetSummary | None:
+        """The figures split by fleet member (``preflight/fleet_report.py``); ``None`` for a stack without a fleet."""
+        return fleet_summary(self.resources, self.cost, self.quota)
 
     @property
     def today(self) -> date:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from preflight import exemptions as exemption_report
+from preflight.fleet_report import fleet_json
 from preflight.idle_cost import idle_json, working_hours_json
 from preflight.quota_report import quota_json
 from preflight.report import Report
@@ -75,5 +76,6 @@ def to_json(report: Report) -> dict[str, Any]:
         "scheduling": report.scheduling,
         "workingHours": working_hours_json(report.working_hours, report.cost, report.resources),
         **quota_json(report.quota, report.live),
+        **fleet_json(report.fleet),
         **exemption_report.json_section(report.exemptions, report.exempted, report.today),
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from preflight import exemptions as exemption_report
+from preflight.fleet_report import fleet_markdown
 from preflight.idle_cost import idle_markdown, working_hours_text
 from preflight.quota_report import quota_markdown
 from preflight.report import (
@@ -91,6 +92,7 @@ def render_markdown(report: Report) -> str:
     if report.budget is not None:
         out += ["", f"Budget: {'**over**' if report.budget.over else 'within'} — {_md(report.budget.message)}"]
     out += quota_markdown(report.quota, report.live)
+    out += fleet_markdown(report.fleet)
     out += ["", f"<details><summary>Resources ({len(report.resources)})</summary>", "", "```"]
     lines_by_urn = cost_lines_by_urn(c)
     out += [

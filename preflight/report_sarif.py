@@ -12,6 +12,7 @@ from typing import Any
 from preflight import exemptions as exemption_report
 from preflight.analyzer.protocol import Violation
 from preflight.cost import BUDGET_POLICY
+from preflight.fleet_report import fleet_json
 from preflight.model import RecordedResource
 from preflight.quota_report import quota_sarif
 from preflight.report import Report, budget_policy, detail
@@ -202,6 +203,7 @@ def render_sarif(report: Report, *, root: Path | None = None) -> str:
             "stack": report.stack,
             "policyPack": report.pack_name,
             **quota_sarif(report.quota, report.live),
+            **fleet_json(report.fleet),
         },
     }
     doc = {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [run]}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from preflight import exemptions as exemption_report
 from preflight.analyzer.protocol import Violation
+from preflight.fleet_report import fleet_text
 from preflight.idle_cost import idle_text, working_hours_text
 from preflight.metrics_view import exporter_text, pool_exporters
 from preflight.model import RecordedResource
@@ -162,6 +163,7 @@ def _text_cost(report: Report, by_urn: dict[str, RecordedResource]) -> list[str]
         verdict = "OVER BUDGET" if report.budget.over else "within budget"
         out.append(f"  budget: {verdict} — {report.budget.message}")
     out.extend(quota_text(report.quota, report.live))
+    out.extend(fleet_text(report.fleet))
     return out
 
 

@@ -13,14 +13,13 @@ from gpu_catalog.lifecycle import load_operator_facts, minor_of, minor_tuple
 from gpu_catalog.node_disks import node_disks
 from gpu_catalog.problems import Problem, key_path, show
 from rules import Finding
-from rules import aks as rules_aks
 from rules.access import deployer_principal_type
 from rules.aks import (
     pool_version_skew,
     system_pool_size,
 )
 from rules.budget import budget_shape
-from rules.checklists import NapGpuPoolFacts, aks_cluster, nap_gpu_pool
+from rules.checklists import aks_cluster as aks_cluster_checklist
 from rules.hardening import ApiServer, api_server_access, network_policy, node_hardening, rotation_poll_interval
 from rules.karpenter import AgentPoolFacts, nap_agent_pools
 from rules.kube_names import chart_namespace_problem
@@ -35,7 +34,6 @@ from rules.monitoring import (
 )
 from rules.node_os import node_os_problem
 from rules.node_stack import (
-    DEVICE_PLUGIN_CHART,
     GPU_OPERATOR,
     OPERATOR_DEFAULT_TOLERATION,
     SPOT_TAINT,
@@ -66,7 +64,7 @@ from .models import (
 )
 from .monitoring import GpuMonitoringConfig
 from .nap import GpuNodePoolConfig
-from .specs import azure_pool_name, gpu_pool
+from .specs import aks_cluster, azure_pool_name, gpu_pool, nap_pool
 from .working_hours import START_STOP_SOURCE
 
 # --------------------------------------------------------------------------------------------------- semantics
@@ -143,15 +141,7 @@ def cluster_problems(cfg: StackConfig) -> list[Problem]:
         for f in deployer_principal_type(access.grantDeployer, access.deployerPrincipalType)
     ]
     problems += _upgrade_channel_problems(cfg)
-    facts = rules_aks.Cluster(
-        tier=cluster.skuTier,
-        support_plan=cluster.supportPlan,
-        cost_analysis=cluster.costAnalysis,
-        kaito_addon=cfg.kaito_addon,
-        oidc_issuer=cluster.oidcIssuer,
-        workload_identity=cluster.workloadIdentity,
-    )
-    for finding in aks_cluster(facts, today=cfg.today):
+    for finding in aks_cluster_checklist(aks_cluster(cfg).facts, today=cfg.today):  # the cluster spec's facts
         key = {"tier": "skuTier"}.get(finding.field, finding.field)
         problems.append(Problem(f"cluster.{key}", finding.message))
     problems += _hardening_problems(cfg)
@@ -432,38 +422,11 @@ def _cluster_policy_problems(cfg: StackConfig) -> list[Problem]:
 # --------------------------------------------------------------------------------------------------- gpuNodePools
 
 
-def nap_checklist(cfg: StackConfig, pool: GpuNodePoolConfig) -> NapGpuPoolFacts:
-    """A ``gpuNodePools`` entry as its checklist (:func:`rules.checklists.nap_gpu_pool`) sees it, defaults resolved."""
-    sharing = pool.sharing
-    return NapGpuPoolFacts(
-        name=pool.name,
-        sizes=tuple(pool.sizes),
-        series=tuple(pool.series),
-        gpu_models=tuple(pool.gpuModels),
-        gpu_limit=pool.limits.gpus,
-        capacity_types=tuple(pool.capacityTypes),
-        image_family=pool.imageFamily,
-        consolidation_policy=pool.disruption.consolidationPolicy,
-        driver_skipped=cfg.nap_driver(pool) == "operator",
-        sharing=sharing.node_sharing if sharing is not None else None,
-        conflicting_sharing=sharing is not None and sharing.mps is not None and sharing.timeSlicing is not None,
-        taints=tuple(cfg.pool_taints(pool)),
-        labels=pool.labels,
-        gpu_floor=cfg.usable_gpu_floor,
-        operator=cfg.gpu_operator_facts,
-        operator_version=cfg.gpuOperator.version if cfg.gpuOperator.enabled else None,
-        kubernetes_version=cfg.cluster.kubernetesVersion,
-        manager=GPU_OPERATOR if cfg.gpuOperator.enabled else DEVICE_PLUGIN_CHART,
-        mig_strategy=cfg.plugin_mig_strategy,
-        kaito_addon=cfg.kaito_addon,
-    )
-
-
 def nap_pool_problems(cfg: StackConfig, index: int, pool: GpuNodePoolConfig) -> list[Problem]:
-    """Every problem of one ``gpuNodePools`` entry: its checklist (:func:`rules.checklists.nap_gpu_pool`, the one
-    ``NapGpuPoolArgs`` runs too) and what only a stack file can get wrong (``limits.nodes``, half a budget)."""
+    """Every problem of one ``gpuNodePools`` entry: its spec's checklist (:meth:`rules.specs.NapGpuNodePool.findings`,
+    the one ``NapGpuPoolArgs`` runs too) and what only a stack file can get wrong (``limits.nodes``, half a budget)."""
     at = f"gpuNodePools[{index}]"
-    problems = _at(at, refused(nap_gpu_pool(nap_checklist(cfg, pool), today=cfg.today)))
+    problems = _at(at, refused(nap_pool(cfg, pool).findings(today=cfg.today)))
     if pool.limits.nodes is not None:
         problems.append(
             Problem(

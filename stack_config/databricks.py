@@ -24,7 +24,6 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from gpu_catalog import GpuSize, clock, default_catalog
 from rules import Finding, NotApplicable, findings
-from rules.checklists import DatabricksClusterFacts, databricks_cluster
 from rules.databricks import (
     AUTOTERMINATION_MAX,
     AUTOTERMINATION_MIN,
@@ -56,6 +55,7 @@ from rules.databricks_policy import (
     missing_cost_tags,
 )
 from rules.sizes import DEFAULT_FLOOR
+from rules.specs import DatabricksAutoscale, DatabricksGpuCompute
 
 from .base import StrictModel, context_today, empty_section
 
@@ -351,6 +351,34 @@ class DatabricksClusterConfig(StrictModel):
         """``True`` with ``kind`` (Databricks then picks the GPU ML runtime from the node type), else unset."""
         return True if self.for_group else None
 
+    def spec(self, *, tags: Mapping[str, str] | None = None, gpu_floor: str = DEFAULT_FLOOR) -> DatabricksGpuCompute:
+        """The cluster as its spec (:class:`rules.specs.DatabricksGpuCompute`): the request its keys describe (the
+        workload's GPU scheduling, the principal and access mode, the runtime as the API takes it), the keys in the
+        file's own words for the checklist (:attr:`facts`), with what the stack gives it (``tags``, which the
+        cluster's own extend, and the GPU floor)."""
+        bounds = self.autoscale
+        autoscale = DatabricksAutoscale(bounds.minWorkers, bounds.maxWorkers) if bounds is not None else None
+        scheduling = self.workload != "inference" or self.tasksPerGpu is not None  # else refused on tasksPerGpu
+        return DatabricksGpuCompute(
+            cluster_name=self.name,
+            node_type_id=self.nodeTypeId,
+            single_user_name=self.principal if self.singleUserName or self.dedicatedGroup else "",
+            spark_version=self.api_spark_version,
+            driver_node_type_id=self.driverNodeTypeId,
+            kind=self.kind,
+            use_ml_runtime=self.use_ml_runtime,
+            data_security_mode=self.data_security_mode,
+            single_node=self.workload == "singleNode",
+            num_workers=self.numWorkers,
+            autoscale=autoscale,
+            autotermination_minutes=self.autoterminationMinutes,
+            spark_conf=self.gpu_spark_conf() if scheduling else {},
+            custom_image=self.customImage,
+            tags={**(tags or {}), **self.tags},
+            gpu_floor=gpu_floor if gpu_floor in default_catalog() else DEFAULT_FLOOR,
+            written=self.facts,
+        )
+
     def gpu_spark_conf(self) -> dict[str, str]:
         """The GPU-scheduling / profile part of ``sparkConf`` for this workload.
 
@@ -438,15 +466,13 @@ _NODE_TYPE_KEYS = ("nodeTypeId", "driverNodeTypeId")
 def _checklist(
     cluster: DatabricksClusterConfig, floor: str, today: date | None = None
 ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """The Databricks checklist (:func:`rules.checklists.databricks_cluster`) of one cluster as ``(key, message)``:
+    """The cluster spec's checklist (:meth:`rules.specs.DatabricksGpuCompute.findings`,
+    :func:`rules.checklists.databricks_cluster`, on the file's own words) of one cluster as ``(key, message)``:
     the first problem per key relating the cluster's keys, in :data:`_CLUSTER_KEYS` order, and every node-type
     problem (only the GPU floor can add one: the validators checked the size rules)."""
-    facts = DatabricksClusterFacts(
-        cluster.facts, gpu_floor=floor if floor in default_catalog() else DEFAULT_FLOOR, stack_runtime_key=True
-    )
     first: dict[str, str] = {}
     node_types: list[tuple[str, str]] = []
-    for finding in databricks_cluster(facts, today=today or clock.today()):
+    for finding in cluster.spec(gpu_floor=floor).findings(today=today or clock.today()):
         key = _KEYS.get(finding.field, finding.field)
         if key in _NODE_TYPE_KEYS:
             if key == "nodeTypeId" or cluster.driverNodeTypeId is not None:  # the driver's, when written

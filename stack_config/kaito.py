@@ -6,8 +6,10 @@ KAITO rejects a Workspace whose nodes cannot hold the model, or whose model-acce
 these models reject it earlier, when the stack file is loaded, with the same rules the policy pack applies: validators
 check one key on their own; the rules relating keys (a preset and the nodes that must hold it, the model-access secret
 and its token key, workspaces with the add-on off) are the KAITO checklist's (:func:`rules.checklists.kaito_workspace`,
-the one ``KaitoWorkspaceArgs`` calls) and run on the whole validated config in :func:`workspace_problems` and
-:func:`kaito_stack_problems`, so no validator depends on field order. The preset table is data in
+the one ``KaitoWorkspaceArgs`` calls, through the workspace's spec :meth:`KaitoWorkspaceConfig.spec`) and run on the
+whole validated config in :func:`workspace_problems` and :func:`kaito_stack_problems`, so no validator depends on field
+order; what stays here alone: names written twice, the add-on turned off with workspaces, a token config value missing
+from the stack. The preset table is data in
 :mod:`gpu_catalog.kaito_presets` (KAITO v0.6.0, the add-on's version on Kubernetes 1.34–1.36). What is left here is
 the stack file's own shape (names, labels) and the token config key the platform creates the model-access Secret from.
 
@@ -27,10 +29,11 @@ from pydantic import Field, ValidationInfo, field_validator
 from gpu_catalog import clock, default_catalog
 from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT, MODEL_ACCESS_SECRET_KEY, kaito_preset
 from rules import Finding, NotApplicable, findings
-from rules.checklists import KaitoWorkspaceFacts, kaito_cluster, kaito_workspace
+from rules.checklists import kaito_cluster
 from rules.kaito import EXAMPLE_TOKEN_CONFIG, KaitoCluster, KaitoWorkspace, addon_enabled, instance_type, known_preset
 from rules.kube_names import LABEL_KEY_RE, LABEL_VALUE_RE
 from rules.sizes import DEFAULT_FLOOR
+from rules.specs import KaitoGpuWorkspace
 
 from .base import StrictModel, context_today
 from .keys import CONFIG_KEY_RE
@@ -154,7 +157,28 @@ class KaitoWorkspaceConfig(StrictModel):
 
     @property
     def match_labels(self) -> dict[str, str]:
-        return dict(self.labelSelector) if self.labelSelector else {"apps": self.name}
+        return self.spec(kubernetes_version="", addon_enabled=True).node_labels
+
+    def spec(
+        self, *, kubernetes_version: str, addon_enabled: bool, gpu_floor: str = DEFAULT_FLOOR
+    ) -> KaitoGpuWorkspace:
+        """The workspace as its spec (:class:`rules.specs.KaitoGpuWorkspace`): the keys as written, camelCase to the
+        spec's fields (the spec resolves the node labels it leaves out), with what the stack gives it (its cluster's
+        Kubernetes version and add-on, the GPU floor)."""
+        return KaitoGpuWorkspace(
+            workspace_name=self.name,
+            preset=self.preset,
+            instance_type=self.instanceType,
+            kubernetes_version=kubernetes_version,
+            addon_enabled=addon_enabled,
+            match_labels=dict(self.labelSelector) if self.labelSelector else None,
+            count=self.count,
+            namespace=self.namespace,
+            model_access_secret=self.modelAccessSecret,
+            model_access_token_config=self.modelAccessTokenConfig,
+            model_access_from_key_vault=self.modelAccessFromKeyVault,
+            gpu_floor=gpu_floor if gpu_floor in default_catalog() else DEFAULT_FLOOR,
+        )
 
 
 class KaitoConfig(StrictModel):
@@ -179,30 +203,20 @@ class KaitoConfig(StrictModel):
         return v
 
 
-def workspace_facts(ws: KaitoWorkspaceConfig, *, floor: str = DEFAULT_FLOOR) -> KaitoWorkspaceFacts:
-    """A ``kaito.workspaces[i]`` entry as the KAITO checklist sees it (the cluster is checked once for the stack, in
-    :func:`kaito_stack_problems`); ``floor``: the stack's GPU floor."""
-    return KaitoWorkspaceFacts(
-        name=ws.name,
-        preset=ws.preset,
-        instance_type=ws.instanceType,
-        count=ws.count,
-        model_access_secret=ws.modelAccessSecret,
-        model_access_token_config=ws.modelAccessTokenConfig,
-        model_access_from_key_vault=ws.modelAccessFromKeyVault,
-        gpu_floor=floor if floor in default_catalog() else DEFAULT_FLOOR,
-    )
-
-
 def workspace_problems(
-    ws: KaitoWorkspaceConfig, *, floor: str = DEFAULT_FLOOR, today: date | None = None
+    ws: KaitoWorkspaceConfig,
+    *,
+    floor: str = DEFAULT_FLOOR,
+    today: date | None = None,
+    kubernetes_version: str = "",
+    addon_enabled: bool = True,
 ) -> list[tuple[str, str]]:
-    """The KAITO checklist (:func:`rules.checklists.kaito_workspace`) of one workspace, as ``(key, message)``: the
-    nodes hold the preset and are not below ``floor``; the model-access Secret matches the preset, and its token comes
-    from one place. The keys' own shapes were checked by the validators. ``today``: the stack's day (default
-    :func:`gpu_catalog.clock.today`)."""
-    found = kaito_workspace(workspace_facts(ws, floor=floor), today=today or clock.today())
-    return [(f.field, f.message) for f in found]
+    """The workspace's own checklist (:meth:`rules.specs.KaitoGpuWorkspace.workspace_findings`; the cluster is
+    checked once for the stack, in :func:`kaito_stack_problems`) as ``(key, message)``: the nodes hold the preset and
+    are not below ``floor``; the model-access Secret matches the preset, and its token comes from one place. The keys'
+    own shapes were checked by the validators. ``today``: the stack's day (default :func:`gpu_catalog.clock.today`)."""
+    spec = ws.spec(kubernetes_version=kubernetes_version, addon_enabled=addon_enabled, gpu_floor=floor)
+    return [(f.field, f.message) for f in spec.workspace_findings(today=today or clock.today())]
 
 
 def kaito_addon_enabled(kaito: KaitoConfig, cluster_addon: bool) -> bool:
@@ -237,7 +251,13 @@ def kaito_stack_problems(
     for i, ws in enumerate(kaito.workspaces):
         problems += [
             (f"kaito.workspaces[{i}].{key}", message)
-            for key, message in workspace_problems(ws, floor=workspace_floor, today=today)
+            for key, message in workspace_problems(
+                ws,
+                floor=workspace_floor,
+                today=today,
+                kubernetes_version=kubernetes_version,
+                addon_enabled=kaito_addon_enabled(kaito, cluster_addon),
+            )
         ]
     if off is not None:
         problems.append(

@@ -26,6 +26,8 @@ from .errors import (
     _clean_loc,
     _error_to_problem,
 )
+from .fleet import FleetConfig, FleetMemberConfig
+from .fleet_members import expand_member, fleet_moves_versions, fleet_problems
 from .models import StackConfig
 
 # --------------------------------------------------------------------------------------------------- loading
@@ -82,11 +84,54 @@ def validate_stack_config(
         errors = exc.errors(include_url=False)
         problems = _merge_same_path([_error_to_problem(e, StackConfig) for e in errors])
         problems += _checked_without(data, errors, {p.path for p in problems}, config_present, day)
+        problems += _fleet_of_broken_template(data, problems, config_present, day)
         raise StackConfigError([*extra, *problems], stack_file) from None
     problems = [*extra, *semantic_problems(cfg, config_present=config_present)]
+    if cfg.fleet is not None:
+        expanded, found = fleet_problems(
+            data,
+            cfg.fleet,
+            location=cfg.location,
+            day=day,
+            config_present=config_present,
+            template_problems=problems,
+        )
+        cfg._fleet = expanded
+        problems += found
     if problems:
         raise StackConfigError(problems, stack_file)
     return cfg
+
+
+def _fleet_of_broken_template(
+    data: Mapping[str, Any], problems: Sequence[Problem], config_present: Callable[[str], bool], day: date
+) -> list[Problem]:
+    """Every well-formed member's problems when the stack has structural ones (every problem at once); a problem the
+    template already reports is not repeated per member. The fleet-wide rules wait for a well-formed stack."""
+    raw = data.get("fleet")
+    members = raw.get("members") if isinstance(raw, Mapping) else None
+    if not isinstance(members, list):
+        return []
+    try:
+        upgrades = fleet_moves_versions(FleetConfig.model_validate(raw, context={TODAY: day}))
+    except ValidationError:
+        upgrades = False  # the fleet section's own problems are reported by the root model
+    found: list[Problem] = []
+    for i, item in enumerate(members):
+        try:
+            member = FleetMemberConfig.model_validate(item, context={TODAY: day})
+        except ValidationError:
+            continue  # reported on its own key by the root model
+        found += expand_member(
+            data,
+            i,
+            member,
+            day=day,
+            config_present=config_present,
+            template_problems=problems,
+            fleet_upgrades=upgrades,
+        )[1]
+    return found
 
 
 _PLACEHOLDERS: dict[str, Any] = {"environment": "dev", "location": "westeurope"}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator
 
@@ -29,6 +29,7 @@ from rules.hardening import (
     IMAGE_CLEANER_MAX_HOURS,
     IMAGE_CLEANER_MIN_HOURS,
     WINDOWS_MAX_PODS,
+    ApiServer,
     NetworkDataplane,
     NetworkPolicy,
     SshAccess,
@@ -39,11 +40,13 @@ from rules.limits import MAX_NODES_PER_NODE_POOL, MAX_PODS_PER_NODE
 from rules.network import NetworkMode, OutboundType
 from rules.node_stack import DEVICE_PLUGIN_CHART, GPU_OPERATOR, KAITO_SAFE_TAINT, nvidia_mig_hint
 from rules.sizes import DEFAULT_FLOOR
+from rules.specs import AksCluster, ClusterAccess, SystemPoolSpec
 from rules.upgrade import AutoUpgradeChannel, NodeOsUpgradeChannel
 
 from .azure_policy import AzurePolicyConfig
 from .base import TODAY, StrictModel, empty_section, worded
 from .databricks import DatabricksConfig
+from .fleet import FleetConfig
 from .kaito import KaitoConfig, kaito_addon_enabled
 from .landing_zone import (
     DefenderConfig,
@@ -57,6 +60,9 @@ from .monitoring import GpuMonitoringConfig
 from .nap import GpuNodePoolConfig
 from .sharing import SharingConfig
 from .working_hours import WorkingHoursConfig
+
+if TYPE_CHECKING:  # specs.py builds the stack's specs from these models
+    from .specs import ClusterGiven
 
 DEFAULT_GPU_OPERATOR_VERSION = default_gpu_operator_version()
 """Pinned NVIDIA gpu-operator chart version: the ``default`` of ``gpu_catalog/facts/gpu_operator.json`` (a release
@@ -297,6 +303,65 @@ class ClusterConfig(StrictModel):
     azurePolicyAddon: bool = False
     """The Azure Policy add-on (``addonProfiles.azurepolicy``): Gatekeeper enforcing assigned Azure Policies."""
 
+    def spec(self, given: ClusterGiven) -> AksCluster:
+        """``cluster`` as its spec (:class:`rules.specs.AksCluster`): the keys as written, camelCase to the spec's
+        fields (sections flattened as the spec names them: ``network.policy`` → ``network_policy``; the spec resolves
+        the system pool's disks), with what the stack as a whole ``given`` decides (names, region, tags,
+        protection, the GPU pools and the add-ons other sections turn on)."""
+        sp, api, monitoring = self.systemPool, self.apiServer, self.monitoring
+        return AksCluster(
+            kubernetes_version=self.kubernetesVersion,
+            sku_tier=self.skuTier,
+            support_plan=self.supportPlan,
+            system_pool=SystemPoolSpec(
+                vm_size=sp.vmSize,
+                count=sp.count,
+                zones=tuple(sp.zones),
+                os_sku=sp.osSku,
+                only_critical_addons=sp.onlyCriticalAddons,
+                encryption_at_host=sp.encryptionAtHost,
+                os_disk_type=sp.osDiskType,
+                max_pods=sp.maxPods,
+                vnet_subnet_id=sp.vnetSubnetId,
+                pod_subnet_id=sp.podSubnetId,
+                upgrade=sp.upgrade.settings if sp.upgrade is not None else None,
+                ssh_access=self.sshAccess,
+            ),
+            api_server=ApiServer(tuple(api.authorizedIpRanges), api.privateCluster),
+            disable_run_command=api.disableRunCommand,
+            image_cleaner=self.imageCleaner.enabled,
+            image_cleaner_interval_hours=self.imageCleaner.intervalHours,
+            control_plane_logs=monitoring.controlPlaneLogs,
+            network_dataplane=self.network.dataplane,
+            network_policy=self.network.policy,
+            container_insights=monitoring.containerInsights,
+            log_analytics_workspace_id=monitoring.logAnalyticsWorkspaceId,
+            log_retention_days=monitoring.retentionDays,
+            secret_rotation_poll_interval=self.secretsStore.rotationPollInterval,
+            access=ClusterAccess(
+                grant_deployer=self.access.grantDeployer,
+                deployer_principal_type=self.access.deployerPrincipalType,
+                propagation_wait_seconds=self.access.propagationWaitSeconds,
+            ),
+            admin_group_object_ids=tuple(self.adminGroupObjectIds),
+            auto_upgrade_channel=self.autoUpgradeChannel,
+            node_os_upgrade_channel=self.nodeOsUpgradeChannel,
+            oidc_issuer=self.oidcIssuer,
+            workload_identity=self.workloadIdentity,
+            cost_analysis=self.costAnalysis,
+            cluster_name=given.cluster_name,
+            resource_group_name=given.resource_group_name,
+            location=given.location,
+            create_resource_group=given.create_resource_group,
+            kaito_addon=given.kaito_addon,
+            protect=given.protect,
+            tags=dict(given.tags),
+            gpu_pools=tuple(given.gpu_pools),
+            node_auto_provisioning=given.node_auto_provisioning,
+            secrets_store=given.secrets_store,
+            prometheus_node_labels=given.prometheus_node_labels,
+        )
+
 
 class GpuPoolConfig(StrictModel):
     """``gpuPools[i]``: one AKS GPU node pool (a separate AgentPool resource)."""
@@ -454,8 +519,13 @@ class StackConfig(StrictModel):
     gpuQuota: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
     """vCPUs granted per quota family in ``location`` (``StandardNCADSA100v4Family: 96``), as the subscription's
     quota page shows them: the pools at ``maxCount`` plus their upgrade surge must fit (``docs/landing-zone.md``)."""
+    fleet: FleetConfig | None = None
+    """A multi-region fleet on Azure Kubernetes Fleet Manager (``stack_config/fleet.py``, ``docs/fleet.md``): the
+    other sections become the members' template; the members' stacks: :func:`stack_config.fleet_members.members_of`."""
 
     _today: date = PrivateAttr()
+    _fleet: Any = PrivateAttr(default=None)
+    """The expanded fleet (``stack_config.fleet_members.ExpandedFleet``), set by :func:`validate_stack_config`."""
 
     def model_post_init(self, context: Any, /) -> None:
         """The day the stack is checked on: the validation context's ``today`` (:func:`validate_stack_config` reads

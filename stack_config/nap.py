@@ -5,8 +5,9 @@ node auto-provisioning on for the cluster (``nodeProvisioningProfile.mode: Auto`
 through the GPU catalog (:func:`rules.karpenter.resolve_sizes`) into one ``karpenter.azure.com/sku-name`` ``In`` list,
 so every size Karpenter may choose passed the size rules here, in the component and in the policy pack.
 
-Its checks (:func:`stack_config.checks.nap_problems`, the entry's checklist :func:`rules.checklists.nap_gpu_pool` plus
-what only a whole stack file can get wrong): names unique
+Each entry parses into its spec (:meth:`GpuNodePoolConfig.spec`, :class:`rules.specs.NapGpuNodePool`). Its checks
+(:func:`stack_config.checks.nap_problems`: the spec's checklist, :func:`rules.checklists.nap_gpu_pool`, plus what only
+a whole stack file can get wrong: ``limits.nodes``, half a disruption budget, a name written twice): names unique
 across ``gpuPools`` and ``gpuNodePools`` (both feed the pool label), sizes, driver mode against the GPU operator,
 sharing, taints, labels, and NAP's own limits on the rest of the cluster (no autoscaling or Windows agent pools,
 ``gpu_catalog/facts/karpenter.json``).
@@ -14,6 +15,7 @@ sharing, taints, labels, and NAP's own limits on the rest of the cluster (no aut
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -26,6 +28,7 @@ from rules.karpenter import (
     DEFAULT_CONSOLIDATION_POLICY,
     BudgetReason,
 )
+from rules.specs import NapGpuNodePool, PoolDevicePlugin, PoolGpuOperator
 
 from .base import StrictModel, empty_section, worded
 from .sharing import SharingConfig
@@ -112,3 +115,52 @@ class GpuNodePoolConfig(StrictModel):
     @property
     def sharing_mode(self) -> Literal["none", "timeSlicing", "mps"]:
         return self.sharing.mode if self.sharing is not None else "none"
+
+    def spec(
+        self,
+        *,
+        location: str,
+        gpu_operator: PoolGpuOperator | None,
+        device_plugin: PoolDevicePlugin | None,
+        kaito_addon: bool,
+        gpu_floor: str,
+        kubernetes_version: str,
+        tags: Mapping[str, str],
+    ) -> NapGpuNodePool:
+        """The entry as its spec: the keys as written, camelCase to the spec's fields (the spec resolves the driver
+        and the taints it leaves out), with what the stack gives it (its cluster's region, software, version,
+        GPU floor and tags)."""
+        sharing = self.sharing
+        disruption = self.disruption
+        return NapGpuNodePool(
+            name=self.name,
+            sizes=tuple(self.sizes),
+            series=tuple(self.series),
+            gpu_models=tuple(self.gpuModels),
+            gpu_limit=self.limits.gpus,
+            location=location,
+            capacity_types=tuple(self.capacityTypes),
+            zones=tuple(self.zones),
+            driver_skipped=self.driver == "operator" if self.driver is not None else None,
+            sharing=sharing.node_sharing if sharing is not None else None,
+            conflicting_sharing=sharing is not None and sharing.mps is not None and sharing.timeSlicing is not None,
+            taints=tuple(self.taints) if self.taints is not None else None,
+            labels=dict(self.labels),
+            image_family=self.imageFamily,
+            os_disk_size_gb=self.osDiskSizeGB,
+            consolidation_policy=disruption.consolidationPolicy,
+            consolidate_after=disruption.consolidateAfter,
+            budgets=tuple(
+                {"nodes": b.nodes, **({"reasons": list(b.reasons)} if b.reasons else {})}
+                | ({"schedule": b.schedule, "duration": b.duration} if b.schedule is not None else {})
+                for b in disruption.budgets
+            ),
+            expire_after=self.expireAfter,
+            weight=self.weight,
+            tags={**tags, "gpu-node-pool": self.name},
+            gpu_operator=gpu_operator,
+            device_plugin=device_plugin,
+            kaito_addon=kaito_addon,
+            gpu_floor=gpu_floor,
+            kubernetes_version=kubernetes_version,
+        )

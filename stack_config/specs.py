@@ -11,13 +11,42 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from rules.specs import AKS_GPU_POOL_FIELDS, AksGpuPool, PoolDevicePlugin, PoolGpuOperator
+from rules.monitoring import POOL_NODE_LABEL
+from rules.specs import (
+    AKS_GPU_POOL_FIELDS,
+    AksCluster,
+    AksGpuPool,
+    KaitoGpuWorkspace,
+    NapGpuNodePool,
+    PoolDevicePlugin,
+    PoolGpuOperator,
+)
 
 from .exemptions import pool_exempt_rules
+from .kaito import KaitoWorkspaceConfig
 from .models import GpuPoolConfig, StackConfig
+from .nap import GpuNodePoolConfig
+
+
+@dataclass(frozen=True)
+class ClusterGiven:
+    """What the stack as a whole decides for its cluster (:meth:`ClusterConfig.spec`), beside the ``cluster`` keys."""
+
+    cluster_name: str
+    resource_group_name: str
+    location: str
+    create_resource_group: bool
+    kaito_addon: bool
+    protect: bool
+    tags: Mapping[str, str]
+    gpu_pools: Sequence[AksGpuPool]
+    node_auto_provisioning: bool
+    secrets_store: bool
+    prometheus_node_labels: tuple[str, ...] | None
 
 
 def azure_pool_name(pool: GpuPoolConfig, driver: str, taints: list[str], hardening: Iterable[str] = ()) -> str:
@@ -109,4 +138,49 @@ def gpu_pool(cfg: StackConfig, pool: GpuPoolConfig) -> AksGpuPool:
         vnet_subnet_id=pool.vnetSubnetId or cfg.cluster.systemPool.vnetSubnetId,  # one VNet: the system pool's
         upgrade=pool.upgrade.settings if pool.upgrade is not None else None,
         ssh_access=cfg.cluster.sshAccess,
+    )
+
+
+def nap_pool(cfg: StackConfig, pool: GpuNodePoolConfig, tags: Mapping[str, str] | None = None) -> NapGpuNodePool:
+    """``gpuNodePools[i]`` as its spec (:meth:`stack_config.nap.GpuNodePoolConfig.spec`) with what the stack adds:
+    its cluster's region, GPU operator or device plugin, KAITO add-on, Kubernetes version, the GPU floor and
+    ``tags`` (the platform's, which the composition adds)."""
+    return pool.spec(
+        location=cfg.location,
+        gpu_operator=pool_gpu_operator(cfg),
+        device_plugin=pool_device_plugin(cfg),
+        kaito_addon=cfg.kaito_addon,
+        gpu_floor=cfg.usable_gpu_floor,
+        kubernetes_version=cfg.cluster.kubernetesVersion,
+        tags=tags or {},
+    )
+
+
+def kaito_workspace(cfg: StackConfig, ws: KaitoWorkspaceConfig) -> KaitoGpuWorkspace:
+    """``kaito.workspaces[i]`` as its spec (:meth:`stack_config.kaito.KaitoWorkspaceConfig.spec`) with what the stack
+    adds: its cluster's Kubernetes version and KAITO add-on, the GPU floor."""
+    return ws.spec(
+        kubernetes_version=cfg.cluster.kubernetesVersion, addon_enabled=cfg.kaito_addon, gpu_floor=cfg.gpu_floor
+    )
+
+
+def aks_cluster(cfg: StackConfig, tags: Mapping[str, str] | None = None) -> AksCluster:
+    """``cluster`` (with ``resourceGroup`` and ``gpuPools``) as its spec
+    (:meth:`stack_config.models.ClusterConfig.spec`) with what the stack as a whole decides: names, region,
+    protection, the GPU pools' specs, the add-ons other sections turn on (KAITO, node auto-provisioning, the Secrets
+    Store, managed Prometheus) and ``tags`` (the platform's, which the composition adds)."""
+    return cfg.cluster.spec(
+        ClusterGiven(
+            cluster_name=cfg.cluster_name,
+            resource_group_name=cfg.resource_group_name,
+            location=cfg.location,
+            create_resource_group=not cfg.resourceGroup.existing,
+            kaito_addon=cfg.kaito_addon,
+            protect=cfg.protect,
+            tags=tags or {},
+            gpu_pools=tuple(gpu_pool(cfg, pool) for pool in cfg.gpuPools),
+            node_auto_provisioning=cfg.node_auto_provisioning,
+            secrets_store=cfg.secrets_store,
+            prometheus_node_labels=(POOL_NODE_LABEL,) if cfg.monitoring.enabled else None,
+        )
     )

@@ -14,10 +14,10 @@ from tests.preflight.test_cli import preflight
 
 def test_every_facts_file_records_when_its_sources_were_read() -> None:
     names = [p.name for p in facts_files()]
-    assert len(names) == 17 and names[0] == "catalog.json"  # the catalog and 16 facts files
+    assert len(names) == 19 and names[0] == "catalog.json"  # the catalog and 18 facts files
     for path in facts_files():
         read = json.loads(path.read_text(encoding="utf-8"))["sourcesRead"]
-        assert date.fromisoformat(read) <= date(2026, 12, 3), path.name
+        assert date.fromisoformat(read) <= date(2026, 12, 4), path.name  # fleet.json, gpu_regions.json: 2026-12-04
 
 
 def test_the_shipped_facts_are_fresh_on_the_day_and_age_by_their_read_dates() -> None:
@@ -37,7 +37,7 @@ def test_the_shipped_facts_are_fresh_on_the_day_and_age_by_their_read_dates() ->
         "upstream may have moved on. Refresh the facts with python -m gpu_catalog.refresh and review the diff "
         "(docs/refreshing-facts.md). Advisory: nothing is refused for it."
     )
-    assert len(stale_facts(date(2027, 6, 1), 90)) == 17
+    assert len(stale_facts(date(2027, 6, 1), 90)) == 19
     assert stale_facts(date(2027, 6, 1), 365) == []
 
 
@@ -53,6 +53,7 @@ def test_aks_access_records_what_was_re_read() -> None:
         "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b",
         "3498e952-d568-435e-9b2c-8d77e338d7f7",
         "a7ffa36f-339b-4b5c-8bdf-e2c188b2c0eb",
+        "18ab4d3d-a1bf-4477-8ad9-8359bc988f69",  # Fleet Manager RBAC Cluster Admin (the fleet's hub; read 2026-12-04)
     }
 
 

@@ -6,12 +6,37 @@ their Pulumi inputs, :mod:`components`), the component package maps its inputs t
 policies can build it (partially) from wire props. Whatever the door, a field not given gets the same default, so
 the same pool, written three ways, sends the same inputs (``tests/components/test_three_ways.py``).
 
-- :class:`~rules.specs.aks_gpu_pool.AksGpuPool`: an AKS GPU agent pool.
+- :class:`~rules.specs.aks_gpu_pool.AksGpuPool`: an AKS GPU agent pool;
+- :class:`~rules.specs.aks_cluster.AksCluster`: the AKS cluster (its system pool, access, hardening, upgrades);
+- :class:`~rules.specs.nap_gpu_pool.NapGpuNodePool`: a node auto-provisioning (Karpenter) GPU NodePool;
+- :class:`~rules.specs.kaito_workspace.KaitoGpuWorkspace`: a KAITO model workspace;
+- :class:`~rules.specs.databricks_cluster.DatabricksGpuCompute`: a Databricks GPU cluster.
 """
 
 from __future__ import annotations
 
+from .aks_cluster import AKS_CLUSTER_FIELDS, AksCluster, ClusterAccess, SystemPoolSpec
 from .aks_gpu_pool import AKS_GPU_POOL_FIELDS, AksGpuPool, pool_defaults
+from .databricks_cluster import DATABRICKS_CLUSTER_FIELDS, DatabricksAutoscale, DatabricksGpuCompute
+from .kaito_workspace import KAITO_WORKSPACE_FIELDS, KaitoGpuWorkspace
+from .nap_gpu_pool import NAP_GPU_NODE_POOL_FIELDS, NapGpuNodePool
 from .pool_software import PoolDevicePlugin, PoolGpuOperator
 
-__all__ = ["AKS_GPU_POOL_FIELDS", "AksGpuPool", "PoolDevicePlugin", "PoolGpuOperator", "pool_defaults"]
+__all__ = [
+    "AKS_CLUSTER_FIELDS",
+    "AKS_GPU_POOL_FIELDS",
+    "DATABRICKS_CLUSTER_FIELDS",
+    "KAITO_WORKSPACE_FIELDS",
+    "NAP_GPU_NODE_POOL_FIELDS",
+    "AksCluster",
+    "AksGpuPool",
+    "ClusterAccess",
+    "DatabricksAutoscale",
+    "DatabricksGpuCompute",
+    "KaitoGpuWorkspace",
+    "NapGpuNodePool",
+    "PoolDevicePlugin",
+    "PoolGpuOperator",
+    "SystemPoolSpec",
+    "pool_defaults",
+]

@@ -55,15 +55,12 @@ from ..lifecycle import check_kubernetes_version, check_operator_platform
 from ..network import UpgradeSettings
 from ..node_os import DEFAULT_OS_SKU, pool_node_os_problem
 from ..node_stack import (
-    DEVICE_PLUGIN_CHART,
-    EXTERNAL,
-    GPU_OPERATOR,
     KAITO_SAFE_TAINT,
     NodeStack,
     Sharing,
 )
 from ..sizes import DEFAULT_FLOOR
-from .pool_software import MigStrategy, PoolDevicePlugin, PoolGpuOperator
+from .pool_software import MigStrategy, PoolDevicePlugin, PoolGpuOperator, pool_manager, pool_mig_strategy
 
 
 @dataclass(frozen=True)
@@ -171,18 +168,12 @@ class AksGpuPool:
         Windows, where AKS brings its own."""
         if self.os != "Linux":
             return None
-        if self.gpu_operator is not None:
-            return GPU_OPERATOR
-        if self.device_plugin is not None:
-            return DEVICE_PLUGIN_CHART
-        return EXTERNAL if self.external_device_plugin else None
+        return pool_manager(self.gpu_operator, self.device_plugin, self.external_device_plugin)
 
     @property
     def mig_strategy(self) -> MigStrategy:
         """The MIG strategy of the pool's device plugin."""
-        if self.gpu_operator is not None:
-            return self.gpu_operator.mig_strategy
-        return self.device_plugin.mig_strategy if self.device_plugin is not None else "single"
+        return pool_mig_strategy(self.gpu_operator, self.device_plugin)
 
     @property
     def mig_partitioned_by_operator(self) -> bool:

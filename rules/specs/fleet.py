@@ -48,7 +48,10 @@ class FleetPool:
     gpu_resources: tuple[str, ...] = ()
     """Extended resources a pod requests on this pool's nodes (``nvidia.com/gpu``, ``nvidia.com/mig-3g.40gb``)."""
     max_nodes: int = 0
-    """Nodes at the pool's upper bound (``maxCount`` or ``count``)."""
+    """Nodes at the pool's upper bound (``maxCount`` or ``count``; a NAP pool: the nodes its GPU limit holds)."""
+    auto_provisioned: bool = False
+    """One size a node auto-provisioning pool (``gpuNodePools``) may launch: Karpenter picks among its sizes, so one
+    size missing in a region does not stop the pool."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,16 @@ class FleetMember:
     pools: tuple[FleetPool, ...] = ()
     labels: Mapping[str, str] = field(default_factory=dict)
     """Member labels of your own (the platform adds region and GPU facts, ``rules.fleet.member_labels``)."""
+    node_os_upgrade_channel: str | None = None
+    """The member cluster's own ``autoUpgradeProfile.nodeOSUpgradeChannel`` (``NodeImage``), if any."""
+    node_auto_provisioning: bool = False
+    """The member runs node auto-provisioning (``gpuNodePools``): Fleet updates only its control plane."""
+    cluster_name: str = ""
+    """The member's AKS cluster name (the template's with ``-<member>``, or the override's)."""
+    resource_group: str = ""
+    """The member's resource group name."""
+    kubernetes_pin: str = ""
+    """``cluster.kubernetesVersion`` as written (``1.36`` or a patch pin ``1.36.2``)."""
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rules.aks import GpuOperator
+from rules.node_stack import DEVICE_PLUGIN_CHART, EXTERNAL, GPU_OPERATOR
 
 MigStrategy = Literal["single", "mixed"]
 
@@ -35,3 +36,22 @@ class PoolDevicePlugin:
 
     version: str
     mig_strategy: MigStrategy = "single"
+
+
+def pool_manager(
+    operator: PoolGpuOperator | None, device_plugin: PoolDevicePlugin | None, external_device_plugin: bool
+) -> str | None:
+    """The device plugin that serves a Linux GPU pool's nodes (an agent pool, a NAP NodePool): the GPU operator's,
+    the nvidia-device-plugin chart's, or one installed outside the program (``None``: none)."""
+    if operator is not None:
+        return GPU_OPERATOR
+    if device_plugin is not None:
+        return DEVICE_PLUGIN_CHART
+    return EXTERNAL if external_device_plugin else None
+
+
+def pool_mig_strategy(operator: PoolGpuOperator | None, device_plugin: PoolDevicePlugin | None) -> MigStrategy:
+    """The MIG strategy of a pool's device plugin: the operator's, else the chart's, else ``single``."""
+    if operator is not None:
+        return operator.mig_strategy
+    return device_plugin.mig_strategy if device_plugin is not None else "single"

@@ -46,7 +46,7 @@ def test_the_keys_become_the_args() -> None:
         "monitoring": {"controlPlaneLogs": True},
     }
     cfg = validate_stack_config(config(cluster), stack_file="stacks/Pulumi.dev.yaml")
-    args = aks_cluster_args(cfg, None, {})
+    args = aks_cluster_args(cfg, {})
     assert (args.disable_run_command, args.image_cleaner, args.image_cleaner_interval_hours) == (True, True, 48)
     assert (args.system_pool.ssh_access, args.control_plane_logs) == ("Disabled", True)
     assert [f.field for f in advisory_findings(args)] == ["network", "monitoring", "encryptionAtHost"]

@@ -21,7 +21,6 @@ from rules.aks import windows_pool_name
 from rules.node_stack import Sharing
 from rules.sizes import check_gpu_size
 from stack_config import StackConfigError, validate_stack_config
-from stack_config.specs import pool_gpu_operator
 from tests.components.harness import AGENT_POOL, Run, run_program, run_stack, stack_config
 from tests.conftest import TODAY
 
@@ -262,7 +261,7 @@ def test_args_built_from_every_stack_pass_their_own_checks(stack: str) -> None:
     from stack_config import config_from_stack_yaml
 
     cfg = validate_stack_config(config_from_stack_yaml(stack_config(stack)), stack_file=f"stacks/Pulumi.{stack}.yaml")
-    args = aks_cluster_args(cfg, pool_gpu_operator(cfg), platform_tags(cfg))
+    args = aks_cluster_args(cfg, platform_tags(cfg))
     assert [p.name for p in args.gpu_pools] == [p.name for p in cfg.gpuPools]
     assert all(p.azure_name for p in args.gpu_pools)
 

@@ -11,11 +11,12 @@ import pytest
 
 from component_package.databricks_gpu_cluster import cluster_args_of
 from component_package.kaito_workspace import workspace_args
-from components.databricks import DatabricksAutoscale, DatabricksGpuClusterArgs
+from components.databricks import DatabricksGpuClusterArgs
 from components.kaito import KaitoWorkspaceArgs
 from components.validation import InvalidArgsError
 from rules.checklists import DatabricksClusterFacts, KaitoWorkspaceFacts, databricks_cluster, kaito_workspace
 from rules.databricks import PHOTON, DatabricksCluster
+from rules.specs import DatabricksAutoscale
 from stack_config import StackConfigError, validate_stack_config
 
 STACK_FILE = "stacks/Pulumi.dev.yaml"

@@ -31,7 +31,6 @@ from components.gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
 from components.nap_pool import NapGpuPool, NapGpuPoolArgs
 from components.pool_scheduling import GpuSharing
 from composition.wiring import platform_tags
-from rules.karpenter import resolve_sizes
 from stack_config import GpuPoolConfig, StackConfig, validate_stack_config
 from stack_config.databricks import DatabricksClusterConfig
 from stack_config.kaito import KaitoWorkspaceConfig
@@ -48,7 +47,6 @@ from tests.components.harness import (
     run_stack,
     stack_config,
 )
-from tests.conftest import TODAY
 
 STACKS = ("dev", "staging", "prod")
 WIRED_BY_THE_CLUSTER = ("resourceGroupName", "resourceName")
@@ -240,11 +238,11 @@ class ShippedNapPool:
         written = p.model_fields_set
         kwargs: dict[str, Any] = {
             "name": p.name,
-            "sizes": tuple(resolve_sizes(p.sizes, p.series, p.gpuModels, floor=self.cfg.gpu_floor, today=TODAY)[0]),
+            "sizes": tuple(p.sizes),
             "gpu_limit": p.limits.gpus,
             **self.cluster_given(),
         }
-        for key in ("capacityTypes", "zones", "taints"):
+        for key in ("series", "gpuModels", "capacityTypes", "zones", "taints"):
             if key in written:
                 kwargs[_snake(key)] = tuple(getattr(p, key))
         for key in ("labels", "imageFamily", "osDiskSizeGB", "expireAfter", "weight"):
@@ -322,6 +320,19 @@ def test_a_shipped_nap_pool_sends_the_same_inputs_whichever_door_it_comes_in_by(
     assert inputs(nap_api_runs, f"pkg-{shipped.id}") == from_stack
 
 
+def test_every_nap_key_of_a_stack_file_and_the_package_is_a_spec_field() -> None:
+    """``gpuNodePools[i]``'s keys and the package's ``NapGpuPool`` inputs are the NodePool spec's fields
+    (:class:`rules.specs.NapGpuNodePool`), but for the keys each door translates: a key with no field fails here."""
+    from component_package.nap_gpu_pool import NapGpuPoolArgs as PackageArgs
+    from rules.specs import NAP_GPU_NODE_POOL_FIELDS
+    from stack_config.specs import snake
+
+    stack_keys = {snake(k) for k in GpuNodePoolConfig.model_fields}
+    assert stack_keys - NAP_GPU_NODE_POOL_FIELDS == {"limits", "driver", "disruption"}
+    package_keys = set(PackageArgs.__annotations__)
+    assert package_keys - NAP_GPU_NODE_POOL_FIELDS == {"kubeconfig", "pool_name", "driver", "disruption"}
+
+
 # ------------------------------------------------------------------------------------------- KAITO workspaces
 
 
@@ -336,18 +347,19 @@ class ShippedWorkspace:
         return f"{self.stack}-{self.ws.name}"
 
     def python(self) -> dict[str, Any]:
-        """The Args' fields: the workspace's keys (``match_labels`` written out: the Args and the package require it)
-        and what the cluster gives it (its version and add-on)."""
+        """The spec's fields: the workspace's keys as written (``labelSelector`` is ``match_labels``; left out, the
+        spec's default) and what the cluster gives it (its version and add-on)."""
         ws = self.ws
         out: dict[str, Any] = {
             "workspace_name": ws.name,
             "preset": ws.preset,
             "instance_type": ws.instanceType,
-            "match_labels": ws.match_labels,
             "kubernetes_version": self.cfg.cluster.kubernetesVersion,
             "addon_enabled": self.cfg.kaito_addon,
             "gpu_floor": self.cfg.gpu_floor,
         }
+        if ws.labelSelector is not None:
+            out["match_labels"] = ws.labelSelector
         for key in ("count", "namespace", "modelAccessSecret", "modelAccessTokenConfig"):
             if key in ws.model_fields_set:
                 out[_snake(key)] = getattr(ws, key)
@@ -393,6 +405,18 @@ def test_a_shipped_workspace_sends_the_same_inputs_whichever_door_it_comes_in_by
     from_stack = inputs(stack_runs[shipped.stack], f"kaito-{shipped.ws.name}")
     assert inputs(kaito_api_runs, f"py-{shipped.id}") == from_stack
     assert inputs(kaito_api_runs, f"pkg-{shipped.id}") == from_stack
+
+
+def test_every_workspace_key_of_a_stack_file_and_the_package_is_a_spec_field() -> None:
+    """``kaito.workspaces[i]``'s keys and the package's ``KaitoWorkspace`` inputs are the workspace spec's fields
+    (:class:`rules.specs.KaitoGpuWorkspace`), but for the keys each door names its own way."""
+    from component_package.kaito_workspace import KaitoWorkspaceArgs as PackageArgs
+    from rules.specs import KAITO_WORKSPACE_FIELDS
+    from stack_config.specs import snake
+
+    stack_keys = {snake(k) for k in KaitoWorkspaceConfig.model_fields}
+    assert stack_keys - KAITO_WORKSPACE_FIELDS == {"name", "label_selector"}  # workspace_name, match_labels
+    assert set(PackageArgs.__annotations__) - KAITO_WORKSPACE_FIELDS == {"kubeconfig"}
 
 
 # ------------------------------------------------------------------------------------------- Databricks clusters
@@ -454,7 +478,8 @@ def databricks_api_runs() -> Run:
     import pulumi_databricks
 
     from component_package.databricks_gpu_cluster import DatabricksGpuCluster as PackageCluster
-    from components.databricks import DatabricksAutoscale, DatabricksGpuCluster, DatabricksGpuClusterArgs
+    from components.databricks import DatabricksGpuCluster, DatabricksGpuClusterArgs
+    from rules.specs import DatabricksAutoscale
 
     def program() -> None:
         for shipped in SHIPPED_DATABRICKS:
@@ -494,6 +519,29 @@ def test_a_shipped_databricks_cluster_sends_the_same_inputs_whichever_door_it_co
     ]
     assert inputs(databricks_api_runs, f"py-{shipped.id}") == from_stack
     assert inputs(databricks_api_runs, f"pkg-{shipped.id}") == from_stack
+
+
+def test_every_databricks_input_of_the_package_is_a_spec_field() -> None:
+    """The package's ``DatabricksGpuCluster`` inputs are the cluster spec's fields
+    (:class:`rules.specs.DatabricksGpuCompute`, the request): a key with no field fails here. A stack file describes
+    the request in its own words (``workload``, ``tasksPerGpu``, ``dedicatedGroup``), which
+    :meth:`stack_config.databricks.DatabricksClusterConfig.spec` turns into those fields."""
+    from component_package.databricks_gpu_cluster import DatabricksGpuClusterArgs as PackageArgs
+    from rules.specs import DATABRICKS_CLUSTER_FIELDS
+
+    assert set(PackageArgs.__annotations__) - DATABRICKS_CLUSTER_FIELDS == {"workspace_url"}
+
+
+def test_a_stack_files_databricks_cluster_is_its_spec() -> None:
+    """The stack door's spec is the request the Python door writes (the file's own words kept for the checklist)."""
+    from rules.specs import DatabricksAutoscale, DatabricksGpuCompute
+
+    for shipped in SHIPPED_DATABRICKS:
+        autoscale = shipped.cluster.autoscale
+        bounds = DatabricksAutoscale(autoscale.minWorkers, autoscale.maxWorkers) if autoscale is not None else None
+        spec = shipped.cluster.spec(tags=platform_tags(shipped.cfg), gpu_floor=shipped.cfg.gpu_floor)
+        assert spec == DatabricksGpuCompute(**shipped.request(), autoscale=bounds)
+        assert spec.written is not None and spec.checklist.stack_runtime_key
 
 
 # ------------------------------------------------------------------------------------------- AKS clusters
@@ -623,3 +671,33 @@ def test_a_shipped_cluster_sends_the_same_inputs_whichever_door_it_comes_in_by(
     by_door = {"index:AksGpuCluster" in r.urn: r.inputs for r in cluster_api_runs[stack].of_type(MANAGED_CLUSTER)}
     assert by_door[False] == from_stack  # Python
     assert by_door[True] == from_stack  # the package
+
+
+def test_every_cluster_input_of_the_package_is_a_spec_field() -> None:
+    """The package's ``AksGpuCluster`` inputs are the cluster spec's fields (:class:`rules.specs.AksCluster`), but for
+    ``ssh_access`` (the spec's is per pool: the system pool's and each GPU pool's); the spec's ``disable_run_command``
+    arrives in the package's ``api_server`` and ``log_retention_days`` keeps its default there."""
+    from component_package.aks_gpu_cluster import AksGpuClusterArgs as PackageArgs
+    from rules.specs import AKS_CLUSTER_FIELDS
+
+    package = set(PackageArgs.__annotations__)
+    assert package - AKS_CLUSTER_FIELDS == {"ssh_access"}
+    assert AKS_CLUSTER_FIELDS - package == {"disable_run_command", "log_retention_days"}
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_a_stack_files_cluster_is_the_python_doors_spec(stack: str) -> None:
+    """The stack door's cluster spec (:func:`stack_config.specs.aks_cluster`) equals the one the Python door builds
+    from the same keys (its pools included)."""
+    from dataclasses import fields
+
+    from rules.specs import AksCluster
+    from stack_config.specs import aks_cluster
+
+    cfg = next(p.cfg for p in SHIPPED if p.stack == stack)
+    python = python_cluster(stack)
+    from_stack = aks_cluster(cfg, platform_tags(cfg))
+    for f in fields(AksCluster):
+        if f.name != "gpu_pools":
+            assert getattr(from_stack, f.name) == getattr(python, f.name), f.name
+    assert [p.name for p in from_stack.gpu_pools] == [p.name for p in python.gpu_pools]

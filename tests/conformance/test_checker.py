@@ -37,6 +37,8 @@ RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
 SECRET = "kubernetes:core/v1:Secret"
 SLEEP = "time:index/sleep:Sleep"
 MAINTENANCE = "azure-native:containerservice:MaintenanceConfiguration"
+ARM_RESOURCE = "azure-native:resources:Resource"
+CRP = "kubernetes:placement.kubernetes-fleet.io/v1:ClusterResourcePlacement"
 ZONE_ID = (
     "/subscriptions/x/resourceGroups/rg-dns/providers/Microsoft.Network/privateDnsZones/privatelink.westeu.azmk8s.io"
 )
@@ -205,6 +207,31 @@ BASELINES: dict[str, dict[str, Any]] = {
         },
     },
     "pulumi:providers:databricks": {"host": "https://adb-1.7.azuredatabricks.net", "azureWorkspaceResourceId": "/x"},
+    ARM_RESOURCE: {  # a fleet's update strategy through the generic resource (components/fleet.py)
+        "apiVersion": "2026-06-01",
+        "resourceProviderNamespace": "Microsoft.ContainerService",
+        "resourceType": "updateStrategies",
+        "parentResourcePath": "fleets/gpu-fleet",
+        "resourceGroupName": "rg-fleet",
+        "resourceName": "gpu-staged",
+        "properties": {
+            "strategy": {
+                "stages": [
+                    {"name": "canary", "groups": [{"name": "canary"}], "afterStageWaitInSeconds": 3600.0},
+                    {"name": "rest", "groups": [{"name": "rest"}]},
+                ]
+            }
+        },
+    },
+    CRP: {
+        "apiVersion": "placement.kubernetes-fleet.io/v1",
+        "kind": "ClusterResourcePlacement",
+        "metadata": {"name": "team-a-llm"},
+        "spec": {
+            "resourceSelectors": [{"group": "", "version": "v1", "kind": "Namespace", "name": "team-a"}],
+            "policy": {"placementType": "PickN", "numberOfClusters": 1.0},
+        },
+    },
 }
 
 
@@ -669,6 +696,23 @@ RULE_CASES: list[tuple[str, str, Callable[[dict[str, Any]], None], str]] = [
     ("databricks.workers-or-autoscale", DBX_CLUSTER, _set("numWorkers", 2.0), "numWorkers"),
     ("databricks.autoscale-max-above-min", DBX_CLUSTER, _set("autoscale", "maxWorkers", 1.0), "autoscale.maxWorkers"),
     ("databricks.autotermination-range", DBX_CLUSTER, _set("autoterminationMinutes", 5.0), "autoterminationMinutes"),
+    ("fleet.generic-resource", ARM_RESOURCE, _set("apiVersion", "2024-05-02-preview"), "apiVersion"),
+    (
+        "fleet.update-strategy-groups",
+        ARM_RESOURCE,
+        _set("properties", "strategy", "stages", 1, "groups", 0, "name", "canary"),
+        "properties.strategy.stages[1].groups[0].name",
+    ),
+    (
+        "fleet.auto-upgrade-target-version",
+        ARM_RESOURCE,
+        _both(
+            _set("resourceType", "autoUpgradeProfiles"),
+            _set("properties", {"channel": "Stable", "targetKubernetesVersion": "1.35"}),
+        ),
+        "properties.targetKubernetesVersion",
+    ),
+    ("fleet.crp-policy", CRP, _set("spec", "policy", "numberOfClusters", _DELETE), "spec.policy.numberOfClusters"),
 ]
 
 

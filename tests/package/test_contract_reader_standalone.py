@@ -54,3 +54,19 @@ def test_network_entry_round_trip_and_older_stacks() -> None:
         "podSubnets": {},
     }
     assert parse_contract({**outputs, "network": network.to_dict()}).network == network
+
+
+def test_fleet_view_round_trip_without_the_platform() -> None:
+    from agp_contract import FleetContract, FleetMemberContract, FleetPoolContract, parse_fleet, parse_member
+
+    weu = FleetMemberContract("weu", "westeurope", "canary", "1.34", {"team": "ml"},
+                              [FleetPoolContract("t4", "Standard_NC8as_T4_v3", ["nvidia.com/gpu"], 4)])  # fmt: skip
+    view = FleetContract.of("gpu-fleet", "westeurope", False, [weu])
+    outputs = {
+        "contractVersion": "1",
+        "fleet": view.to_dict(),
+        "members": {"weu": {"clusterName": "aks-weu", "clusterId": "/x", "resourceGroupName": "rg", "gpuPools": {}}},
+    }
+    assert parse_fleet(outputs) == view
+    assert view.where("nvidia.com/gpu") == {"weu": ["Standard_NC8as_T4_v3"]} and view.groups == {"canary": ["weu"]}
+    assert parse_member(outputs, "weu").cluster_name == "aks-weu"

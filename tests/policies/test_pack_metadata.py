@@ -57,6 +57,9 @@ EXPECTED_LEVELS = {
     "gpu-node-device-plugin": "mandatory",
     "gpu-node-device-plugin-missing": "advisory",
     "gpu-pool-idle-minimum": "advisory",
+    "fleet-update-strategy-stages": "mandatory",
+    "fleet-auto-upgrade-channel": "mandatory",
+    "fleet-auto-upgrade-next-move": "advisory",
 }
 
 
@@ -118,6 +121,9 @@ def test_stack_policies() -> None:
         "aks-kubernetes-version-expiring",
         "aks-kubernetes-version-supported",
         "aks-node-os-supported",
+        "fleet-auto-upgrade-channel",
+        "fleet-auto-upgrade-next-move",
+        "fleet-update-strategy-stages",
         "gpu-driver-skipped-needs-operator",
         "gpu-node-device-plugin",
         "gpu-node-device-plugin-missing",

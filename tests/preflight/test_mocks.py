@@ -187,6 +187,34 @@ def test_cluster_credentials_invoke_returns_a_base64_kubeconfig() -> None:
     assert call_answer("nobody:knows:this", {}) is None
 
 
+def test_fleet_credentials_and_generic_resources_are_answered() -> None:
+    answer = call_answer("azure-native:containerservice:listFleetCredentials", {"fleetName": "gpu-fleet"})
+    assert answer is not None
+    (kubeconfig,) = answer["kubeconfigs"]
+    assert kubeconfig["name"] == "hub"
+    assert (
+        "server: https://gpu-fleet-hub-dns-00000000.hcp.westeurope.azmk8s.io:443"
+        in base64.b64decode(kubeconfig["value"]).decode()
+    )
+    member = {
+        "resourceProviderNamespace": "Microsoft.ContainerService",
+        "parentResourcePath": "fleets/gpu-fleet",
+        "resourceType": "members",
+        "resourceName": "weu",
+        "resourceGroupName": "rg-gpu-fleet",
+    }
+    rid, outputs = resource_answer("azure-native:resources:Resource", "fleet-member-weu", member)
+    assert rid == (
+        "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-gpu-fleet/providers/"
+        "Microsoft.ContainerService/fleets/gpu-fleet/members/weu"
+    )
+    assert (outputs["type"], outputs["name"]) == ("Microsoft.ContainerService/fleets/members", "weu")
+    fleet = {**member, "parentResourcePath": "", "resourceType": "fleets", "resourceName": "gpu-fleet"}
+    rid, outputs = resource_answer("azure-native:resources:Resource", "fleet-fleet", fleet)
+    assert rid.endswith("/resourceGroups/rg-gpu-fleet/providers/Microsoft.ContainerService/fleets/gpu-fleet")
+    assert outputs["type"] == "Microsoft.ContainerService/fleets"
+
+
 def test_wire_sentinels_are_the_sdks() -> None:
     from pulumi.runtime import rpc
 
