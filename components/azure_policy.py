@@ -1,4 +1,4 @@
-"""``AksGpuSizePolicy``: the generated Azure Policy definition (:mod:`exports.azure_policy`) and its assignment.
+"""``AksGpuSizePolicy``: the generated Azure Policy definition (:mod:`rules.azure_policy`) and its assignment.
 
 Resources (azure-native ``authorization``, REST API 2025-01-01)::
 
@@ -8,7 +8,7 @@ Resources (azure-native ``authorization``, REST API 2025-01-01)::
 
 The definition refuses (``Deny``) or reports (``Audit``) AKS agent pools, standalone or inline in a managed cluster,
 whose N-family VM size the size rules refuse; the assignment passes the effect, the pools the stack's exemptions waive
-(``exemptedPools``, each until its expiry: :class:`exports.azure_policy.ExemptedPool`) and says in its
+(``exemptedPools``, each until its expiry: :class:`rules.azure_policy.ExemptedPool`) and says in its
 non-compliance message which rules refused and what to use instead. The exempted pools are a parameter of the
 assignment, not a ``PolicyExemption`` scoped to a pool: such an exemption can only be created after the pool, whose
 PUT ``Deny`` has already refused, and does not cover the cluster's inline profiles. The platform creates this
@@ -24,8 +24,8 @@ from datetime import date
 
 import pulumi
 
-from exports import azure_policy
-from rules import Finding
+from gpu_catalog import clock
+from rules import Finding, azure_policy
 from rules.azure_policy import ENFORCED_EFFECTS, SCOPES, EnforcedEffect, Scope
 from rules.sizes import DEFAULT_FLOOR, floor_size
 
@@ -106,8 +106,9 @@ class AksGpuSizePolicy(pulumi.ComponentResource):
         super().__init__(POLICY_TYPE, name, None, opts)
         from pulumi_azure_native import authorization
 
+        today = args.today or clock.today()
         doc = azure_policy.policy_definition(
-            floor=args.floor, effect=args.effect, name=args.definition_name, today=args.today
+            floor=args.floor, effect=args.effect, name=args.definition_name, today=today
         )
         props = doc["properties"]
         parameters = {
@@ -149,7 +150,7 @@ class AksGpuSizePolicy(pulumi.ComponentResource):
             },
             non_compliance_messages=[
                 authorization.NonComplianceMessageArgs(
-                    message=azure_policy.non_compliance_message(args.floor, args.today)
+                    message=azure_policy.non_compliance_message(args.floor, today=today)
                 )
             ],
             metadata={"source": props["metadata"]["source"], "rules": props["metadata"]["rules"]},

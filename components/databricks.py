@@ -30,14 +30,14 @@ from functools import cached_property
 
 import pulumi
 
-from exports import databricks_policy
 from gpu_catalog import clock
-from rules import Finding
+from rules import Finding, databricks_policy_document
 from rules.databricks import (
     STANDARD_ENGINE,
     TASK_GPU_AMOUNT,
     cluster_slug,
 )
+from rules.databricks_facts import accepted_node_types
 from rules.databricks_policy import (
     DEFAULT_COST_TAGS,
     cost_tags_problem,
@@ -290,7 +290,7 @@ class DatabricksGpuCluster(pulumi.ComponentResource):
 
 @dataclass(frozen=True)
 class DatabricksClusterPolicyArgs:
-    """A cluster policy generated from the Databricks rules (:mod:`exports.databricks_policy`)."""
+    """A cluster policy generated from the Databricks rules (:mod:`rules.databricks_policy_document`)."""
 
     policy_name: str
     gpu_floor: str = DEFAULT_FLOOR
@@ -323,8 +323,8 @@ class DatabricksClusterPolicyArgs:
     def definition(self) -> str:
         """The policy definition as the API takes it: a JSON document (keys sorted, so it diffs only on change).
         Generated once, on first use."""
-        doc = databricks_policy.cluster_policy_definition(
-            floor=self.gpu_floor, cost_tags=self.cost_tags, today=self.today, shape=self.resolved_shape
+        doc = databricks_policy_document.cluster_policy_definition(
+            floor=self.gpu_floor, cost_tags=self.cost_tags, today=self.today or clock.today(), shape=self.resolved_shape
         )
         return json.dumps(doc, sort_keys=True)
 
@@ -334,7 +334,8 @@ class DatabricksClusterPolicyArgs:
 
 
 class DatabricksGpuClusterPolicy(pulumi.ComponentResource):
-    """A Databricks cluster policy for GPU clusters (module :mod:`exports.databricks_policy` says what it limits).
+    """A Databricks cluster policy for GPU clusters (module :mod:`rules.databricks_policy_document` says what it
+    limits).
 
     Output: ``policy_id`` (clusters reference it with ``policy_id``; users need CAN_USE on it to pick it).
     """
@@ -356,7 +357,7 @@ class DatabricksGpuClusterPolicy(pulumi.ComponentResource):
             name,
             name=args.policy_name,
             definition=args.definition,
-            description=databricks_policy.description(args.gpu_floor, args.resolved_shape),
+            description=databricks_policy_document.description(args.gpu_floor, args.resolved_shape),
             opts=pulumi.ResourceOptions(parent=self, provider=provider),
         )
         self.policy_id = policy.id
@@ -401,7 +402,7 @@ def build_databricks(
         if cluster_policy.shape is None:
             cluster_policy = replace(cluster_policy, shape=policy_shape(c.facts for c in clusters))
         today = cluster_policy.today or clock.today()
-        node_types = databricks_policy.allowed_node_types(cluster_policy.gpu_floor, today)
+        node_types = accepted_node_types(cluster_policy.gpu_floor, today=today)
         for cluster in clusters:
             problems = shape_refusals(cluster.facts, node_types, today=today, shape=cluster_policy.resolved_shape)
             missing = missing_cost_tags(cluster.facts, cluster_policy.cost_tags, cluster.tags)

@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # each imported where its Args are built: only by a stack tha
     from components.databricks import DatabricksClusterPolicyArgs, DatabricksGpuClusterArgs, DatabricksWorkspaceArgs
     from components.kaito import KaitoWorkspaceArgs
     from components.nap_pool import NapGpuPool, NapGpuPoolArgs
-    from exports.azure_policy import ExemptedPool
+    from rules.azure_policy import ExemptedPool
 
 MANAGED_BY = "pulumi:azure-gpu-platform"
 """The ``managed-by`` tag on the platform's Azure resources."""
@@ -183,7 +183,7 @@ def azure_policy_args(cfg: StackConfig, cluster: AksGpuClusterArgs, member: str 
 def azure_policy_exempted_pools(cfg: StackConfig, cluster: AksGpuClusterArgs) -> tuple[ExemptedPool, ...]:
     """One entry per GPU pool an exemption of a size rule waives today (:mod:`rules.exemptions`), by the cluster's
     and the pool's Azure names, with the entries' reason, owner, category and earliest expiry."""
-    from exports.azure_policy import ExemptedPool
+    from rules.azure_policy import ExemptedPool
 
     today = cfg.today
     out: list[ExemptedPool] = []

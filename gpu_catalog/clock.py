@@ -2,8 +2,9 @@
 
 The real date, unless ``AGP_TODAY`` (an ISO date) pins it: the test suite pins it so that tests do not change
 verdict with the calendar, and ``python -m preflight --today YYYY-MM-DD`` pins it to ask "what will fail on that
-day?". The program and the policy pack read it in their own processes, so the preflight passes it on through the
-environment. No Pulumi imports.
+day?". Each entry point reads it once and passes the day down (``validate_stack_config``, the platform build, one
+policy-pack request, one preflight run: docs/architecture.md); the program and the policy pack run in processes of
+their own, so the preflight starts them with its day as ``AGP_TODAY``. No Pulumi imports.
 """
 
 from __future__ import annotations
@@ -35,5 +36,5 @@ def today() -> date:
 
 @lru_cache(maxsize=16)
 def _pinned(text: str) -> date:
-    """:func:`parse_day` of ``$AGP_TODAY``, once per text (the policy pack asks for today per resource)."""
+    """:func:`parse_day` of ``$AGP_TODAY``, once per text (the policy pack asks once per request)."""
     return parse_day(text)

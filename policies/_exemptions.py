@@ -9,14 +9,14 @@ policy)::
                                           "expires": "2027-01-15"}]}}
 
 :func:`exempting_report` is what a policy reports through: a violation an active exemption covers (this policy, the
-reported resource by name or URN pattern, not expired on ``gpu_catalog.clock.today()``) is not reported —
-pulumi_policy sends every violation at the policy's level and has no "suppressed" result — and is written to the
-engine's log instead (a warning on that resource: the policy, the reason, the owner, the days left, the message), so
-``pulumi preview`` still shows it. An exemption within 14 days of its end is logged once as a warning too. An entry
+reported resource by name or URN pattern, not expired on the request's day, ``policies._resources.request_today()``) is
+not reported — pulumi_policy sends every violation at the policy's level and has no "suppressed" result — and is written
+to the engine's log instead (a warning on that resource: the policy, the reason, the owner, the days left, the message),
+so ``pulumi preview`` still shows it. An exemption within 14 days of its end is logged once as a warning too. An entry
 the rule refuses (expiry too far ahead, no reason, a wildcard resource) waives nothing and is logged. A violation that
 is reported names the expired or refused entries of its policy and resource, with their dates
-(:func:`rules.exemptions.with_notes`, the words the preflight uses too). What the engine cannot show, the preflight
-does (``preflight/exemptions.py``: structured results, SARIF suppressions, an entry that matches no resource).
+(:func:`rules.exemptions.with_notes`, the words the preflight uses too). What the engine cannot show, the preflight does
+(``preflight/exemptions.py``: structured results, SARIF suppressions, an entry that matches no resource).
 
 The config is written from a stack file by ``python -m preflight.pack_config`` (docs/exemptions.md).
 """
@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from gpu_catalog import clock
 from rules import Finding
 from rules.exemptions import (
     CATEGORIES,
@@ -48,6 +47,8 @@ from rules.exemptions import (
     resolve_max_days,
     with_notes,
 )
+
+from ._resources import request_today
 
 _engine: dict[str, str] = {}
 _lock = threading.Lock()
@@ -157,7 +158,7 @@ def exempting_report(policy: str, args: Any, report_violation: Callable[..., Non
     config = args.get_config()
     if not config or not config.get(EXEMPTIONS_KEY):
         return report_violation
-    today = clock.today()
+    today = request_today()
     exemptions = read_policy_exemptions(policy, config, today)
     if not exemptions.valid and not exemptions.refused:
         return report_violation

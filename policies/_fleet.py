@@ -17,14 +17,23 @@ from typing import Any
 
 from pulumi_policy import ReportViolation, StackValidationArgs
 
-from gpu_catalog import clock
 from rules.fleet import fleet_channel_findings, member_channel_findings
 from rules.fleet_wire import FLEET_MEMBER_TAG, WireFleetResource, member_tag, read_fleet_resource
 from rules.idle import is_gpu_operator_chart
 from rules.resource_types import is_helm_release, is_managed_cluster
 from rules.specs.fleet import AutoUpgrade, FleetMember, FleetSpec
 
-from ._resources import UNKNOWN, ResourceRef, Review, as_bool, get, is_unknown, resource_ref, shared_reading
+from ._resources import (
+    UNKNOWN,
+    ResourceRef,
+    Review,
+    as_bool,
+    get,
+    is_unknown,
+    request_today,
+    resource_ref,
+    shared_reading,
+)
 
 
 @dataclass(frozen=True)
@@ -227,7 +236,7 @@ def profile_findings(args: StackValidationArgs, review: Review, today: date) -> 
 def review_profiles(args: StackValidationArgs, report: ReportViolation, *, advisory: bool) -> None:
     """A channel policy's run: :func:`profile_findings` of one kind (the refusals, or the warnings) as violations."""
     review = Review(report, args)
-    for finding in profile_findings(args, review, clock.today()):
+    for finding in profile_findings(args, review, request_today()):
         if finding.advisory is advisory:
             review.violation(finding.message, finding.urn)
     review.finish()

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
+from datetime import date
 from types import CodeType
 from typing import Any, Final, Protocol, TypeVar
 
@@ -59,6 +60,7 @@ __all__ = [
     "pools_of",
     "props_of",
     "read_pools",
+    "request_today",
     "resource_ref",
     "review_sizes",
     "shared_reading",
@@ -109,6 +111,10 @@ class _Views(threading.local):
     """That request's views: a memo per resource URN, and the shared readings."""
     active: dict[Any, Any] | None = None
     """The views of the request whose policy is running now (set by :func:`shared_view`, else ``None``)."""
+    day: date | None = None
+    """The day of the request seen last: the clock is read once, when the request is first seen (issue 39)."""
+    active_day: date | None = None
+    """The day of the request whose policy is running now (``None`` outside a request)."""
 
 
 _views = _Views()
@@ -134,25 +140,35 @@ def _served_response(report: Any) -> Any:
     return report.__closure__[_RESPONSE_CELL].cell_contents
 
 
-def _request_views(args: Any, report: Any) -> dict[Any, Any] | None:
+def _request_views(args: Any, report: Any) -> tuple[dict[Any, Any] | None, date | None]:
     """The views of the request ``report`` serves (new ones when its response is not the one seen last on this
-    thread); ``None`` outside a request, or when an ``AnalyzeStack`` request's URNs repeat (its views would be
-    ambiguous).
+    thread) and the request's day; ``(None, None)`` outside a request; no views when an ``AnalyzeStack`` request's
+    URNs repeat (its views would be ambiguous).
 
     pulumi_policy converts and proxies a request's properties once *per policy* and gives a policy no handle on the
     request. Its ``report_violation`` closes over the call's response, the same object for every policy of one call
     and kept alive here until the next, so a later call's response is never the same object. A stack policy's
-    ``args.resources`` are the request's resources, so their URNs are checked once per request."""
+    ``args.resources`` are the request's resources, so their URNs are checked once per request. The day is read from
+    the clock here, once per request, and every policy of the request is given it (:func:`request_today`)."""
     response = _served_response(report)
     if response is None:
-        return None
+        return None, None
     if response is _views.response:
-        return _views.views
+        return _views.views, _views.day
     _views.response = response
+    _views.day = clock.today()
     stack = getattr(args, "resources", None)
     unique = stack is None or len({r.urn for r in stack}) == len(stack)
     views = _views.views = {} if unique else None
-    return views
+    return views, _views.day
+
+
+def request_today() -> date:
+    """The day of the pack request being served: read from the clock once per ``Analyze`` / ``AnalyzeStack`` request
+    and passed to every policy of it (:func:`gpu_catalog.clock.today`, which honours ``AGP_TODAY``); outside a request
+    (a test calling ``validate`` directly), the clock's day."""
+    day = _views.active_day
+    return day if day is not None else clock.today()
 
 
 Validate = Callable[[Any, Any], Any]
@@ -182,12 +198,12 @@ def shared_view(
                 applies = gate[resource_type] = applies_to(resource_type)
             if not applies:
                 return None
-        previous = _views.active
-        _views.active = _request_views(args, report)
+        previous = _views.active, _views.active_day
+        _views.active, _views.active_day = _request_views(args, report)
         try:
             return validate(args, report if report_for is None else report_for(args, report))
         finally:
-            _views.active = previous
+            _views.active, _views.active_day = previous
 
     return with_views
 
@@ -483,12 +499,12 @@ _CHECK_CACHE_MAX: Final = 4096
 def per_size(check: Callable[..., SizeFinding | None], *, dated: bool) -> Callable[..., SizeFinding | None]:
     """``check(size, *params)`` (a pure catalog rule) answered once per size as written and parameters (and day, when
     ``dated``: retirements and the sizes a message suggests depend on the day, so the rule is called as
-    ``check(size, *params, today=gpu_catalog.clock.today())``, the day read once per call): the pack asks the same few
-    sizes of thousands of resources."""
+    ``check(size, *params, today=request_today())``, the request's day): the pack asks the same few sizes of thousands
+    of resources."""
     answers: dict[tuple[Any, ...], SizeFinding | None] = {}
 
     def cached(size: str, *params: Any) -> SizeFinding | None:
-        day = clock.today() if dated else None
+        day = request_today() if dated else None
         key = (size, params, day)
         if key in answers:
             return answers[key]

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pulumi_policy import PolicyConfigSchema, ReportViolation, Severity, StackValidationArgs
 
-from gpu_catalog import clock
 from rules.lifecycle import DEFAULT_EXPIRY_WARNING_DAYS, check_kubernetes_expiry
 
 from ._kubernetes import judge, version_fields
 from ._meta import ADVISORY, GpuStackPolicy
-from ._resources import Review
+from ._resources import Review, request_today
 
 NAME = "aks-kubernetes-version-expiring"
 WARN_DAYS = "warnDays"
@@ -21,7 +20,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     warn_days = config.get(WARN_DAYS, DEFAULT_EXPIRY_WARNING_DAYS)
     if not isinstance(warn_days, int | float) or isinstance(warn_days, bool) or warn_days < 0:
         raise ValueError(f"{NAME}: {WARN_DAYS} must be a number of days ≥ 0, got {warn_days!r}")
-    today = clock.today()
+    today = request_today()
     for field in version_fields(args, review):
         finding = judge(field, check_kubernetes_expiry, review, today, warn_days=int(warn_days))
         if finding is not None:

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, Severity, StackValidationArgs
 
-from gpu_catalog import clock
 from gpu_catalog.lifecycle import LTS_SUPPORT_PLAN, LTS_TIER
 from rules.lifecycle import check_kubernetes_version
 
 from ._kubernetes import judge, version_fields
 from ._meta import MANDATORY, GpuStackPolicy
-from ._resources import Review
+from ._resources import Review, request_today
 
 NAME = "aks-kubernetes-version-supported"
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     review = Review(report, args)
-    today = clock.today()
+    today = request_today()
     for field in version_fields(args, review):
         finding = judge(field, check_kubernetes_version, review, today)
         if finding is not None:

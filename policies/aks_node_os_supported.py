@@ -25,13 +25,12 @@ from typing import Any
 
 from pulumi_policy import ReportViolation, Severity, StackValidationArgs
 
-from gpu_catalog import clock
 from rules.node_os import DEFAULT_OS_SKU, image_family_problem, pool_node_os_problem, size_os_problem
 from rules.resource_types import is_agent_pool, is_aks_node_class, is_managed_cluster
 from rules.wire_pools import PROFILES, AksPools, aks_pools
 
 from ._meta import MANDATORY, GpuStackPolicy
-from ._resources import UNKNOWN, Review, get, is_unknown, join_path, props_of
+from ._resources import UNKNOWN, Review, get, is_unknown, join_path, props_of, request_today
 
 NAME = "aks-node-os-supported"
 _OWNER = ("resourceGroupName", "resourceName")
@@ -66,7 +65,7 @@ def _judge(review: Review, where: str, pool: Any, version: Any, urn: str) -> Non
         return
     os_name = os_type if isinstance(os_type, str) and os_type in DEFAULT_OS_SKU else "Linux"
     sku = os_sku if isinstance(os_sku, str) and os_sku else None
-    problem = pool_node_os_problem(os_name, sku, version, clock.today())
+    problem = pool_node_os_problem(os_name, sku, version, request_today())
     if problem is not None:
         review.violation(f"{where}: {problem}", urn)
 
@@ -97,7 +96,7 @@ def _judge_node_class(review: Review, resource: Any, props: Any, versions: list[
     if not isinstance(version, str) or not version:
         review.not_checked(f"{where}: the ManagedCluster sets no kubernetesVersion")
         return
-    problem = image_family_problem(image, version, clock.today())
+    problem = image_family_problem(image, version, request_today())
     if problem is not None:
         review.violation(f"{where}: {problem}", resource.urn)
 

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog import clock
 from rules.databricks import gpu_node_types
 from rules.resource_types import is_databricks_cluster
 
 from ._databricks import gpu_cluster, report_findings
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review
+from ._resources import UNKNOWN, Review, request_today
 
 NAME = "databricks-gpu-node-types"
 
@@ -25,7 +24,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         unknown = [path for path in ("nodeTypeId", "driverNodeTypeId") if cluster.get(path) is UNKNOWN]
         for path in unknown:
             review.unknown_field(path)
-        report_findings(review, gpu_node_types(cluster.facts(), today=clock.today()), unknown=unknown)
+        report_findings(review, gpu_node_types(cluster.facts(), today=request_today()), unknown=unknown)
     review.finish()
 
 

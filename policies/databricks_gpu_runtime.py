@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog import clock
 from rules.databricks import (
     CLASSIC_PREVIEW,
     EXAMPLE_GPU_ML_RUNTIME,
@@ -21,7 +20,7 @@ from rules.resource_types import is_databricks_cluster
 
 from ._databricks import gpu_cluster, node_type_facts, report_findings, text
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, get, props_of
+from ._resources import UNKNOWN, Review, get, props_of, request_today
 
 NAME = "databricks-gpu-runtime"
 
@@ -55,7 +54,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     elif isinstance(version, str) and not review.unknown:  # a CPU cluster, unless an unknown node type is a GPU
         facts = node_type_facts(props, spark_version=version)
     if facts is not None:
-        report_findings(review, gpu_runtime(facts, today=clock.today()))
+        report_findings(review, gpu_runtime(facts, today=request_today()))
     review.finish()
 
 

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog import clock
 from rules.resource_types import is_aks_pool_resource
 from rules.sizes import check_mig_profile
 
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import POOL_SIZES, UNKNOWN, Review, pools_of
+from ._resources import POOL_SIZES, UNKNOWN, Review, pools_of, request_today
 
 NAME = "gpu-mig-profile-capable-size"
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     review = Review(report, args)
-    today = clock.today()
+    today = request_today()
     for pool in pools_of(args, review):
         profile = pool.get("gpuInstanceProfile")
         if profile is UNKNOWN:

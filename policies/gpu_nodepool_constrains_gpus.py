@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog import clock
 from rules.karpenter import EXCLUDE_GPUS, GPU_RESOURCE, GpuScope, unconstrained_gpus
 from rules.resource_types import is_karpenter_node_pool
 
 from ._karpenter import gpu_tainted, nodepool_name, read_nodepool
 from ._meta import ADVISORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, get, props_of
+from ._resources import UNKNOWN, Review, get, props_of, request_today
 
 NAME = "gpu-nodepool-constrains-gpus"
 
@@ -39,7 +38,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             view.sizes,
             gpu_tainted=gpu_tainted(props) is True,
             gpu_limited=limited,
-            today=clock.today(),
+            today=request_today(),
         )
         review.violation(f"spec.template.spec.{finding.field}: {finding.message}")
     review.finish()

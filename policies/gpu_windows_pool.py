@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog import clock
 from rules.aks import MIN_WINDOWS_GPU_KUBERNETES, WINDOWS_POOL_NAME_MAX, GpuPool, windows_gpu_pool
 from rules.resource_types import is_aks_pool_resource
 
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import POOL_SIZES, UNKNOWN, Review, get, is_gpu_pool, pools_of, props_of
+from ._resources import POOL_SIZES, UNKNOWN, Review, get, is_gpu_pool, pools_of, props_of, request_today
 from ._specs import wire_pool
 
 NAME = "gpu-windows-pool"
@@ -20,7 +19,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     review = Review(report, args)
     pools = pools_of(args, review)
     cluster_version = get(props_of(args), "kubernetesVersion") if pools else None
-    today = clock.today()
+    today = request_today()
     for pool in pools:
         os_type = pool.get("osType")
         if os_type is UNKNOWN:

@@ -11,14 +11,13 @@ from typing import Any
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog import clock
 from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT, KAITO_VERSION
 from rules import Finding, NotApplicable
 from rules.kaito import WORKSPACE_PROPERTIES, KaitoWorkspace, instance_type, preset_fit, property_path
 from rules.resource_types import is_kaito_workspace
 
 from ._meta import MANDATORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, get, props_of
+from ._resources import UNKNOWN, Review, get, props_of, request_today
 
 NAME = "kaito-workspace-instance-type"
 
@@ -45,7 +44,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         review.unknown_field(property_path("instanceType"))
     else:
         ws = KaitoWorkspace(instance_type=size if isinstance(size, str) and size else None)
-        today = clock.today()
+        today = request_today()
         found = instance_type(ws, today=today)
         _report(review, found)
         if found == []:  # a KAITO size: does the preset fit on count nodes of it?

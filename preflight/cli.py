@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -193,9 +194,18 @@ def facts_max_age(value: int | None) -> int:
     return value
 
 
-def staleness_warnings(max_age_days: int) -> list[str]:
-    """Advisory report lines for the facts files read more than ``max_age_days`` ago (never a violation)."""
-    return [s.message(max_age_days) for s in stale_facts(clock.today(), max_age_days)]
+def staleness_warnings(max_age_days: int, today: date) -> list[str]:
+    """Advisory report lines for the facts files read more than ``max_age_days`` ago on ``today`` (never a
+    violation)."""
+    return [s.message(max_age_days) for s in stale_facts(today, max_age_days)]
+
+
+def run_day(args: argparse.Namespace) -> date:
+    """The day of one preflight run, read once at its entry point: ``--today``, else :func:`gpu_catalog.clock.today`
+    (``$AGP_TODAY`` or the real date). Every check of the run is given it, and its child processes (the program, the
+    policy pack) are started with it as ``$AGP_TODAY``. Raises :class:`~gpu_catalog.clock.ClockError`."""
+    given = getattr(args, "today", None)
+    return clock.parse_day(given, "--today") if given is not None else clock.today()
 
 
 def run_preflight(
@@ -205,23 +215,40 @@ def run_preflight(
     *,
     live_credential: Any = None,
     live_transport: Any = None,
+    today: date | None = None,
 ) -> Report:
     """Everything but rendering; raises PreflightInputError, StackFileError, ProgramError, PolicyPackError.
 
     ``warnings_out`` receives the warnings found before such an error (the notes, what the program warned about,
     stale facts), so the caller prints them on exit 2 as the report does on exit 0 and 1. ``live_credential`` /
     ``live_transport``: an azure-core credential and transport for ``--live`` (tests answer with recorded responses;
-    default: DefaultAzureCredential over the network)."""
+    default: DefaultAzureCredential over the network). ``today``: the run's day (:func:`run_day`, read here when not
+    given)."""
     facts_max_age_days = facts_max_age(getattr(args, "facts_max_age", None))
+    day = today if today is not None else run_day(args)
     pending: list[str] = []
     try:
         return _run_preflight(
-            args, progress, facts_max_age_days, pending, live_credential=live_credential, live_transport=live_transport
+            args,
+            progress,
+            _Run(day, facts_max_age_days, pending),
+            live_credential=live_credential,
+            live_transport=live_transport,
         )
     except (StackFileError, ProgramError, PolicyPackError):
         if warnings_out is not None:
-            warnings_out.extend(dict.fromkeys([*pending, *staleness_warnings(facts_max_age_days)]))
+            warnings_out.extend(dict.fromkeys([*pending, *staleness_warnings(facts_max_age_days, day)]))
         raise
+
+
+@dataclass
+class _Run:
+    """What one run carries from its entry point down: its day, the facts' maximum age, and the warnings found so far
+    (printed with an error on exit 2)."""
+
+    today: date
+    facts_max_age_days: int
+    pending: list[str]
 
 
 @dataclass
@@ -257,16 +284,17 @@ class _Checked:
 def _run_preflight(
     args: argparse.Namespace,
     progress: _Progress,
-    facts_max_age_days: int,
-    pending: list[str],
+    this_run: _Run,
     *,
     live_credential: Any = None,
     live_transport: Any = None,
 ) -> Report:
     inputs = _read_inputs(args)
-    checked = _check_with_pack(inputs, progress, facts_max_age_days, pending)
+    checked = _check_with_pack(inputs, progress, this_run)
     progress(f"policy pack done: {len(checked.analysis.violations)} violation(s); estimating cost")
-    return _verdict(args, inputs, checked, progress, live_credential=live_credential, live_transport=live_transport)
+    return _verdict(
+        args, inputs, checked, progress, this_run.today, live_credential=live_credential, live_transport=live_transport
+    )
 
 
 def _stack_file(args: argparse.Namespace, project: Project) -> tuple[Path | None, Path | None, list[str]]:
@@ -316,17 +344,17 @@ def _read_inputs(args: argparse.Namespace) -> _Inputs:
     return _Inputs(program_dir, project.python, settings, intended, notes, problems, policy_config, budget, pack_dir)
 
 
-def _check_with_pack(inputs: _Inputs, progress: _Progress, facts_max_age_days: int, pending: list[str]) -> _Checked:
-    """Run the program (a child process) and start the policy pack (another one) in parallel; Configure the pack,
-    then Analyze what the program registered. The program's process never outlives this call."""
-    settings = inputs.settings
+def _check_with_pack(inputs: _Inputs, progress: _Progress, this_run: _Run) -> _Checked:
+    """Run the program (a child process) and start the policy pack (another one) in parallel, both on the run's day;
+    Configure the pack, then Analyze what the program registered. The program's process never outlives this call."""
+    settings, today = inputs.settings, this_run.today
     progress(f"running {inputs.program_dir} under mocks for stack {settings.stack}")
     outcome: dict[str, Any] = {}
     cancel = threading.Event()
 
     def program() -> None:
         try:
-            outcome["run"] = run_program(settings, python=inputs.python, cancel=cancel)
+            outcome["run"] = run_program(settings, python=inputs.python, cancel=cancel, today=today)
         except BaseException as exc:  # re-raised in the main thread by _program_run
             outcome["error"] = exc
 
@@ -334,7 +362,12 @@ def _check_with_pack(inputs: _Inputs, progress: _Progress, facts_max_age_days: i
     worker.start()
     try:
         with PolicyPackProcess(
-            inputs.pack_dir, project=settings.project, stack=settings.stack, dry_run=True, stack_config=settings.config
+            inputs.pack_dir,
+            project=settings.project,
+            stack=settings.stack,
+            dry_run=True,
+            stack_config=settings.config,
+            today=today,
         ) as pack:
             info = pack.analyzer_info()
             progress(f"policy pack {info.name} {info.version} started ({len(info.policies)} policies)")
@@ -346,12 +379,12 @@ def _check_with_pack(inputs: _Inputs, progress: _Progress, facts_max_age_days: i
             exemptions = read_exemptions(
                 settings.values,
                 settings.project,
-                today=clock.today(),
+                today=today,
                 policies=[p.name for p in info.policies],
                 problems=inputs.problems,
             )
             worker.join()
-            run = _program_run(inputs, outcome, pending)
+            run = _program_run(inputs, outcome, this_run.pending)
             unmatched = unmatched_problems(exemptions, run.resources)
             if unmatched:
                 raise _refuse(settings, unmatched, inputs.intended, inputs.notes)
@@ -359,7 +392,7 @@ def _check_with_pack(inputs: _Inputs, progress: _Progress, facts_max_age_days: i
             pack.know_providers(run.resources)
             analysis = pack.analyze_many(run.resources)
             analysis.extend(pack.analyze_stack(run.resources))
-            warnings = inputs.notes + list(run.warnings) + staleness_warnings(facts_max_age_days)
+            warnings = inputs.notes + list(run.warnings) + staleness_warnings(this_run.facts_max_age_days, today)
             warnings += [f"policy pack: {m.message}" for m in pack.logs if m.severity in ("warning", "error")]
     except BaseException:
         cancel.set()  # the verdict is decided (an error): stop the program's process instead of waiting for it
@@ -394,6 +427,7 @@ def _verdict(
     inputs: _Inputs,
     checked: _Checked,
     progress: _Progress,
+    today: date,
     *,
     live_credential: Any,
     live_transport: Any,
@@ -429,7 +463,7 @@ def _verdict(
         if live.ran:  # else the report's quota section says in one line why it did not run
             policies.extend(live_policies(level))
             violations.extend(live.findings)
-    violations, exempted = apply_exemptions(violations, checked.exemptions, clock.today(), stack_urn)
+    violations, exempted = apply_exemptions(violations, checked.exemptions, today, stack_urn)
     if any(v.policy_name == EXPIRING_POLICY for v in violations):
         policies.append(expiring_policy())
     return Report(
@@ -447,7 +481,7 @@ def _verdict(
         warnings=checked.warnings,
         policy_config=checked.config,
         not_applicable=list(checked.analysis.not_applicable),
-        checked_on=clock.today().isoformat(),
+        checked_on=today.isoformat(),
         scheduling=run.scheduling,
         quota=quota,
         live=live,
@@ -469,19 +503,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)  # bad usage: argparse prints usage and exits 2
     progress = _Progress(sys.stderr)
-    if args.today is not None:
-        try:
-            clock.parse_day(args.today, "--today")
-        except clock.ClockError:
-            return _error(f"--today {args.today!r}: expected a date YYYY-MM-DD")
-        os.environ[clock.TODAY_ENV] = args.today  # the program and the policy pack run in child processes
     try:
-        clock.today()
+        today = run_day(args)  # the one read of the clock: every check, the program and the pack are given this day
     except clock.ClockError as exc:
-        return _error(str(exc))
+        given = args.today is not None
+        return _error(f"--today {args.today!r}: expected a date YYYY-MM-DD" if given else str(exc))
     warnings: list[str] = []
     try:
-        report = run_preflight(args, progress, warnings)
+        report = run_preflight(args, progress, warnings, today=today)
     except (PreflightInputError, StackFileError) as exc:
         return _error(str(exc), warnings)
     except ProgramError as exc:

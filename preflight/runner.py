@@ -30,9 +30,11 @@ import threading
 import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gpu_catalog.clock import TODAY_ENV
 from gpu_catalog.problems import Problem
 from preflight.model import RecordedResource
 from preflight.project import program_main, program_python
@@ -177,11 +179,12 @@ def mocked_runtime(
 
 
 @contextlib.contextmanager
-def _program_context(settings: StackSettings, main: Path) -> Iterator[None]:
-    """cwd = program dir, program dir first on sys.path, AGP_STACK_FILE set; all restored afterwards."""
+def _program_context(settings: StackSettings, main: Path, today: date | None = None) -> Iterator[None]:
+    """cwd = program dir, program dir first on sys.path, AGP_STACK_FILE set (and AGP_TODAY to ``today`` when given:
+    the day the program's entry point reads); all restored afterwards."""
     old_cwd = Path.cwd()
     old_path = list(sys.path)
-    old_env = os.environ.get(STACK_FILE_ENV)
+    old_env = {name: os.environ.get(name) for name in (STACK_FILE_ENV, TODAY_ENV)}
     program = str(settings.program_dir)
     entry_dir = str(main.parent)
     sys.path.insert(0, program)
@@ -189,16 +192,19 @@ def _program_context(settings: StackSettings, main: Path) -> Iterator[None]:
         sys.path.insert(0, entry_dir)  # Pulumi.yaml `main: src/`: the entry point's folder is importable
     if settings.stack_file is not None:
         os.environ[STACK_FILE_ENV] = stack_file_label(settings)
+    if today is not None:
+        os.environ[TODAY_ENV] = today.isoformat()
     os.chdir(program)
     try:
         yield
     finally:
         os.chdir(old_cwd)
         sys.path[:] = old_path
-        if old_env is None:
-            os.environ.pop(STACK_FILE_ENV, None)
-        else:
-            os.environ[STACK_FILE_ENV] = old_env
+        for name, value in old_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _program_traceback(exc: BaseException, program_dir: Path) -> str:
@@ -247,8 +253,9 @@ def _listed_problems(exc: BaseException) -> list[Problem] | None:
     return out
 
 
-def run_program_in_process(settings: StackSettings) -> ProgramRun:
-    """Run the program in this process. Resets the SDK state it uses; still, prefer :func:`run_program` (isolated)."""
+def run_program_in_process(settings: StackSettings, today: date | None = None) -> ProgramRun:
+    """Run the program in this process (on ``today``, given to it as ``$AGP_TODAY``, when set). Resets the SDK state it
+    uses; still, prefer :func:`run_program` (isolated)."""
     import pulumi
     from pulumi.runtime.stack import run_pulumi_func
 
@@ -263,7 +270,7 @@ def run_program_in_process(settings: StackSettings) -> ProgramRun:
     def program() -> None:
         runpy.run_path(str(main), run_name="__main__")
 
-    with _program_context(settings, main):
+    with _program_context(settings, main, today):
         try:
             with mocked_runtime(
                 mocks,
@@ -320,16 +327,18 @@ def run_program(
     isolate: bool = True,
     python: str | None = None,
     cancel: threading.Event | None = None,
+    today: date | None = None,
 ) -> ProgramRun:
     """Run the program under mocks and return what it registered; raise :class:`ProgramError` if it failed.
 
     With ``isolate`` (the default) the program runs in a child process (``python -m preflight.runner``) of ``python``
     (default: the program's own interpreter, :attr:`~preflight.project.Project.python`); its stdout goes to this
     process's stderr so it cannot corrupt a report on stdout. Setting ``cancel`` stops the child (the caller no
-    longer needs the result, e.g. the policy config was already found invalid).
+    longer needs the result, e.g. the policy config was already found invalid). ``today``: the day the program runs
+    on (``$AGP_TODAY`` of its process; default: this process's clock).
     """
     if not isolate:
-        return run_program_in_process(settings)
+        return run_program_in_process(settings, today)
     python = python or program_python(settings.program_dir)
     repo_root = str(Path(__file__).resolve().parent.parent)
     with tempfile.TemporaryDirectory(prefix="preflight-") as tmp:
@@ -339,6 +348,8 @@ def run_program(
         request.write_text(json.dumps(_settings_to_json(settings)), encoding="utf-8")
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (repo_root, env.get("PYTHONPATH", "")) if p)
+        if today is not None:
+            env[TODAY_ENV] = today.isoformat()
         with errors.open("wb") as err_out:
             proc = subprocess.Popen(
                 [python, "-m", "preflight.runner", str(request), str(result)],

@@ -1,7 +1,7 @@
 """The generated Databricks cluster policy's vocabulary: the runtime keys, access modes and cost tags it admits, and
 what it refuses in a cluster request (:func:`policy_refusals`).
 
-The policy document is written by ``exports/databricks_policy.py`` from these; the components check a cluster
+The policy document is written by :mod:`rules.databricks_policy_document` from these; the components check a cluster
 against them before the policy would refuse it. The guard rails themselves are :mod:`rules.databricks`.
 """
 
@@ -80,7 +80,7 @@ evaluates."""
 
 def policy_refusals(cluster: DatabricksCluster, node_types: Collection[str], *, today: date) -> list[Finding]:
     """What the generated cluster policy refuses in a cluster request, attribute by attribute, with the constants the
-    policy is generated from (``exports/databricks_policy.py``): node types not in ``node_types`` (the policy's
+    policy is generated from (``rules/databricks_policy_document.py``): node types not in ``node_types`` (the policy's
     allowlist), a runtime key :func:`policy_runtime_re` does not match on ``today`` (the wrong shape, or a release
     not supported that day), an access mode outside :data:`POLICY_ACCESS_MODES`, Photon, no principal. Cost tags are
     :func:`missing_cost_tags`."""

@@ -9,7 +9,7 @@ from .base import StrictModel
 
 
 class AzurePolicyConfig(StrictModel):
-    """``azurePolicy``: assign the generated ``aks-gpu-vm-sizes`` policy (``exports/azure_policy.py``).
+    """``azurePolicy``: assign the generated ``aks-gpu-vm-sizes`` policy (``rules/azure_policy.py``).
 
     ``effect: Audit`` (the default) reports refused pools in the compliance view; ``Deny`` makes ARM refuse them (roll
     out with Audit first, docs/guardrail-layers.md). ``scope``: the cluster's resource group (default) or the whole

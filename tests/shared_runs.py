@@ -32,9 +32,12 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
+from datetime import date
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from gpu_catalog.clock import TODAY_ENV
 
 if TYPE_CHECKING:
     from preflight.analyzer.client import PolicyPackProcess
@@ -98,8 +101,9 @@ def programs_in_process() -> Iterator[None]:
         isolate: bool = True,
         python: str | None = None,
         cancel: threading.Event | None = None,
+        today: date | None = None,
     ) -> ProgramRun:
-        return run_program_in_process(settings)
+        return run_program_in_process(settings, today)
 
     original, original_pack = cli.run_program, cli.PolicyPackProcess
     cli.run_program = in_process
@@ -147,7 +151,8 @@ def _guarded(call: Callable[[], int], stderr: io.StringIO) -> int:
 def preflight_in_process(*args: str, cwd: Path = REPO) -> Run:
     """``preflight.cli.main(args)`` in this process, the program too (:func:`programs_in_process`); returns what a
     ``python -m preflight`` process would have printed and exited with. The environment, the working directory and
-    ``sys.path`` are restored afterwards (``--today`` sets ``$AGP_TODAY`` for the program and the pack)."""
+    ``sys.path`` are restored afterwards (the run's day reaches the program as ``$AGP_TODAY`` while it runs, and picks
+    the pooled pack started on that day)."""
     from preflight.cli import main
 
     saved_env, saved_cwd, saved_path = dict(os.environ), Path.cwd(), list(sys.path)
@@ -250,21 +255,43 @@ def _shared_python_run(key: str, code: str, args: tuple[str, ...]) -> Run:
 
 PACK_DIR = REPO / "policies"
 _SESSION_PACK: list[PolicyPackProcess] = []
+_SUITE_DAY = os.environ.get(TODAY_ENV, "")
+"""The suite's day (``tests/conftest.py`` pins ``$AGP_TODAY`` before importing this module), read once: an in-process
+program run sets ``$AGP_TODAY`` to its own day while it runs, in another thread."""
+
+
+def _pack_day(today: date | None) -> str:
+    """The day a pack process started with ``today`` checks on: ``today``, else the suite's."""
+    return today.isoformat() if today is not None else _SUITE_DAY
+
+
+def _pack_key(pack_dir: Path, dry_run: bool, organization: str, today: date | None) -> tuple[str, ...]:
+    """What tells pack processes apart for the tests: the pack, preview or not, the organization, and the day. Not the
+    project, the stack or its config: each user sends its own ``Configure`` first (an entry and a level for every
+    policy), and the pack reads nothing else of what it was started for (no policy reads ``PULUMI_CONFIG``,
+    ``ConfigureStack``'s config, the project or the stack name)."""
+    return (str(pack_dir.resolve()), str(dry_run), organization, _pack_day(today))
 
 
 def session_pack() -> PolicyPackProcess:
     """The repository's pack, started once per test process (xdist worker) as the engine starts it for a preview
-    (``PULUMI_DRY_RUN=true``) and stopped when the session ends (``tests/conftest.py``). The pack reads nothing from
-    the project or stack it is started for, only the ``Configure`` call each user sends first."""
+    (``PULUMI_DRY_RUN=true``) on the suite's day and stopped when the session ends (``tests/conftest.py``). Its users
+    (``run_session_pack``, the policy tests' ``preview_pack``, the in-process preflight runs on the suite's day:
+    :class:`PooledPackProcess`) configure it first."""
     if not _SESSION_PACK:
         from preflight.analyzer.client import PolicyPackProcess
 
         if not (PACK_DIR / "__main__.py").is_file():
             raise AssertionError(f"{PACK_DIR}/__main__.py is missing: the policy pack is not in the tree")
-        pack = PolicyPackProcess(PACK_DIR, project="azure-gpu-platform", stack="dev", dry_run=True)
+        day = date.fromisoformat(_SUITE_DAY) if _SUITE_DAY else None
+        pack = PolicyPackProcess(PACK_DIR, project="azure-gpu-platform", stack="dev", dry_run=True, today=day)
         pack.start()
         _SESSION_PACK.append(pack)
     return _SESSION_PACK[0]
+
+
+def _is_session_pack(key: tuple[str, ...]) -> bool:
+    return key == _pack_key(PACK_DIR, True, "organization", None)
 
 
 def stop_session_pack() -> None:
@@ -277,7 +304,8 @@ def stop_session_pack() -> None:
 
 _POOL: dict[tuple[str, ...], PolicyPackProcess] = {}
 POOL_SIZE = 4
-"""Pooled pack processes kept per test process (the least recently used one is stopped beyond that)."""
+"""Pooled pack processes kept per test process besides the session's (the least recently used one is stopped
+beyond that)."""
 
 
 class _LeasedPack:
@@ -297,11 +325,10 @@ class _LeasedPack:
 
 class PooledPackProcess:
     """Stands in for ``PolicyPackProcess`` in the preflight's in-process runs (:func:`programs_in_process`): a pack
-    process started as the preflight starts it, kept per (pack directory, project, stack, dry run, organization,
-    ``$AGP_TODAY``) and reused by the next run with the same key. Sound because each run sends its own ``Configure``
-    first (an entry and a level for every policy) and the pack reads nothing else of the stack it was started for but
-    the day (``PULUMI_CONFIG`` and ``ConfigureStack``'s config reach no policy). A run that fails in the pack stops it.
-    The real ``python -m preflight`` runs (:func:`preflight_process`) start their own, with the stack's config."""
+    process started as the preflight starts it, kept per :func:`_pack_key` (pack directory, dry run, organization,
+    the run's day) and reused by the next run with the same key — the repository's pack on the suite's day is
+    :func:`session_pack`. A run that fails in the pack stops it (the session's pack only when it died). The real
+    ``python -m preflight`` runs (:func:`preflight_process`) start their own, with the stack's config."""
 
     def __init__(
         self,
@@ -312,19 +339,20 @@ class PooledPackProcess:
         dry_run: bool = True,
         organization: str = "organization",
         stack_config: Any = None,
+        today: date | None = None,
     ) -> None:
-        from gpu_catalog.clock import TODAY_ENV
-
         self.pack_dir = Path(pack_dir).resolve()
         self.options: dict[str, Any] = {
             "project": project, "stack": stack, "dry_run": dry_run, "organization": organization,
-            "stack_config": stack_config,
+            "stack_config": stack_config, "today": today,
         }  # fmt: skip
-        self.key = (str(self.pack_dir), project, stack, str(dry_run), organization, os.environ.get(TODAY_ENV, ""))
+        self.key = _pack_key(self.pack_dir, dry_run, organization, today)
 
     def __enter__(self) -> _LeasedPack:
         from preflight.analyzer.client import PolicyPackProcess
 
+        if _is_session_pack(self.key):
+            return _LeasedPack(session_pack())
         pack = _POOL.pop(self.key, None)
         if pack is None:
             while len(_POOL) >= POOL_SIZE:
@@ -337,10 +365,20 @@ class PooledPackProcess:
     def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
         from preflight.analyzer.protocol import PolicyPackError
 
-        if isinstance(exc, PolicyPackError):
-            pack = _POOL.pop(self.key, None)
-            if pack is not None:
-                pack.close()
+        if not isinstance(exc, PolicyPackError):
+            return
+        if _is_session_pack(self.key):
+            if _SESSION_PACK and _SESSION_PACK[0].pid is not None and not _alive(_SESSION_PACK[0]):
+                _SESSION_PACK.pop().close()
+            return
+        pack = _POOL.pop(self.key, None)
+        if pack is not None:
+            pack.close()
+
+
+def _alive(pack: PolicyPackProcess) -> bool:
+    proc = getattr(pack, "_proc", None)
+    return proc is not None and proc.poll() is None
 
 
 def run_session_pack(resources: list[RecordedResource], *, policy_config: dict[str, Any] | None = None) -> PackResult:

@@ -139,3 +139,23 @@ def test_a_late_import_that_closes_a_circle_is_found() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert circles(graph) == [["a", "b", "c"]]
     assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def _package_arrows(graph: dict[str, set[str]]) -> set[tuple[str, str, str]]:
+    """(importing module, its package, the imported package) for every import that crosses packages."""
+    return {
+        (module, module.split(".")[0], target.split(".")[0])
+        for module, targets in graph.items()
+        for target in targets
+        if module.split(".")[0] != target.split(".")[0]
+    }
+
+
+def test_nothing_imports_the_exports_and_the_rules_import_only_the_catalog() -> None:
+    """The exports are an adapter at the top (``python -m exports``): the components, the stack config and the
+    composition build the same documents from the rules (``rules/azure_policy.py``,
+    ``rules/databricks_policy_document.py``), never from ``exports``. The rules import only the catalog below them."""
+    arrows = _package_arrows(import_graph())
+    assert sorted(m for m, _, target in arrows if target == "exports") == []
+    assert sorted((m, target) for m, package, target in arrows if package == "rules" and target != "gpu_catalog") == []
+    assert sorted(m for m, package, _ in arrows if package == "gpu_catalog") == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,7 @@ class PolicyPackProcess(PackProcess):
         startup_timeout: float = 60.0,
         rpc_timeout: float = 120.0,
         always_remediate: bool = False,
+        today: date | None = None,
     ) -> None:
         super().__init__(
             pack_dir,
@@ -75,6 +77,7 @@ class PolicyPackProcess(PackProcess):
             stack_config=stack_config,
             python=python,
             startup_timeout=startup_timeout,
+            today=today,
         )
         self.rpc_timeout = rpc_timeout
         # False: skip Remediate while no policy runs at level remediate (pulumi_policy's Remediate is then a no-op).

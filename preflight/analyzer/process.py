@@ -15,6 +15,7 @@ import time
 import weakref
 from collections.abc import Mapping
 from concurrent import futures
+from datetime import date
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -24,6 +25,7 @@ import yaml
 from google.protobuf import empty_pb2
 from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc
 
+from gpu_catalog.clock import TODAY_ENV
 from preflight.analyzer.protocol import LOG_SEVERITIES, LogMessage, PolicyPackError, PolicyPackStartError
 
 _MAX_MESSAGE = 400 * 1024 * 1024  # the same limit pulumi_policy sets on its server
@@ -118,6 +120,7 @@ class PackProcess:
         stack_config: Mapping[str, Any] | None = None,
         python: str | None = None,
         startup_timeout: float = 60.0,
+        today: date | None = None,
     ) -> None:
         self.pack_dir = Path(pack_dir).resolve()
         self.project = project
@@ -130,6 +133,8 @@ class PackProcess:
         }
         self.python = python
         self.startup_timeout = startup_timeout
+        self.today = today
+        """The day the pack checks on (its ``$AGP_TODAY``); ``None``: this process's environment decides."""
         self.engine_address = ""
 
         self._proc: subprocess.Popen[bytes] | None = None
@@ -199,6 +204,8 @@ class PackProcess:
                 "PYTHONUNBUFFERED": "1",
             }
         )
+        if self.today is not None:
+            env[TODAY_ENV] = self.today.isoformat()
         python = self.python or pack_python(self.pack_dir)
         cmd = [python, "-u", "-m", "pulumi.policy", self.engine_address, str(self.pack_dir)]
         self._proc = subprocess.Popen(

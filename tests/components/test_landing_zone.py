@@ -248,14 +248,12 @@ def test_undescribed_subnets_and_pod_subnet_without_flat_mode() -> None:
     ]
 
 
-def test_the_preflight_passes_the_example(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from gpu_catalog.clock import TODAY_ENV
-    from preflight.cli import main
+def test_the_preflight_passes_the_example() -> None:
+    from tests.shared_runs import preflight_in_process
 
-    monkeypatch.setenv(TODAY_ENV, TEST_TODAY)  # the run sets the day for its program: restored after the test
-    code = main(["--config-file", str(EXAMPLE), "--format", "json", "--today", TEST_TODAY])
-    doc = json.loads(capsys.readouterr().out)
-    assert code == 0
+    run = preflight_in_process("--config-file", str(EXAMPLE), "--format", "json", "--today", TEST_TODAY)
+    assert run.code == 0, run.stderr
+    doc = json.loads(run.stdout)
     assert doc["violations"] == []
     surge = [line for line in doc["cost"]["byResource"] if line["role"] == "pool.upgradeSurge"]
     # priced per hour of upgrade, apart from the steady-state month (the pool's maxSurge "1" at maxCount 2)

@@ -6,7 +6,10 @@ for (``PULUMI_PROJECT``/``PULUMI_STACK``), only the ``Configure`` call each modu
 from __future__ import annotations
 
 import pytest
+from pulumi_policy import EnforcementLevel
+from pulumi_policy.policy import _PolicyAnalyzerServicer
 
+from policies.pack import ALL_POLICIES, PACK_NAME
 from preflight.analyzer.client import PolicyPackProcess
 from tests.shared_runs import session_pack
 
@@ -17,3 +20,18 @@ def preview_pack() -> PolicyPackProcess:
     takes it through its own ``pack`` fixture, which configures it with the defaults first, so no module sees the
     policy config another one left behind."""
     return session_pack()
+
+
+@pytest.fixture
+def servicer(monkeypatch: pytest.MonkeyPatch) -> _PolicyAnalyzerServicer:
+    """The pack's analyzer service in this process (no gRPC, no pack process): call ``Analyze`` / ``AnalyzeStack`` on
+    it directly, with the environment the engine gives a pack."""
+    for key, value in {
+        "PULUMI_PROJECT": "azure-gpu-platform",
+        "PULUMI_STACK": "bench",
+        "PULUMI_DRY_RUN": "true",
+        "PULUMI_ORGANIZATION": "organization",
+        "PULUMI_CONFIG": "{}",
+    }.items():
+        monkeypatch.setenv(key, value)
+    return _PolicyAnalyzerServicer(PACK_NAME, "0.0.0", list(ALL_POLICIES), EnforcementLevel.ADVISORY)

@@ -285,6 +285,7 @@ def test_the_built_pack_alone_gives_the_repository_verdicts(
     program: Program, moved_pack: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from preflight.analyzer.client import run_policy_pack
+    from tests.shared_runs import run_session_pack
 
     assert not (moved_pack / "venv").exists()  # so the pack runs on this interpreter, as the in-repo pack does
     assert REPO not in moved_pack.parents
@@ -297,9 +298,8 @@ def test_the_built_pack_alone_gives_the_repository_verdicts(
         "stack_config": settings.config,
     }
 
+    in_repo = run_session_pack(resources, policy_config=policy_config)  # the repository's pack, started once
     monkeypatch.delenv("PYTHONPATH", raising=False)  # the pack process gets this environment: only its own folder
-    monkeypatch.delenv("PYTHONVERBOSE", raising=False)
-    in_repo = run_policy_pack(PACK_DIR, resources, **kwargs)
     monkeypatch.setenv("PYTHONVERBOSE", "1")  # the interpreter logs where every module comes from, on stderr
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     alone = run_policy_pack(moved_pack, resources, **kwargs)

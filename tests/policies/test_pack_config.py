@@ -1,9 +1,9 @@
 """Issue 40, one exemption for every engine: ``python -m preflight.pack_config`` writes the file ``pulumi up
 --policy-pack-config`` reads, and the pack configured with exactly that file judges the stack as the preflight does.
 
-The preflight runs in-process (its program and the pack are its child processes); the pack is the session's
-(``tests/policies/conftest.py``), configured with the generated file as the engine would (``Configure``). Today is the
-suite's (``AGP_TODAY=2026-11-30``)."""
+The preflight runs in-process (``tests/shared_runs.preflight_in_process``: its program in this process, its pack the
+session's); the pack judged with the generated file is the session's too (``tests/policies/conftest.py``), configured
+with that file as the engine would (``Configure``). Today is the suite's (``AGP_TODAY=2026-11-30``)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import yaml
 
 from preflight import pack_config as cmd
 from preflight.analyzer.client import PolicyPackProcess
-from preflight.cli import main as preflight_main
 from preflight.model import RecordedResource
+from tests.shared_runs import PooledPackProcess, preflight_in_process
 
 pytestmark = pytest.mark.slow
 
@@ -30,6 +30,13 @@ PREFLIGHT_ONLY = {"gpu-budget", "exemption-expiring"}
 REASON = "The legacy scorer needs CUDA 11 on T4 until its port to A100 (ML-1234), due in January."
 
 
+@pytest.fixture(autouse=True)
+def pooled_pack(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command reads the pack's policies and schemas from a running pack: the worker's pooled one (the session's
+    on the suite's day, ``tests/shared_runs.py``) rather than a new process per run."""
+    monkeypatch.setattr(cmd, "PolicyPackProcess", PooledPackProcess)
+
+
 def generate(tmp_path: Path, *args: str) -> dict[str, Any]:
     out = tmp_path / "pack-config.json"
     assert cmd.main([*args, "--out", str(out), "--today", TODAY]) == 0
@@ -38,9 +45,9 @@ def generate(tmp_path: Path, *args: str) -> dict[str, Any]:
 
 def preflight_json(tmp_path: Path, *args: str) -> dict[str, Any]:
     out = tmp_path / "report.json"
-    code = preflight_main([*args, "--format", "json", "--output", str(out), "--today", TODAY])
+    run = preflight_in_process(*args, "--format", "json", "--output", str(out), "--today", TODAY)
     report = json.loads(out.read_text(encoding="utf-8"))
-    assert code == (1 if report["summary"]["mandatory"] else 0)
+    assert run.code == (1 if report["summary"]["mandatory"] else 0), run.stderr
     return report
 
 

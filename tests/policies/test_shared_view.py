@@ -9,12 +9,10 @@ from typing import Any
 
 import pytest
 from pulumi.runtime.proto import analyzer_pb2
-from pulumi_policy import EnforcementLevel
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 import policies._resources as resources
 from gpu_catalog import clock
-from policies.pack import ALL_POLICIES, PACK_NAME
 from preflight.analyzer.protocol import to_struct
 from tests.policies._helpers import corpus_with_unknowns
 
@@ -30,19 +28,6 @@ STACK_DIAGNOSTICS = 151  # 91 + aks-node-os-supported (1 preview note) + gpu-poo
 
 def _corpus() -> list[tuple[str, str, str, dict[str, Any]]]:
     return corpus_with_unknowns(N)
-
-
-@pytest.fixture
-def servicer(monkeypatch: pytest.MonkeyPatch) -> _PolicyAnalyzerServicer:
-    for key, value in {
-        "PULUMI_PROJECT": "azure-gpu-platform",
-        "PULUMI_STACK": "bench",
-        "PULUMI_DRY_RUN": "true",
-        "PULUMI_ORGANIZATION": "organization",
-        "PULUMI_CONFIG": "{}",
-    }.items():
-        monkeypatch.setenv(key, value)
-    return _PolicyAnalyzerServicer(PACK_NAME, "0.0.0", list(ALL_POLICIES), EnforcementLevel.ADVISORY)
 
 
 def _answers(servicer: _PolicyAnalyzerServicer) -> Iterator[bytes]:

@@ -18,7 +18,14 @@ import yaml
 
 from gpu_catalog import default_catalog
 from tests.preflight.sarif_schema import sarif_errors
-from tests.shared_runs import Run, preflight_in_process, preflight_process, shared_process_run, shipped_stack_run
+from tests.shared_runs import (
+    Run,
+    preflight_in_process,
+    preflight_process,
+    shared_process_run,
+    shared_run,
+    shipped_stack_run,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 RAW = REPO / "tests" / "fixtures" / "raw_program"
@@ -45,8 +52,12 @@ def preflight(*args: str, cwd: Path = REPO) -> Run:
 
 
 def raw_run(fmt: str) -> Run:
-    """The raw program's report in ``fmt`` (exit 1): a real process, once per session (JSON and SARIF end to end)."""
-    return shared_process_run(f"raw-{fmt}", "--program", str(RAW), "--config-file", str(RAW_STACK), "--format", fmt)
+    """The raw program's report in ``fmt`` (exit 1), once per session: SARIF in a real process (exit 1 and SARIF end
+    to end), the others in this process (JSON end to end is dev's report, exit 0)."""
+    args = ("--program", str(RAW), "--config-file", str(RAW_STACK), "--format", fmt)
+    if fmt == "sarif":
+        return shared_process_run(f"raw-{fmt}", *args)
+    return shared_run(f"in-process-raw-{fmt}", lambda: preflight_in_process(*args))
 
 
 @cache

@@ -27,6 +27,7 @@ from preflight.wire import (
     mask_secrets,
     unwrap_secrets,
 )
+from tests.shared_runs import program_run_in_process
 
 
 def write_program(root: Path, project: str, main: str, files: dict[str, str] | None = None) -> Path:
@@ -333,8 +334,8 @@ def test_program_errors_become_program_error(tmp_path: Path) -> None:
     run_error = write_program(
         tmp_path / "e1", "proj", 'import pulumi\nraise pulumi.RunError("stacks/Pulumi.x.yaml: proj:foo: unknown key")\n'
     )
-    with pytest.raises(ProgramError) as err:
-        run_program(StackSettings(program_dir=run_error, project="proj", stack="x"))
+    with pytest.raises(ProgramError) as err:  # in this process (the child's hand-over: the crash below)
+        program_run_in_process(StackSettings(program_dir=run_error, project="proj", stack="x"))
     assert err.value.message == "stacks/Pulumi.x.yaml: proj:foo: unknown key"
     assert err.value.detail is None  # RunError: the message is the whole story, as in the Pulumi CLI
 
@@ -354,12 +355,12 @@ def test_stack_file_env_is_set_for_the_program(tmp_path: Path) -> None:
     )
     stack_file = tmp_path / "Pulumi.dev.yaml"
     stack_file.write_text("config: {}\n", encoding="utf-8")
-    run = run_program(load_stack_settings(program, stack_file))
+    run = program_run_in_process(load_stack_settings(program, stack_file))
     assert by_name(run.resources)["r"].inputs == {"file": str(stack_file.resolve())}  # outside the program: absolute
     inside = program / "stacks" / "Pulumi.dev.yaml"
     inside.parent.mkdir()
     inside.write_text("config: {}\n", encoding="utf-8")
-    run = run_program(load_stack_settings(program, inside))
+    run = program_run_in_process(load_stack_settings(program, inside))
     assert by_name(run.resources)["r"].inputs == {"file": "stacks/Pulumi.dev.yaml"}  # as our program's errors name it
 
 
@@ -390,7 +391,7 @@ def test_runs_are_isolated_from_each_other(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_unanswered_invokes_are_reported_as_warnings(tmp_path: Path) -> None:
     program = write_program(tmp_path / "p", "proj", 'import pulumi\npulumi.runtime.invoke("acme:index:getThing", {})\n')
-    run = run_program(StackSettings(program_dir=program, project="proj", stack="dev"))
+    run = program_run_in_process(StackSettings(program_dir=program, project="proj", stack="dev"))
     assert run.warnings == ["invoke acme:index:getThing has no preflight mock; it returned an empty result"]
 
 
@@ -413,7 +414,7 @@ def test_answered_invokes_reach_the_program(tmp_path: Path) -> None:
     pulumi.CustomResource("t:m:R", "r", {"context": text.split("current-context: ")[1].split()[0]})
     """
     program = write_program(tmp_path / "p", "proj", main)
-    run = run_program(StackSettings(program_dir=program, project="proj", stack="dev"))
+    run = program_run_in_process(StackSettings(program_dir=program, project="proj", stack="dev"))
     assert run.warnings == []
     assert by_name(run.resources)["r"].inputs == {"context": "gpuaks"}
 
@@ -428,7 +429,7 @@ def test_pulumi_yaml_main_points_at_the_entry_point(tmp_path: Path) -> None:
         'import pulumi, lib\npulumi.CustomResource("t:m:R", "r", {"v": lib.NAME})\n', encoding="utf-8"
     )
     assert read_project(root).name == "proj"
-    run = run_program(StackSettings(program_dir=root, project="proj", stack="dev"))
+    run = program_run_in_process(StackSettings(program_dir=root, project="proj", stack="dev"))
     assert by_name(run.resources)["r"].inputs == {"v": "from-src"}
 
 
