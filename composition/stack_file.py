@@ -10,6 +10,7 @@ from pulumi.runtime import config as runtime_config
 
 from stack_config import NAMESPACE, StackConfig, StackConfigError, stack_file_name, validate_stack_config
 from stack_config.channel_moves import channel_move_warnings
+from stack_config.fleet_members import fleet_warnings
 from stack_config.inert import inert_settings
 from stack_config.keys import foreign_key_findings, referenced_keys
 from stack_config.landing_zone import landing_zone_warnings
@@ -65,6 +66,11 @@ def load_stack_config(stack_file: str | None = None) -> StackConfig:
         cfg = validate_stack_config(raw, stack_file=where, extra=problems, config_present=config_value_present)
     except StackConfigError as refused:
         raise StackFileRefused(refused.problems, refused.stack_file) from None
-    for warning in [*inert_settings(cfg), *channel_move_warnings(cfg), *landing_zone_warnings(cfg)]:
+    for warning in [
+        *inert_settings(cfg),
+        *channel_move_warnings(cfg),
+        *landing_zone_warnings(cfg),
+        *fleet_warnings(cfg),
+    ]:
         pulumi.log.warn(f"{where}: {warning}")
     return cfg
