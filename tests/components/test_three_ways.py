@@ -20,7 +20,6 @@ fields they stand for, and the cluster policy's id, which the package's cluster 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +30,7 @@ from components.gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
 from components.nap_pool import NapGpuPool, NapGpuPoolArgs
 from components.pool_scheduling import GpuSharing
 from composition.wiring import platform_tags
+from rules.specs.keys import snake
 from stack_config import GpuPoolConfig, StackConfig, validate_stack_config
 from stack_config.databricks import DatabricksClusterConfig
 from stack_config.kaito import KaitoWorkspaceConfig
@@ -53,10 +53,6 @@ WIRED_BY_THE_CLUSTER = ("resourceGroupName", "resourceName")
 """Inputs the cluster's outputs fill in (the same names are passed; under mocks the stack's are outputs)."""
 
 
-def _snake(key: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
-
-
 @dataclass(frozen=True)
 class ShippedPool:
     stack: str
@@ -71,7 +67,7 @@ class ShippedPool:
         """The keys the stack file writes, as the spec's field names (``vmSize`` → ``vm_size``); ``sharing`` and
         ``driver`` are translated by each door."""
         return {
-            _snake(k): getattr(self.pool, k)
+            snake(k): getattr(self.pool, k)
             for k in self.pool.model_fields_set
             if k not in ("sharing", "driver", "tags")
         }
@@ -244,10 +240,10 @@ class ShippedNapPool:
         }
         for key in ("series", "gpuModels", "capacityTypes", "zones", "taints"):
             if key in written:
-                kwargs[_snake(key)] = tuple(getattr(p, key))
+                kwargs[snake(key)] = tuple(getattr(p, key))
         for key in ("labels", "imageFamily", "osDiskSizeGB", "expireAfter", "weight"):
             if key in written:
-                kwargs[{"osDiskSizeGB": "os_disk_size_gb"}.get(key, _snake(key))] = getattr(p, key)
+                kwargs[snake(key)] = getattr(p, key)
         if p.driver is not None:
             kwargs["driver_skipped"] = p.driver == "operator"
         if p.sharing is not None and p.sharing.mode != "none":
@@ -266,7 +262,7 @@ class ShippedNapPool:
         del args["kubernetes_version"]  # a standalone NodePool: the package takes no cluster version
         for key in ("sizes", "series", "gpuModels", "capacityTypes", "zones", "taints", "labels", "imageFamily"):
             if key in written:
-                args[_snake(key)] = getattr(p, key)
+                args[snake(key)] = getattr(p, key)
         if p.driver is not None:
             args["driver"] = p.driver
         if p.sharing is not None and p.sharing.mode != "none":
@@ -362,7 +358,7 @@ class ShippedWorkspace:
             out["match_labels"] = ws.labelSelector
         for key in ("count", "namespace", "modelAccessSecret", "modelAccessTokenConfig"):
             if key in ws.model_fields_set:
-                out[_snake(key)] = getattr(ws, key)
+                out[snake(key)] = getattr(ws, key)
         return out
 
 
@@ -580,7 +576,7 @@ def _cluster_written(stack: str) -> tuple[StackConfig, dict[str, Any]]:
 
 def _section(model: Any) -> dict[str, Any]:
     """A written section's keys in snake case (lists as given)."""
-    return {_snake(k): getattr(model, k) for k in model.model_fields_set}
+    return {snake(k): getattr(model, k) for k in model.model_fields_set}
 
 
 def _builtin_hardening(cfg: StackConfig) -> dict[str, Any]:
