@@ -10,15 +10,22 @@ module only turns what the engine sends into :class:`rules.specs.fleet.FleetSpec
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from pulumi_policy import ReportViolation, StackValidationArgs
+from pulumi_policy import PolicyResource, ReportViolation, StackValidationArgs
 
 from rules.fleet import fleet_channel_findings, member_channel_findings
-from rules.fleet_wire import FLEET_MEMBER_TAG, WireFleetResource, member_tag, read_fleet_resource
+from rules.fleet_wire import (
+    FLEET_MEMBER_TAG,
+    MemberItem,
+    WireFleetResource,
+    attribute_members,
+    member_tag,
+    read_fleet_resource,
+)
 from rules.idle import is_gpu_operator_chart
 from rules.resource_types import is_helm_release, is_managed_cluster
 from rules.specs.fleet import AutoUpgrade, FleetMember, FleetSpec
@@ -30,6 +37,7 @@ from ._resources import (
     as_bool,
     get,
     is_unknown,
+    props_of,
     request_today,
     resource_ref,
     shared_reading,
@@ -137,6 +145,55 @@ def member_clusters(args: StackValidationArgs) -> dict[str, MemberCluster]:
             urn=ref.urn,
         )
     return out
+
+
+def fleet_members(resources: Sequence[PolicyResource]) -> Mapping[str, str] | None:
+    """Each resource's fleet member by URN (:func:`rules.fleet_wire.attribute_members`: its tag, its provider's or
+    parent's member, its ``<member>-`` name prefix), when the stack has ManagedClusters and every one carries the
+    ``fleet-member`` tag; else ``None`` (a stack that is not a fleet of one-cluster members)."""
+    clusters = [r for r in resources if is_managed_cluster(r.resource_type)]
+    if not clusters:
+        return None
+    for cluster in clusters:
+        props = props_of(cluster)
+        if not isinstance(props, Mapping) or member_tag(props) is None:
+            return None
+    items: list[MemberItem] = []
+    for r in resources:
+        props = props_of(r)
+        provider, parent = r.provider, r.parent
+        items.append(
+            MemberItem(
+                r.urn,
+                r.name,
+                r.resource_type,
+                props if isinstance(props, Mapping) else {},
+                provider.urn if provider is not None else None,
+                parent.urn if parent is not None else None,
+            )
+        )
+    attribution = attribute_members(items, is_unknown)
+    return attribution.by_urn if attribution is not None else None
+
+
+def member_groups(
+    resources: Sequence[PolicyResource], relevant: Callable[[str], bool]
+) -> dict[str, list[PolicyResource]] | None:
+    """The stack's resources of each type ``relevant`` accepts, grouped by fleet member (:func:`fleet_members`), so a
+    policy judges each member's group as it judges a one-cluster stack; ``None`` when the stack is not such a fleet
+    or a relevant resource belongs to no member (the caller then reads the stack as a whole)."""
+    members = fleet_members(resources)
+    if members is None:
+        return None
+    groups: dict[str, list[PolicyResource]] = {}
+    for r in resources:
+        if not relevant(r.resource_type):
+            continue
+        member = members.get(r.urn)
+        if member is None:
+            return None
+        groups.setdefault(member, []).append(r)
+    return groups
 
 
 # --------------------------------------------------------------------------------------------------------------------

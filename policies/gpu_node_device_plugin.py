@@ -12,7 +12,8 @@ Clusters: a Helm release or a Kubernetes DaemonSet does not say which cluster it
 engine does not send the provider's kubeconfig to a policy). With one cluster in the stack (one ManagedCluster, or
 only AgentPools naming one cluster) every release and DaemonSet applies to it. With several, a finding is reported
 only when it holds whichever cluster the releases run on; otherwise the pool is reported as not checked, with the
-reason.
+reason. A fleet stack (every ManagedCluster tagged ``fleet-member``) says it: each member's pools, releases and
+DaemonSets (by tag, provider, parent or ``<member>-`` name prefix) are judged apart, as one cluster.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from rules.node_stack import (
 )
 from rules.resource_types import is_agent_pool, is_karpenter_node_pool, is_managed_cluster
 
+from ._fleet import member_groups
 from ._karpenter import allowed_sizes
 from ._meta import MANDATORY, GpuStackPolicy
 from ._resources import (
@@ -425,8 +427,27 @@ def _findings(node: GpuNode, daemonsets: Iterable[PluginDaemonSet], group: Group
     return [f.message for f in found if (f.kind == MISSING) == (group == "missing")]
 
 
+def _relevant(rtype: str) -> bool:
+    return (
+        is_managed_cluster(rtype)
+        or is_agent_pool(rtype)
+        or is_karpenter_node_pool(rtype)
+        or rtype in (HELM_V3_RELEASE, HELM_V4_CHART, DAEMONSET)
+    )
+
+
 def _read(resources: Sequence[PolicyResource], review: Review) -> tuple[Verdict, ...]:
-    """Every GPU node of the stack and the device plugins that land on it: the verdicts both policies report."""
+    """The verdicts both policies report: in a fleet stack (:func:`policies._fleet.member_groups`) each member's
+    pools, releases and DaemonSets apart, as one cluster; otherwise the stack as a whole."""
+    groups = member_groups(resources, _relevant)
+    if groups is None:
+        return _read_cluster(resources, review)
+    verdicts = [v for group in groups.values() for v in _read_cluster(group, review)]
+    return () if review.unknown else tuple(verdicts)
+
+
+def _read_cluster(resources: Sequence[PolicyResource], review: Review) -> tuple[Verdict, ...]:
+    """Every GPU node of ``resources`` and the device plugins that land on it."""
     clusters: dict[ClusterKey | None, bool] = {}
     """Cluster → its KAITO add-on is on; key ``None``: a ManagedCluster that names no resource group / name."""
     managed = 0

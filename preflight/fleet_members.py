@@ -16,7 +16,7 @@ from typing import Any
 
 from preflight.model import RecordedResource
 from preflight.wire import is_unknown, unwrap_secrets
-from rules.fleet_wire import member_tag, read_fleet_resource
+from rules.fleet_wire import MemberItem, attribute_members, read_fleet_resource
 from rules.resource_types import is_managed_cluster
 
 
@@ -53,64 +53,34 @@ def _provider_urn(ref: str | None) -> str | None:
     return ref.rsplit("::", 1)[0] if ref and "::" in ref else None
 
 
-def _by_prefix(name: str, members: Iterable[str]) -> str | None:
-    fits = [m for m in members if name == m or name.startswith(f"{m}-")]
-    return max(fits, key=len) if fits else None
-
-
-def _declared(resources: list[RecordedResource]) -> tuple[set[str], dict[str, str | None], set[str]]:
-    """Member names and groups from FleetMember resources, and the URNs of every Fleet Manager resource."""
-    names: set[str] = set()
+def _groups(resources: list[RecordedResource]) -> dict[str, str | None]:
+    """The update group each FleetMember resource states, by member name."""
     groups: dict[str, str | None] = {}
-    fleet_urns: set[str] = set()
     for r in resources:
         wire = read_fleet_resource(r.type, unwrap_secrets(r.inputs), is_unknown)
-        if wire is None:
-            continue
-        fleet_urns.add(r.urn)
-        if wire.kind == "member" and isinstance(wire.name, str) and not is_unknown(wire.name):
-            names.add(wire.name)
+        if wire is not None and wire.kind == "member" and isinstance(wire.name, str) and not is_unknown(wire.name):
             group = wire.properties.get("group")
             groups[wire.name] = group if isinstance(group, str) and not is_unknown(group) else None
-    return names, groups, fleet_urns
+    return groups
 
 
 def fleet_membership(resources: Iterable[RecordedResource]) -> FleetMembership | None:
-    """Each resource's member (module docstring); ``None`` when no resource carries the ``fleet-member`` tag."""
+    """Each resource's member (module docstring, :func:`rules.fleet_wire.attribute_members`); ``None`` when no
+    resource carries the ``fleet-member`` tag."""
     items = list(resources)
-    tagged: dict[str, str] = {}
-    for r in items:
-        member = member_tag(unwrap_secrets(r.inputs))
-        if member is not None:
-            tagged[r.urn] = member
-    if not tagged:
+    attribution = attribute_members(
+        (MemberItem(r.urn, r.name, r.type, unwrap_secrets(r.inputs), _provider_urn(r.provider), r.parent)
+         for r in items),
+        is_unknown,
+    )  # fmt: skip
+    if attribution is None:
         return None
-    declared, groups, fleet_urns = _declared(items)
-    members = sorted(set(tagged.values()) | declared)
-    by_urn_resource = {r.urn: r for r in items}
-    found: dict[str, str | None] = {}
-
-    def resolve(r: RecordedResource, depth: int = 0) -> str | None:
-        if r.urn in found:
-            return found[r.urn]
-        member: str | None = tagged.get(r.urn)
-        if member is None and r.urn not in fleet_urns and depth < 64:
-            for ref in (_provider_urn(r.provider), r.parent):
-                other = by_urn_resource.get(ref) if ref else None
-                member = resolve(other, depth + 1) if other is not None else None
-                if member is not None:
-                    break
-            if member is None:
-                member = _by_prefix(r.name, members)
-        found[r.urn] = member
-        return member
-
-    by_urn = {r.urn: m for r in items if (m := resolve(r)) is not None}
+    groups = _groups(items)
     return FleetMembership(
-        members=tuple(members),
-        by_urn=by_urn,
-        regions=_member_regions(items, by_urn),
-        groups={m: groups.get(m) for m in members},
+        members=attribution.members,
+        by_urn=attribution.by_urn,
+        regions=_member_regions(items, attribution.by_urn),
+        groups={m: groups.get(m) for m in attribution.members},
     )
 
 

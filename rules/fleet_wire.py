@@ -18,7 +18,7 @@ The ARM property names are the same in both (``group``, ``clusterResourceId``, `
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Final, Literal
@@ -162,3 +162,72 @@ def member_tag(props: Mapping[str, Any]) -> str | None:
     tags = props.get("tags")
     value = tags.get(FLEET_MEMBER_TAG) if isinstance(tags, Mapping) else None
     return value if isinstance(value, str) and value else None
+
+
+@dataclass(frozen=True)
+class MemberItem:
+    """One resource as member attribution reads it: its URN, Pulumi name, type, inputs, and the URNs of its provider
+    (without the ``::<id>``) and parent, when known."""
+
+    urn: str
+    name: str
+    resource_type: str
+    props: Mapping[str, Any]
+    provider: str | None = None
+    parent: str | None = None
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """The members a stack's resources name (sorted) and each resource's member by URN (absent: no member)."""
+
+    members: tuple[str, ...]
+    by_urn: Mapping[str, str]
+    fleet_urns: frozenset[str] = frozenset()
+    """The Fleet Manager resources (they belong to the fleet, not to a member)."""
+
+
+def _by_prefix(name: str, members: Iterable[str]) -> str | None:
+    fits = [m for m in members if name == m or name.startswith(f"{m}-")]
+    return max(fits, key=len) if fits else None
+
+
+def attribute_members(items: Iterable[MemberItem], is_unknown: Callable[[Any], bool]) -> Attribution | None:
+    """Each resource's fleet member, in this order: its own ``fleet-member`` tag; else (a Fleet Manager resource
+    belongs to the fleet, not to a member) its provider's member (a member's Kubernetes provider names the member's
+    cluster), else its parent's, else its name's ``<member>-`` prefix (the longest member name that fits) among the
+    members the tags and the FleetMember resources declare. ``None`` when no resource carries the tag."""
+    listed = list(items)
+    tagged = {i.urn: m for i in listed if (m := member_tag(i.props)) is not None}
+    if not tagged:
+        return None
+    declared: set[str] = set()
+    fleet_urns: set[str] = set()
+    for i in listed:
+        wire = read_fleet_resource(i.resource_type, i.props, is_unknown)
+        if wire is None:
+            continue
+        fleet_urns.add(i.urn)
+        if wire.kind == "member" and isinstance(wire.name, str) and not is_unknown(wire.name):
+            declared.add(wire.name)
+    members = sorted(set(tagged.values()) | declared)
+    by_item = {i.urn: i for i in listed}
+    found: dict[str, str | None] = {}
+
+    def resolve(item: MemberItem, depth: int = 0) -> str | None:
+        if item.urn in found:
+            return found[item.urn]
+        member: str | None = tagged.get(item.urn)
+        if member is None and item.urn not in fleet_urns and depth < 64:
+            for ref in (item.provider, item.parent):
+                other = by_item.get(ref) if ref else None
+                member = resolve(other, depth + 1) if other is not None else None
+                if member is not None:
+                    break
+            if member is None:
+                member = _by_prefix(item.name, members)
+        found[item.urn] = member
+        return member
+
+    by_urn = {i.urn: m for i in listed if (m := resolve(i)) is not None}
+    return Attribution(tuple(members), by_urn, frozenset(fleet_urns))

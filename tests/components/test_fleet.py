@@ -243,6 +243,9 @@ def test_the_preflight_passes_the_example(capsys: pytest.CaptureFixture[str], mo
         (v["policyName"], v["enforcementLevel"]) for v in report["violations"] if "fleet-" in v["policyName"]
     ]
     assert fleet_policies == [("fleet-auto-upgrade-next-move", "advisory")] * 3
+    # each member's pools, releases and Workspaces judged as one cluster's (policies/_fleet.py member_groups): the
+    # device-plugin and KAITO-version policies leave nothing unchecked in the fleet
+    assert report["notApplicable"] == []
     # the fleet's own advisories reach the program's log, so the preflight lists them (composition/stack_file.py)
     fleet_warnings = sorted(w.split(": ", 2)[1] for w in report["warnings"] if ": fleet." in w)
     assert fleet_warnings == ["fleet.autoUpgrade.channel"] * 3 + ["fleet.members[0].region", "fleet.members[1].region"]

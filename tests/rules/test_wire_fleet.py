@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from rules.fleet_wire import WireStage, arm_type, member_tag, read_fleet_resource, strategy_stages
+from rules.fleet_wire import (
+    MemberItem,
+    WireStage,
+    arm_type,
+    attribute_members,
+    member_tag,
+    read_fleet_resource,
+    strategy_stages,
+)
 
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 GENERIC = "azure-native:resources:Resource"
@@ -81,3 +89,39 @@ def test_other_resources_are_not_fleet_resources() -> None:
                                          "resourceType": "storageAccounts"}, _unknown) is None  # fmt: skip
     assert member_tag({"tags": {"fleet-member": "weu"}}) == "weu"
     assert member_tag({"tags": {"fleet-member": ""}}) is None and member_tag({}) is None
+
+
+def _member_resource(member: str) -> MemberItem:
+    props = {"resourceProviderNamespace": "Microsoft.ContainerService", "parentResourcePath": "fleets/gpu-fleet",
+             "resourceType": "members", "resourceName": member, "properties": {"group": "rest"}}  # fmt: skip
+    return MemberItem(f"urn:fleetmember:{member}", f"fleet-{member}", GENERIC, props)
+
+
+def test_members_by_tag_then_provider_then_parent_then_longest_prefix() -> None:
+    tagged = {"tags": {"fleet-member": "weu"}}
+    items = [
+        MemberItem("urn:aks:weu", "weu-aks", "azure-native:containerservice:ManagedCluster", tagged),
+        MemberItem("urn:provider:k8s", "k8s", "pulumi:providers:kubernetes", {}, parent="urn:aks:weu"),
+        MemberItem("urn:release", "gpu-operator", "kubernetes:helm.sh/v3:Release", {}, provider="urn:provider:k8s"),
+        MemberItem("urn:pool:1", "weu-east-t4", "azure-native:containerservice:AgentPool", {}),
+        MemberItem("urn:pool:2", "weu-t4", "azure-native:containerservice:AgentPool", {}),
+        MemberItem("urn:other", "hub-namespace", "kubernetes:core/v1:Namespace", {}),
+        _member_resource("weu-east"),
+        _member_resource("weu"),
+    ]
+    attribution = attribute_members(items, _unknown)
+    assert attribution is not None
+    assert attribution.members == ("weu", "weu-east")  # tags and FleetMember resources
+    assert dict(attribution.by_urn) == {
+        "urn:aks:weu": "weu",
+        "urn:provider:k8s": "weu",  # its parent's
+        "urn:release": "weu",  # its provider's, though its name has no member prefix
+        "urn:pool:1": "weu-east",  # the longest member name that prefixes it
+        "urn:pool:2": "weu",
+    }  # the hub's namespace and the FleetMember resources belong to no member
+    assert attribution.fleet_urns == {"urn:fleetmember:weu-east", "urn:fleetmember:weu"}
+
+
+def test_no_member_tag_is_no_fleet() -> None:
+    items = [MemberItem("urn:aks", "weu-aks", "azure-native:containerservice:ManagedCluster", {"tags": {}})]
+    assert attribute_members(items, _unknown) is None
