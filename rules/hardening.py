@@ -56,6 +56,12 @@ concepts-network-azure-cni-overlay.md``, 'Maximum pods per node'); stated explic
 WINDOWS_MAX_PODS = 110
 """'110 maximum recommended for Windows Server containers' (same page)."""
 
+
+def default_max_pods(os: str) -> int:
+    """A pool's maxPods when it states none: :data:`DEFAULT_MAX_PODS`, :data:`WINDOWS_MAX_PODS` on Windows."""
+    return WINDOWS_MAX_PODS if os == "Windows" else DEFAULT_MAX_PODS
+
+
 DEFAULT_OS_DISK_GIB = 128
 """The OS disk size the platform asks for. AKS sizes a default ephemeral OS disk to the VM's temp storage only when
 that is at least 128 GiB (``articles/aks/concepts-storage.md``, 'Ephemeral OS disks'); asking for 128 GiB keeps the

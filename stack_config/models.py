@@ -28,12 +28,12 @@ from rules.hardening import (
     IMAGE_CLEANER_DEFAULT_HOURS,
     IMAGE_CLEANER_MAX_HOURS,
     IMAGE_CLEANER_MIN_HOURS,
-    WINDOWS_MAX_PODS,
     ApiServer,
     NetworkDataplane,
     NetworkPolicy,
     SshAccess,
     default_encryption_at_host,
+    default_max_pods,
     default_os_disk_type,
 )
 from rules.limits import MAX_PODS_PER_NODE
@@ -679,7 +679,7 @@ class StackConfig(StrictModel):
         """``maxPods``, or Azure CNI Overlay's default (250; 110 on Windows, Microsoft's recommended maximum)."""
         if pool.maxPods is not None:
             return pool.maxPods
-        return WINDOWS_MAX_PODS if pool.os == "Windows" else DEFAULT_MAX_PODS
+        return default_max_pods(pool.os)
 
     def operator_manages(self, pool: GpuPoolConfig) -> bool:
         """The GPU operator manages every Linux GPU pool of a cluster it runs on (device plugin, labels, MIG)."""

@@ -16,8 +16,8 @@ Resolved defaults (each from the catalog or the facts):
 - ``min_count``: 1 when autoscaling; ``count``: the autoscaling lower bound, or 1;
 - ``taints``: :data:`rules.aks.DEFAULT_GPU_TAINT`, or :data:`rules.node_stack.KAITO_SAFE_TAINT` on a cluster with the
   KAITO add-on (whose device plugin would land on the pool otherwise);
-- ``max_pods``: :data:`rules.hardening.DEFAULT_MAX_PODS` (250, Azure CNI Overlay) on Linux,
-  :data:`rules.hardening.WINDOWS_MAX_PODS` (110) on Windows;
+- ``max_pods``: :func:`rules.hardening.default_max_pods`, :data:`rules.hardening.DEFAULT_MAX_PODS` (250, Azure CNI
+  Overlay) on Linux, :data:`rules.hardening.WINDOWS_MAX_PODS` (110) on Windows;
 - ``encryption_at_host`` and ``os_disk_type``: from the catalog's ``nodeDisks``
   (:func:`rules.hardening.default_encryption_at_host`, :func:`rules.hardening.default_os_disk_type`).
 
@@ -45,10 +45,9 @@ from .. import Finding
 from ..aks import DEFAULT_GPU_TAINT, LINUX_OS_SKUS, WINDOWS_OS_SKUS
 from ..checklists import AksGpuPoolFacts, aks_gpu_pool
 from ..hardening import (
-    DEFAULT_MAX_PODS,
-    WINDOWS_MAX_PODS,
     SshAccess,
     default_encryption_at_host,
+    default_max_pods,
     default_os_disk_type,
 )
 from ..lifecycle import check_kubernetes_version, check_operator_platform
@@ -463,7 +462,7 @@ def _defaults(pool: AksGpuPool) -> dict[str, object]:
     if pool.taints is None:
         out["taints"] = taints
     if pool.max_pods is None:
-        out["max_pods"] = WINDOWS_MAX_PODS if pool.os == "Windows" else DEFAULT_MAX_PODS
+        out["max_pods"] = default_max_pods(pool.os)
     disks = node_disks(pool.vm_size)
     if pool.encryption_at_host is None:
         out["encryption_at_host"] = default_encryption_at_host(disks)
