@@ -15,6 +15,7 @@ from rules.specs.aks_cluster import SYSTEM_POOL_NAME
 from .gpu_node_pool import GpuPoolSpec
 from .landing_zone import (
     ClusterLandingZone,
+    landing_zone_advisories,
     landing_zone_findings,
 )
 from .validation import refuse_findings
@@ -85,5 +86,7 @@ def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
 
 
 def advisory_findings(args: AksCluster) -> list[Finding]:
-    """What the cluster leaves open (warnings, never refused): :meth:`rules.specs.AksCluster.advisories`."""
-    return args.advisories()
+    """What the cluster leaves open (warnings, never refused): :meth:`rules.specs.AksCluster.advisories`, and its
+    landing zone's (:func:`components.landing_zone.landing_zone_advisories`)."""
+    lz = args.landing_zone if isinstance(args, AksGpuClusterArgs) else None
+    return [*args.advisories(), *(landing_zone_advisories(lz) if lz is not None else [])]
