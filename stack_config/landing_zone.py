@@ -41,6 +41,7 @@ from rules.network import (
     network_cidrs,
     outbound_prerequisites,
     pod_cidr_capacity,
+    pod_subnets_need_flat,
     private_dns_zone,
     subnet_capacity,
     surge_nodes,
@@ -254,12 +255,8 @@ def _subnet_refs(cfg: StackConfig) -> list[Problem]:
                 )
     if (lz.subnets or any(sid for _, sid in refs)) and sp.vnetSubnetId is None:
         problems.append(Problem("cluster.systemPool.vnetSubnetId", "required when pools join your subnets (one VNet)"))
-    if cfg.cluster.network.mode != "flat":
-        problems += [
-            Problem(key, "a pod subnet is Azure CNI's flat mode: set cluster.network.mode: flat")
-            for key, sid in refs
-            if key.endswith("podSubnetId") and sid is not None
-        ]
+    pods = [(key, sid) for key, sid in refs if key.endswith("podSubnetId")]
+    problems += _at("", pod_subnets_need_flat(cfg.cluster.network.mode, pods, fix="set cluster.network.mode: flat"))
     return problems
 
 

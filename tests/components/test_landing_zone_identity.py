@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 import yaml
 
-from components.aks_cluster import AksGpuClusterArgs, ClusterAccess, advisory_findings
+from components.aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec, advisory_findings
 from components.landing_zone import ClusterLandingZone, landing_zone_findings
 from components.validation import InvalidArgsError
 from rules import Finding
 from rules.identity import Identities, required_roles, system_assigned_network, vnet_of
+from rules.network import pod_subnets_need_flat
 from stack_config import config_from_stack_yaml, validate_stack_config
 from stack_config.landing_zone import landing_zone_warnings
 from tests.components.harness import DEPLOYER_OBJECT_ID, run_main
@@ -199,3 +200,28 @@ def test_the_component_passes_an_outbound_type_that_fits(outbound: Any, subnets:
 def test_the_component_advises_a_system_assigned_control_plane_in_own_subnets() -> None:
     lz = ClusterLandingZone(outbound_type="userDefinedRouting", subnet_ids=(SYSTEM_SUBNET, GPU_SUBNET, ROUTE_TABLE))
     assert _landing_advice(lz) == [("landing_zone.identity.controlPlane", ADVICE)]
+
+
+POD_SUBNET = f"{VNET}/subnets/snet-aks-pods"
+
+
+def test_the_pod_subnet_rule_is_one_function() -> None:
+    refs = [("systemPool", None), ("gpuPools[0]", POD_SUBNET)]
+    assert pod_subnets_need_flat("overlay", refs, fix="go flat") == [
+        Finding("gpuPools[0]", "a pod subnet is Azure CNI's flat mode: go flat")
+    ]
+    assert pod_subnets_need_flat("flat", refs, fix="go flat") == []
+    assert pod_subnets_need_flat(None, refs, fix="go flat") == []  # as sent: no networkPluginMode is not overlay
+
+
+def test_the_component_refuses_a_pod_subnet_with_overlay() -> None:
+    system = SystemPoolSpec(vnet_subnet_id=SYSTEM_SUBNET, pod_subnet_id=POD_SUBNET)
+    access = ClusterAccess(grant_deployer=False)
+    with pytest.raises(InvalidArgsError) as err:
+        AksGpuClusterArgs("aks", "rg", "westeurope", "1.36", access=access, system_pool=system)
+    assert [(f.field, f.message) for f in err.value.findings] == [
+        ("system_pool.pod_subnet_id", "a pod subnet is Azure CNI's flat mode: set landing_zone network_mode 'flat'")
+    ]
+    flat = ClusterLandingZone(network_mode="flat", subnet_ids=(SYSTEM_SUBNET, POD_SUBNET), identities=Identities(UAMI))
+    args = AksGpuClusterArgs("aks", "rg", "westeurope", "1.36", access=access, system_pool=system, landing_zone=flat)
+    assert args.system_pool.pod_subnet_id == POD_SUBNET
