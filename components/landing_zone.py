@@ -124,6 +124,17 @@ def resolve_identity(
     return ResolvedIdentity(value, found.client_id, found.principal_id)
 
 
+def _assignment_names(name: str, needs: Sequence[RoleNeed]) -> list[str]:
+    """``<name>-role-<role>-<the scope's last segment>``; a later need whose name is taken (a VNet, route table and
+    subnet may share a name) adds its scope's resource type (``-virtualnetworks``)."""
+    names: list[str] = []
+    for need in needs:
+        parts = need.scope.rstrip("/").split("/")
+        base = f"{name}-role-{need.role.lower()}-{parts[-1].lower()}"
+        names.append(base if base not in names or len(parts) < 2 else f"{base}-{parts[-2].lower()}")
+    return names
+
+
 def role_assignments(
     parent: pulumi.Resource,
     name: str,
@@ -133,10 +144,11 @@ def role_assignments(
     kubelet_id: pulumi.Input[str] | None,
     depends_on: Sequence[pulumi.Resource] = (),
 ) -> list[authorization.RoleAssignment]:
-    """One ``RoleAssignment`` per need whose principal is in ``principals`` (``controlPlane`` / ``kubelet``)."""
+    """One ``RoleAssignment`` per need whose principal is in ``principals`` (``controlPlane`` / ``kubelet``), named
+    ``<name>-role-<role>-<the scope's last segment>`` (:func:`_assignment_names`)."""
     client = authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=parent))
     out: list[authorization.RoleAssignment] = []
-    for need in needs:
+    for need, resource_name in zip(needs, _assignment_names(name, needs), strict=True):
         principal = principals.get(need.principal)
         if principal is None:
             continue
@@ -146,7 +158,7 @@ def role_assignments(
             continue
         out.append(
             authorization.RoleAssignment(
-                f"{name}-role-{need.role.lower()}-{need.scope.rstrip('/').rsplit('/', 1)[-1].lower()}",
+                resource_name,
                 scope=scope,
                 role_definition_id=client.subscription_id.apply(role.definition_id),
                 principal_id=principal,

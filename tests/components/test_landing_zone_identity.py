@@ -225,3 +225,18 @@ def test_the_component_refuses_a_pod_subnet_with_overlay() -> None:
     flat = ClusterLandingZone(network_mode="flat", subnet_ids=(SYSTEM_SUBNET, POD_SUBNET), identities=Identities(UAMI))
     args = AksGpuClusterArgs("aks", "rg", "westeurope", "1.36", access=access, system_pool=system, landing_zone=flat)
     assert args.system_pool.pod_subnet_id == POD_SUBNET
+
+
+def test_a_vnet_named_like_its_subnet_gets_its_own_assignment() -> None:
+    """A VNet and a subnet may share a name: the VNet's assignment adds its resource type, the URNs stay apart."""
+    config = copy.deepcopy(example_config())
+    text = yaml.safe_dump(config).replace("virtualNetworks/vnet-spoke-gpu/", "virtualNetworks/snet-aks-gpu/")
+    run = run_main(yaml.safe_load(text), stack="landing-zone")
+    assert run.error is None, run.error
+    network = {r.name: r.inputs["scope"] for r in run.of_type(ROLE) if "networkcontributor" in r.name}
+    assert network == {
+        "aks-role-networkcontributor-snet-aks-system": SYSTEM_SUBNET.replace("vnet-spoke-gpu", "snet-aks-gpu"),
+        "aks-role-networkcontributor-snet-aks-gpu": GPU_SUBNET.replace("vnet-spoke-gpu", "snet-aks-gpu"),
+        "aks-role-networkcontributor-rt-spoke-to-hub-fw": ROUTE_TABLE,
+        "aks-role-networkcontributor-snet-aks-gpu-virtualnetworks": VNET.replace("vnet-spoke-gpu", "snet-aks-gpu"),
+    }
