@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from datetime import date
 
-from gpu_catalog import MIG_PROFILES, clock, default_catalog
+from gpu_catalog import MIG_PROFILES, default_catalog
 from gpu_catalog.kaito_presets import KAITO_ADDON_VERSION, KAITO_PRESETS, KAITO_VERSION, kaito_table_minors
 
 from .kaito import _shortfalls, kaito_sizes
@@ -128,4 +128,4 @@ def main(argv: Sequence[str] | None = None, *, today: date) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(today=clock.today()))  # the one clock (AGP_TODAY pins it, as for every entry point)
+    raise SystemExit(main(today=date.today()))
