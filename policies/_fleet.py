@@ -355,8 +355,9 @@ def _unknown_stage(stage: WireStage) -> bool:
 def _run_stages(fleet: StackFleet, part: FleetPart, review: Review) -> Any:
     """The stages an update run follows: its inline ``strategy``'s; else those of the FleetUpdateStrategy of the same
     fleet its ``updateStrategyId`` names (by the id's last segment), when the stack holds it; else ``None`` (Fleet's
-    default strategy updates every member; a strategy the stack does not show is taken to cover every member, as a
-    strategy that leaves one out is refused by fleet-update-strategy-stages). :data:`_UNRESOLVED` when unknown."""
+    default strategy updates every member). :data:`_UNRESOLVED` when unknown, or when the strategy it names is not in
+    the stack: which members that strategy's stages cover is then not known, so the run is reported as not checked
+    rather than judged against every member (a refusal needs the members the run really updates)."""
     props = part.wire.properties
     if props.get("strategy") is not None:
         return _stages(part, review)
@@ -369,7 +370,11 @@ def _run_stages(fleet: StackFleet, part: FleetPart, review: Review) -> Any:
     name = strategy_id.strip("/").rsplit("/", 1)[-1]
     named = [s for s in fleet.strategies if s.wire.kind == "updateStrategy" and s.wire.name == name]
     if not named:
-        return None
+        review.not_checked(
+            f"{part.resource.name}: its updateStrategyId names strategy {name!r}, which is not in this stack, so the "
+            "members its stages update are not known"
+        )
+        return _UNRESOLVED
     return _stages(named[0], review)
 
 

@@ -26,7 +26,8 @@ POLICY = GpuStackPolicy(
     what="A Fleet Manager update run (fleets/updateRuns: generic azure-native:resources:Resource or typed UpdateRun) "
     "whose managedClusterUpdate.upgrade is Full or ControlPlaneOnly targets no Kubernetes minor past the newest one "
     "the pinned GPU operator or KAITO add-on is validated on, for each member it covers (its strategy's stages: "
-    "inline, or the updateStrategyId of a strategy in the stack; else every member) whose ManagedCluster the stack "
+    "inline, or the updateStrategyId of a strategy in the stack; neither: every member; a strategy the stack does not "
+    "show: not checked) whose ManagedCluster the stack "
     "shows (tag fleet-member). A NodeImageOnly run is not judged.",
     why="A started update run upgrades the members' control planes (and, Full, their node pools) stage by stage with "
     "no pulumi up: a GPU operator or KAITO add-on outside its validated range leaves GPU nodes without a working "
