@@ -44,7 +44,6 @@ from rules.network import (
     private_dns_zone,
     subnet_capacity,
     surge_nodes,
-    upgrade_settings,
 )
 
 from .base import StrictModel, worded
@@ -315,14 +314,11 @@ def landing_zone_problems(cfg: StackConfig) -> list[Problem]:
     for kind, w in (("autoUpgrade", c.maintenance.autoUpgrade), ("nodeOs", c.maintenance.nodeOs)):
         if w is not None:
             problems += _at(f"cluster.maintenance.{kind}", maintenance_window(w.window(kind)))  # type: ignore[arg-type]
-    upgrades = [("cluster.systemPool.upgrade", c.systemPool.upgrade)]
-    upgrades += [(f"gpuPools[{i}].upgrade", p.upgrade) for i, p in enumerate(cfg.gpuPools)]
-    for at, u in upgrades:
+    upgrades = [("cluster.systemPool.upgrade", c.systemPool.upgrade, True)]  # the System-mode pool
+    upgrades += [(f"gpuPools[{i}].upgrade", p.upgrade, False) for i, p in enumerate(cfg.gpuPools)]
+    for at, u, system in upgrades:
         if u is not None:
-            found = upgrade_settings(
-                u.maxSurge, u.maxUnavailable, drain_timeout=u.drainTimeoutInMinutes, soak=u.nodeSoakDurationInMinutes
-            )
-            problems += _at(at, found)
+            problems += _at(at, u.settings.findings(system=system))
     if c.defender.enabled and c.defender.logAnalyticsWorkspaceId is None and not c.monitoring.containerInsights:
         problems.append(
             Problem(

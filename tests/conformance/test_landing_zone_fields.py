@@ -1,11 +1,12 @@
 """The landing-zone fields of aks.json as the 2025-09-01 REST spec gives them (issue 37): ``vnetSubnetID`` /
 ``podSubnetID`` (``format: arm-id`` of ``Microsoft.Network/virtualNetworks/subnets``), ``privateDNSZone`` (``system``,
 ``none`` or a private DNS zone id), ``maxSurge`` / ``maxUnavailable`` (an integer or a percentage: the spec has no
-pattern, its descriptions say so). Each refused and passed on engine-shaped
+pattern, its descriptions say so), and no ``maxUnavailable`` on a System pool. Each refused and passed on engine-shaped
 inputs, with the exact path and rule."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -94,3 +95,27 @@ def test_surge_values_refuse_other_shapes(field: str, value: str) -> None:
 def test_the_surge_pattern_is_the_rules_one() -> None:
     fields = load_facts().definitions["aks.PoolProperties"]["fields"]["upgradeSettings"]["fields"]
     assert fields["maxSurge"]["pattern"] == fields["maxUnavailable"]["pattern"] == SURGE_RE.pattern
+
+
+def test_max_unavailable_on_a_system_pool_is_refused_on_the_wire() -> None:
+    inputs = base(MANAGED_CLUSTER)
+    inputs["agentPoolProfiles"][0]["upgradeSettings"] = {"maxSurge": "1", "maxUnavailable": "1"}
+    finding = only(check_resource(MANAGED_CLUSTER, inputs))
+    assert (finding.path, finding.rule) == (
+        "agentPoolProfiles[0].upgradeSettings.maxUnavailable",
+        "aks.system-pool-no-max-unavailable",
+    )
+    assert "maxUnavailable cannot be set on a System pool" in finding.message
+    assert "MicrosoftDocs/azure-aks-docs articles/aks/upgrade-aks-node-pools-rolling.md" in finding.source
+    # the same settings on a User pool (a standalone AgentPool or an inline profile) pass
+    pool = base(AGENT_POOL)
+    pool["upgradeSettings"] = {"maxSurge": "0", "maxUnavailable": "1"}
+    assert failures(check_resource(AGENT_POOL, pool)) == []
+    inline = copy.deepcopy(inputs)
+    inline["agentPoolProfiles"].append({**inline["agentPoolProfiles"][0], "name": "user", "mode": "User"})
+    del inline["agentPoolProfiles"][0]["upgradeSettings"]
+    assert failures(check_resource(MANAGED_CLUSTER, inline)) == []
+    # a standalone AgentPool in System mode is judged alike
+    pool["mode"] = "System"
+    finding = only(check_resource(AGENT_POOL, pool))
+    assert (finding.path, finding.rule) == ("upgradeSettings.maxUnavailable", "aks.system-pool-no-max-unavailable")
