@@ -240,7 +240,14 @@ def _subnet_refs(cfg: StackConfig) -> list[Problem]:
                     )
                 )
     if (lz.subnets or any(sid for _, sid in refs)) and sp.vnetSubnetId is None:
-        problems.append(Problem("cluster.systemPool.vnetSubnetId", "required when pools join your subnets (one VNet)"))
+        among = f" (one of cluster.network.subnets: {', '.join(sorted(lz.subnets))})" if lz.subnets else ""
+        problems.append(
+            Problem(
+                "cluster.systemPool.vnetSubnetId",
+                "required when pools join your subnets: a cluster's pools share one VNet, so the system pool names "
+                f"its subnet too{among}",
+            )
+        )
     if cfg.cluster.network.mode != "flat":
         problems += [
             Problem(key, "a pod subnet is Azure CNI's flat mode: set cluster.network.mode: flat")
