@@ -1,11 +1,13 @@
 """Issue 37's rules that had no refusing or no passing case (rules/network.py, rules/maintenance.py), each with
 concrete values: no ``maxUnavailable`` on a System pool, a not-allowed date range that ends before it starts, and
-NAP's burst bound in the default subnet at the edge."""
+NAP's burst bound in the default subnet at the edge; and the protections' sources in the landing-zone facts."""
 
 from __future__ import annotations
 
+import json
 from datetime import date
 
+from gpu_catalog.landing_zone import LANDING_ZONE_FACTS
 from rules import Finding
 from rules.maintenance import MaintenanceWindow, maintenance_window
 from rules.network import (
@@ -101,3 +103,21 @@ def test_nap_burst_one_node_over_the_default_subnet_is_refused_with_the_numbers(
             "fewer nodes (maxCount, maxSurge) or another subnet for a pool",
         )
     ]
+
+
+# ------------------------------------------------------------------------------------------------ protections
+
+
+def test_the_protections_name_their_sources_in_the_facts() -> None:
+    """docs/landing-zone.md says every value traces to the landing-zone facts: the Azure Policy add-on's key (sent as
+    addonProfiles.azurepolicy, tests/components/test_landing_zone.py) and Defender's profile are recorded there with
+    sources the file lists."""
+    doc = json.loads(LANDING_ZONE_FACTS.read_text(encoding="utf-8"))
+    ids = {s["id"] for s in doc["sources"]}
+    protections = doc["protections"]
+    assert protections["azurePolicyAddon"]["addonProfile"] == "azurepolicy"
+    assert protections["defender"]["field"] == "securityProfile.defender"
+    for entry in protections.values():
+        assert entry["default"] is False
+        assert {s.strip() for s in entry["source"].split(",")} <= ids
+    assert "use-azure-policy.md" in next(s["path"] for s in doc["sources"] if s["id"] == "aks-docs-azure-policy")
