@@ -109,15 +109,17 @@ def test_a_not_allowed_range_that_ends_before_it_starts_is_refused_in_the_stack_
 
 # ------------------------------------------------------------------------------------------------ subnets
 
+SYSTEM_SUBNET_NEEDED = (
+    "required when pools join your subnets: a cluster's pools share one VNet, so the system pool names its subnet too"
+)
+
 
 def test_the_system_pool_names_its_subnet_when_pools_join_yours() -> None:
     config = copy.deepcopy(example_config())
     del config[CLUSTER]["systemPool"]["vnetSubnetId"]
     assert _problems(config) == [
         Problem(
-            "cluster.systemPool.vnetSubnetId",
-            "required when pools join your subnets: a cluster's pools share one VNet, so the system pool names its "
-            "subnet too (one of cluster.network.subnets: gpu, system)",
+            "cluster.systemPool.vnetSubnetId", f"{SYSTEM_SUBNET_NEEDED} (one of cluster.network.subnets: gpu, system)"
         ),
         # and without it the cluster is not in your subnets, where userDefinedRouting needs it
         Problem(
@@ -134,13 +136,7 @@ def test_a_gpu_pool_in_your_subnet_needs_the_system_pool_in_one_too() -> None:
     network = config[CLUSTER]["network"]
     del network["subnets"], network["outboundType"]
     del config[CLUSTER]["systemPool"]["vnetSubnetId"]
-    assert _problems(config) == [
-        Problem(
-            "cluster.systemPool.vnetSubnetId",
-            "required when pools join your subnets: a cluster's pools share one VNet, so the system pool names its "
-            "subnet too",
-        )
-    ]
+    assert _problems(config) == [Problem("cluster.systemPool.vnetSubnetId", SYSTEM_SUBNET_NEEDED)]
     config[CLUSTER]["systemPool"]["vnetSubnetId"] = f"{SPOKE}/snet-aks-system"
     assert _validate(config).cluster.systemPool.vnetSubnetId == f"{SPOKE}/snet-aks-system"
 
