@@ -139,6 +139,35 @@ def test_a_fleet_members_pool_sends_the_same_inputs_whichever_door_it_comes_in_b
         assert key in from_stack, key
 
 
+def test_a_fleet_members_pool_is_the_templates_but_for_its_tag_and_its_overrides() -> None:
+    """The documented differences of a member's pool (``docs/fleet.md``): the ``fleet-member`` tag, and what the
+    member's ``overrides`` set (sec: a larger A100 size, one node at most) with what follows from it (the Azure name
+    hashes the size; the catalog's OS disk default for the size)."""
+    from dataclasses import fields
+
+    template = ShippedPool("template", FLEET_CFG, FLEET_CFG.gpuPools[0]).python()
+
+    def differences(shipped: ShippedPool) -> dict[str, Any]:
+        spec = shipped.python()
+        return {
+            f.name: getattr(spec, f.name) for f in fields(spec) if getattr(spec, f.name) != getattr(template, f.name)
+        }
+
+    tag = {"environment": "fleet"}
+    assert {p.stack: differences(p) for p in FLEET_POOLS} == {
+        "weu": {"tags": tag | {"fleet-member": "weu"}},
+        "sec": {
+            "tags": tag | {"fleet-member": "sec"},
+            "vm_size": "Standard_NC48ads_A100_v4",
+            "max_count": 1,
+            "azure_name": "a10092c5",
+            "os_disk_type": "Ephemeral",
+        },
+        "scus": {"tags": tag | {"fleet-member": "scus"}},
+    }
+    assert dict(template.tags) == tag
+
+
 @pytest.mark.parametrize("member", [m.member.name for m in MEMBERS])
 def test_a_fleet_members_cluster_sends_the_same_inputs_whichever_door_it_comes_in_by(
     member: str, fleet_stack_run: Run, fleet_api_run: Run
@@ -373,3 +402,20 @@ def test_the_existing_cluster_examples_pool_from_a_stack_file_differs_only_by_wh
     # with what the stack's cluster gives, the three doors agree
     assert wire(api.by_name("py-existing-a100", AGENT_POOL).inputs) == stack_pool
     assert wire(api.by_name("pkg-existing-a100", AGENT_POOL).inputs) == stack_pool
+
+
+# ------------------------------------------------------------------------------------------- every example covered
+
+
+def test_every_shipped_example_is_built_three_ways() -> None:
+    """A new example fails here until its deployables are compared: the stack-file examples' pools and clusters above
+    and in ``test_landing_zone_three_ways.py``, the component-package program's pool above. None of them ships a NAP
+    NodePool, a KAITO workspace or a Databricks cluster (the shipped stacks' are compared in ``test_three_ways.py``)."""
+    landing_zone = EXAMPLES / "landing-zone" / "Pulumi.landing-zone.yaml"
+    assert sorted(EXAMPLES.glob("*/Pulumi*.yaml")) == sorted([FLEET, LEGACY, EXISTING, landing_zone])
+    stacks = [LEGACY_CFG, stack_cfg(_config(landing_zone), _relative(landing_zone)), *(m.config for m in MEMBERS)]
+    for cfg in stacks:
+        assert not cfg.gpuNodePools and not cfg.kaito.workspaces, cfg.cluster_name
+        assert cfg.databricks is None or not cfg.databricks.clusters, cfg.cluster_name
+    resources = yaml.safe_load(EXISTING.read_text(encoding="utf-8"))["resources"]
+    assert [r["type"] for r in resources.values()] == ["azure-gpu-platform:index:GpuNodePool"]
