@@ -45,7 +45,6 @@ from rules.network import (
     private_dns_zone,
     subnet_capacity,
     surge_nodes,
-    upgrade_settings,
 )
 
 from .base import StrictModel, worded
@@ -254,7 +253,14 @@ def _subnet_refs(cfg: StackConfig) -> list[Problem]:
                     )
                 )
     if (lz.subnets or any(sid for _, sid in refs)) and sp.vnetSubnetId is None:
-        problems.append(Problem("cluster.systemPool.vnetSubnetId", "required when pools join your subnets (one VNet)"))
+        among = f" (one of cluster.network.subnets: {', '.join(sorted(lz.subnets))})" if lz.subnets else ""
+        problems.append(
+            Problem(
+                "cluster.systemPool.vnetSubnetId",
+                "required when pools join your subnets: a cluster's pools share one VNet, so the system pool names "
+                f"its subnet too{among}",
+            )
+        )
     pods = [(key, sid) for key, sid in refs if key.endswith("podSubnetId")]
     problems += _at("", pod_subnets_need_flat(cfg.cluster.network.mode, pods, fix="set cluster.network.mode: flat"))
     return problems
@@ -324,14 +330,11 @@ def landing_zone_problems(cfg: StackConfig) -> list[Problem]:
     for kind, w in (("autoUpgrade", c.maintenance.autoUpgrade), ("nodeOs", c.maintenance.nodeOs)):
         if w is not None:
             problems += _at(f"cluster.maintenance.{kind}", maintenance_window(w.window(kind)))  # type: ignore[arg-type]
-    upgrades = [("cluster.systemPool.upgrade", c.systemPool.upgrade)]
-    upgrades += [(f"gpuPools[{i}].upgrade", p.upgrade) for i, p in enumerate(cfg.gpuPools)]
-    for at, u in upgrades:
+    upgrades = [("cluster.systemPool.upgrade", c.systemPool.upgrade, True)]  # the System-mode pool
+    upgrades += [(f"gpuPools[{i}].upgrade", p.upgrade, False) for i, p in enumerate(cfg.gpuPools)]
+    for at, u, system in upgrades:
         if u is not None:
-            found = upgrade_settings(
-                u.maxSurge, u.maxUnavailable, drain_timeout=u.drainTimeoutInMinutes, soak=u.nodeSoakDurationInMinutes
-            )
-            problems += _at(at, found)
+            problems += _at(at, u.settings.findings(system=system))
     if c.defender.enabled and c.defender.logAnalyticsWorkspaceId is None and not c.monitoring.containerInsights:
         problems.append(
             Problem(
