@@ -15,10 +15,10 @@ from component_package.args import plain, present
 from component_package.inputs import DateSpan
 from component_package.inputs import MaintenanceWindow as WindowInput
 from components import gpu_node_pool
-from components.landing_zone import ClusterLandingZone, network_scopes
+from components.landing_zone import ClusterLandingZone
 from components.validation import InvalidArgsError
 from rules import Finding
-from rules.identity import Identities
+from rules.identity import Identities, network_scopes
 from rules.maintenance import MaintenanceWindow
 
 COMPONENT = "AksGpuCluster"
@@ -87,6 +87,7 @@ def _paths() -> dict[str, str]:
     """The rules' finding fields (``landing_zone.<field>``) as the package's property paths."""
     out = {f"landing_zone.{k}": f"network.{k}" for k in ("podCidr", "serviceCidr")}
     out["landing_zone.dnsServiceIP"] = "network.dnsServiceIp"
+    out["landing_zone.outboundType"] = "network.outboundType"
     out["landing_zone.privateDnsZone"] = "apiServer.privateDnsZone"
     out |= {f"landing_zone.identity.{k}": f"identity.{k}" for k in ("controlPlane", "kubelet")}
     out |= {f"landing_zone.containerRegistries[{i}]": f"containerRegistries[{i}]" for i in range(_MAX_LISTED)}

@@ -9,12 +9,14 @@ from datetime import date
 
 from gpu_catalog import clock
 from rules import Finding
+from rules.network import pod_subnets_need_flat
 from rules.specs import AksCluster
 from rules.specs.aks_cluster import SYSTEM_POOL_NAME
 
 from .gpu_node_pool import GpuPoolSpec
 from .landing_zone import (
     ClusterLandingZone,
+    landing_zone_advisories,
     landing_zone_findings,
 )
 from .validation import refuse_findings
@@ -81,9 +83,14 @@ def cluster_findings(args: AksGpuClusterArgs) -> list[Finding]:
     """Every guard rail the cluster breaks (its GPU pools check themselves) on the Args' day: its spec's
     (:meth:`rules.specs.AksCluster.findings`) and its landing zone's."""
     found = args.findings(today=args.today or clock.today())
+    pods = [("system_pool.pod_subnet_id", args.system_pool.pod_subnet_id)]
+    pods += [(f"gpu_pools[{i}].pod_subnet_id", p.pod_subnet_id) for i, p in enumerate(args.gpu_pools)]
+    found += pod_subnets_need_flat(args.landing_zone.network_mode, pods, fix="set landing_zone network_mode 'flat'")
     return [*found, *landing_zone_findings(args.landing_zone, args.location, args.api_server.private_cluster)]
 
 
 def advisory_findings(args: AksCluster) -> list[Finding]:
-    """What the cluster leaves open (warnings, never refused): :meth:`rules.specs.AksCluster.advisories`."""
-    return args.advisories()
+    """What the cluster leaves open (warnings, never refused): :meth:`rules.specs.AksCluster.advisories`, and its
+    landing zone's (:func:`components.landing_zone.landing_zone_advisories`)."""
+    lz = args.landing_zone if isinstance(args, AksGpuClusterArgs) else None
+    return [*args.advisories(), *(landing_zone_advisories(lz) if lz is not None else [])]

@@ -5,19 +5,22 @@ the role assignments AKS needs (:func:`rules.identity.required_roles`), and the 
   ``managedidentity.getUserAssignedIdentity`` (client and principal ids; the identity must be in the deploying
   subscription). The control-plane identity goes to ``identity`` (``UserAssigned``), the kubelet identity to
   ``identityProfile.kubeletidentity``.
-- **Role assignments** (``assign_roles``): the control-plane identity's (Network Contributor on each subnet, Private
-  DNS Zone Contributor on a custom zone, Managed Identity Operator on the kubelet identity) are created **before** the
-  cluster, which depends on them (AKS checks them when it creates the cluster); AcrPull for the kubelet identity on
-  each registry is created after it when AKS owns the kubelet identity (its object id is a cluster output). Every role
-  by its built-in definition id (``gpu_catalog/facts/aks_landing_zone.json``), principal type ``ServicePrincipal``
-  (a managed identity).
+- **Role assignments** (``assign_roles``): a user-assigned control-plane identity's (Network Contributor on each
+  subnet and route table, and with a custom private DNS zone on the spoke VNet; Private DNS Zone Contributor on the
+  zone; Managed Identity Operator on the kubelet identity) are created **before** the cluster, which depends on them
+  (AKS checks them when it creates the cluster). A system-assigned control plane exists only with the cluster: its
+  Network Contributor assignments are created right after it (its ``identity.principalId``), with an advisory
+  (:func:`rules.identity.system_assigned_network`). AcrPull for the kubelet identity on each registry is created
+  after the cluster (when AKS owns the kubelet identity its object id is a cluster output). Every role by its
+  built-in definition id (``gpu_catalog/facts/aks_landing_zone.json``), principal type ``ServicePrincipal`` (a
+  managed identity).
 - **Maintenance**: one ``containerservice:MaintenanceConfiguration`` per window, named as AKS reads them
   (``aksManagedAutoUpgradeSchedule``, ``aksManagedNodeOSUpgradeSchedule``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,9 +29,17 @@ from pulumi_azure_native import authorization, containerservice, managedidentity
 
 from gpu_catalog.landing_zone import landing_zone_role
 from rules import Finding
-from rules.identity import CREATE, Identities, RoleNeed, identity_findings, required_roles
+from rules.identity import (
+    CREATE,
+    Identities,
+    RoleNeed,
+    identity_findings,
+    required_roles,
+    system_assigned_network,
+    vnet_of,
+)
 from rules.maintenance import MaintenanceWindow, maintenance_window
-from rules.network import NetworkMode, OutboundType, network_cidrs, private_dns_zone
+from rules.network import NetworkMode, OutboundType, network_cidrs, outbound_prerequisites, private_dns_zone
 
 PRINCIPAL_TYPE = "ServicePrincipal"
 """A managed identity is a service principal (``RoleAssignment.principalType``)."""
@@ -74,12 +85,6 @@ class ClusterLandingZone:
         )
 
 
-def network_scopes(subnet_ids: Iterable[str | None], route_table_ids: Iterable[str | None] = ()) -> tuple[str, ...]:
-    """:attr:`ClusterLandingZone.subnet_ids`: every node and pod subnet the pools join, then every route table those
-    subnets carry, each once in order (the control plane's Network Contributor scopes, managed-identity article)."""
-    return tuple(i for i in dict.fromkeys([*subnet_ids, *route_table_ids]) if i is not None)
-
-
 @dataclass
 class ResolvedIdentity:
     """A user-assigned identity as the cluster and role assignments use it."""
@@ -119,6 +124,17 @@ def resolve_identity(
     return ResolvedIdentity(value, found.client_id, found.principal_id)
 
 
+def _assignment_names(name: str, needs: Sequence[RoleNeed]) -> list[str]:
+    """``<name>-role-<role>-<the scope's last segment>``; a later need whose name is taken (a VNet, route table and
+    subnet may share a name) adds its scope's resource type (``-virtualnetworks``)."""
+    names: list[str] = []
+    for need in needs:
+        parts = need.scope.rstrip("/").split("/")
+        base = f"{name}-role-{need.role.lower()}-{parts[-1].lower()}"
+        names.append(base if base not in names or len(parts) < 2 else f"{base}-{parts[-2].lower()}")
+    return names
+
+
 def role_assignments(
     parent: pulumi.Resource,
     name: str,
@@ -128,10 +144,11 @@ def role_assignments(
     kubelet_id: pulumi.Input[str] | None,
     depends_on: Sequence[pulumi.Resource] = (),
 ) -> list[authorization.RoleAssignment]:
-    """One ``RoleAssignment`` per need whose principal is in ``principals`` (``controlPlane`` / ``kubelet``)."""
+    """One ``RoleAssignment`` per need whose principal is in ``principals`` (``controlPlane`` / ``kubelet``), named
+    ``<name>-role-<role>-<the scope's last segment>`` (:func:`_assignment_names`)."""
     client = authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=parent))
     out: list[authorization.RoleAssignment] = []
-    for need in needs:
+    for need, resource_name in zip(needs, _assignment_names(name, needs), strict=True):
         principal = principals.get(need.principal)
         if principal is None:
             continue
@@ -141,7 +158,7 @@ def role_assignments(
             continue
         out.append(
             authorization.RoleAssignment(
-                f"{name}-role-{need.role.lower()}-{need.scope.rstrip('/').rsplit('/', 1)[-1].lower()}",
+                resource_name,
                 scope=scope,
                 role_definition_id=client.subscription_id.apply(role.definition_id),
                 principal_id=principal,
@@ -208,10 +225,15 @@ def maintenance_configurations(
 
 def landing_zone_findings(lz: ClusterLandingZone, location: str, private_cluster: bool) -> list[Finding]:
     """The landing-zone rules a component can check on its own (the subnets' sizes and route tables are stack-file
-    facts: ``stack_config/landing_zone.py``): CIDRs, private DNS zone, identities, maintenance windows."""
+    facts: ``stack_config/landing_zone.py``): CIDRs, the outbound type against your own subnets or AKS's VNet, the
+    private DNS zone, identities, maintenance windows."""
     found = [
         Finding(f"landing_zone.{f.field}", f.message)
         for f in network_cidrs(lz.network_mode, lz.pod_cidr, lz.service_cidr, lz.dns_service_ip, [])
+    ]
+    byo = any(vnet_of(s) is not None for s in lz.subnet_ids)  # the pools join your subnets (one VNet)
+    found += [
+        Finding(f"landing_zone.{f.field}", f.message) for f in outbound_prerequisites(lz.outbound_type, [], byo=byo)
     ]
     found += [
         Finding(f"landing_zone.{f.field}", f.message)
@@ -226,6 +248,13 @@ def landing_zone_findings(lz: ClusterLandingZone, location: str, private_cluster
     for w in lz.maintenance:
         found += [Finding(f"landing_zone.maintenance.{w.kind}.{f.field}", f.message) for f in maintenance_window(w)]
     return found
+
+
+def landing_zone_advisories(lz: ClusterLandingZone) -> list[Finding]:
+    """What the landing zone leaves open (warnings, never refused): a system-assigned control plane with your own
+    subnets (:func:`rules.identity.system_assigned_network`)."""
+    found = system_assigned_network(lz.identities, lz.subnet_ids, assign_roles=lz.assign_roles)
+    return [Finding(f"landing_zone.{f.field}", f.message) for f in found]
 
 
 def landing_identities(
@@ -292,6 +321,10 @@ def _kubelet_object_id(profile: Any) -> str | None:
     return getattr(entry, "object_id", None) if entry is not None else None
 
 
+def _principal_id(identity: Any) -> str | None:
+    return getattr(identity, "principal_id", None) if identity is not None else None
+
+
 def after_cluster(
     parent: pulumi.Resource,
     name: str,
@@ -302,14 +335,18 @@ def after_cluster(
     resource_group_name: str,
     cluster_name: str,
 ) -> tuple[list[authorization.RoleAssignment], list[containerservice.MaintenanceConfiguration]]:
-    """AcrPull for the kubelet identity on each registry (its own identity, or the one AKS created) and the
-    maintenance windows."""
+    """AcrPull for the kubelet identity on each registry (its own identity, or the one AKS created), a
+    system-assigned control plane's Network Contributor (its identity exists only now), and the maintenance
+    windows."""
     kubelet = ids.get("kubelet")
     principal: pulumi.Input[str] = (
         kubelet.principal_id if kubelet is not None else cluster.identity_profile.apply(_kubelet_object_id)  # type: ignore[arg-type]
     )
-    needs = [n for n in lz.role_needs() if n.principal == "kubelet"]
-    pulls = role_assignments(parent, name, needs, {"kubelet": principal}, kubelet_id=None, depends_on=[cluster])
+    principals: dict[str, pulumi.Input[str]] = {"kubelet": principal}
+    if "controlPlane" not in ids:
+        principals["controlPlane"] = cluster.identity.apply(_principal_id)  # type: ignore[arg-type]
+    needs = [n for n in lz.role_needs() if n.principal == "kubelet" or "controlPlane" not in ids]
+    pulls = role_assignments(parent, name, needs, principals, kubelet_id=None, depends_on=[cluster])
     rg = resource_group_name
     windows = maintenance_configurations(
         parent, name, lz.maintenance, resource_group_name=rg, cluster_name=cluster_name, cluster=cluster

@@ -5,10 +5,10 @@ pools' subnet ids and upgrade settings): read once here, from the stack config r
 from __future__ import annotations
 
 from components.contract import NetworkContract
-from components.landing_zone import ClusterLandingZone, network_scopes
+from components.landing_zone import ClusterLandingZone
 from rules.identity import Identities
 from stack_config import StackConfig
-from stack_config.landing_zone import LandingZone
+from stack_config.landing_zone import LandingZone, role_scopes
 
 
 def landing_zone_args(cfg: StackConfig) -> ClusterLandingZone:
@@ -17,13 +17,8 @@ def landing_zone_args(cfg: StackConfig) -> ClusterLandingZone:
     ``cluster.azurePolicyAddon``."""
     c = cfg.cluster
     net = c.network
-    lz = LandingZone.of(cfg)
-    ids = [c.systemPool.vnetSubnetId, c.systemPool.podSubnetId]
-    ids += [i for p in cfg.gpuPools for i in (lz.node_subnet_id(p.vnetSubnetId), p.podSubnetId)]
-    joined = network_scopes(ids)
-    described = [net.subnets[n] for n in (lz.named(i) for i in joined) if n is not None]
     # Network Contributor on each subnet and on each route table the subnets carry (managed-identity article)
-    subnet_ids = network_scopes(joined, (s.routeTableId for s in described))
+    subnet_ids = role_scopes(cfg)
     defender_ws = c.defender.logAnalyticsWorkspaceId or c.monitoring.logAnalyticsWorkspaceId
     return ClusterLandingZone(
         network_mode=net.mode,

@@ -13,6 +13,7 @@ from preflight.wire import UNKNOWN, is_unknown
 from rules import aks as rules_aks
 from rules import databricks as rules_databricks
 from rules.hardening import network_policy
+from rules.network import outbound_prerequisites, pod_subnets_need_flat
 from rules.wire_pools import aks_pools
 
 
@@ -165,6 +166,31 @@ def _aks_custom_zone_identity(r: RuleCtx) -> None:
 def _aks_kubelet_identity(r: RuleCtx) -> None:
     if _get(r.inputs, "identityProfile", "kubeletidentity") is not None and _user_assigned(r) is False:
         r.fail("identity.type", "identityProfile.kubeletidentity needs a user-assigned control plane (UserAssigned)")
+
+
+@_rule("aks.outbound-type-needs-its-network")
+def _aks_outbound_network(r: RuleCtx) -> None:
+    """Per agent pool, the outbound type against the pool's ``vnetSubnetID`` (:func:`rules.network.
+    outbound_prerequisites`, the stack file's and the component's rule): ``managedNATGateway`` only in AKS's own
+    VNet (no ``vnetSubnetID``); ``userDefinedRouting`` and ``userAssignedNATGateway`` only in your own subnet."""
+    outbound = _get(r.inputs, "networkProfile", "outboundType")
+    if not isinstance(outbound, str) or outbound not in r.limit("outboundTypes"):
+        return  # unset (AKS's loadBalancer), unknown, or a type with no subnet prerequisite
+    for prefix, pool, _ in _pools(r):
+        own = pool.get("vnetSubnetID") is not None
+        for f in outbound_prerequisites(outbound, [], byo=own):  # type: ignore[arg-type]
+            r.fail(join(prefix, "vnetSubnetID"), f.message)
+
+
+@_rule("aks.pod-subnet-not-with-overlay")
+def _aks_pod_subnet_overlay(r: RuleCtx) -> None:
+    """``podSubnetID`` is Azure CNI Pod Subnet's (flat): not with ``networkPluginMode`` overlay
+    (:func:`rules.network.pod_subnets_need_flat`)."""
+    mode = _get(r.inputs, "networkProfile", "networkPluginMode")
+    refs = [(join(prefix, "podSubnetID"), pool.get("podSubnetID")) for prefix, pool, _ in _pools(r)]
+    fix = "with networkPluginMode overlay pods take their IPs from podCidr (drop podSubnetID, or leave overlay)"
+    for f in pod_subnets_need_flat(mode if isinstance(mode, str) else None, refs, fix=fix):
+        r.fail(f.field, f.message)
 
 
 @_rule("aks.maintenance-one-schedule")

@@ -330,6 +330,16 @@ def outbound_prerequisites(
     return found
 
 
+def pod_subnets_need_flat(mode: str | None, refs: Sequence[tuple[str, str | None]], *, fix: str) -> list[Finding]:
+    """A pod subnet (``podSubnetID``) is Azure CNI Pod Subnet's, a flat mode: with Azure CNI Overlay pods take their
+    IPs from the pod CIDR (REST API 2025-09-01 ``NetworkPluginMode`` overlay), and a cluster on a pod subnet cannot
+    move to overlay (update-azure-cni.md). ``mode``: ``overlay`` (this platform's, or ``networkPluginMode`` as sent);
+    ``refs``: (key, pod subnet id) of each pool; ``fix``: what the door's user changes."""
+    if mode != "overlay":
+        return []
+    return [Finding(key, f"a pod subnet is Azure CNI's flat mode: {fix}") for key, sid in refs if sid is not None]
+
+
 def private_dns_zone(
     private_cluster: bool, zone: str | None, location: str, *, user_assigned_control_plane: bool
 ) -> list[Finding]:

@@ -20,7 +20,7 @@ from pydantic import Field
 from gpu_catalog import default_catalog
 from gpu_catalog.problems import Problem
 from rules import Finding
-from rules.identity import Identities, identity_findings
+from rules.identity import Identities, identity_findings, network_scopes, system_assigned_network
 from rules.karpenter import nodes_for_gpus, resolve_sizes
 from rules.maintenance import (
     MaintenanceWindow,
@@ -41,6 +41,7 @@ from rules.network import (
     network_cidrs,
     outbound_prerequisites,
     pod_cidr_capacity,
+    pod_subnets_need_flat,
     private_dns_zone,
     subnet_capacity,
     surge_nodes,
@@ -206,6 +207,18 @@ class LandingZone:
         return subnet_id or self.default_subnet_id
 
 
+def role_scopes(cfg: StackConfig) -> tuple[str, ...]:
+    """The control plane's Network Contributor scopes (:func:`rules.identity.network_scopes`): the system pool's and
+    every GPU pool's node and pod subnets, then the route tables ``cluster.network.subnets`` states on them."""
+    c = cfg.cluster
+    lz = LandingZone.of(cfg)
+    ids = [c.systemPool.vnetSubnetId, c.systemPool.podSubnetId]
+    ids += [i for p in cfg.gpuPools for i in (lz.node_subnet_id(p.vnetSubnetId), p.podSubnetId)]
+    joined = network_scopes(ids)
+    described = [c.network.subnets[n] for n in (lz.named(i) for i in joined) if n is not None]
+    return network_scopes(joined, (s.routeTableId for s in described))
+
+
 def pool_surge(pool: GpuPoolConfig) -> int:
     """The nodes an upgrade adds to a GPU pool at its maximum (:func:`rules.network.surge_nodes`: stated
     ``upgrade.maxSurge``, else AKS's default; ``maxSurge: "0"`` for an in-place upgrade)."""
@@ -248,12 +261,8 @@ def _subnet_refs(cfg: StackConfig) -> list[Problem]:
                 f"its subnet too{among}",
             )
         )
-    if cfg.cluster.network.mode != "flat":
-        problems += [
-            Problem(key, "a pod subnet is Azure CNI's flat mode: set cluster.network.mode: flat")
-            for key, sid in refs
-            if key.endswith("podSubnetId") and sid is not None
-        ]
+    pods = [(key, sid) for key, sid in refs if key.endswith("podSubnetId")]
+    problems += _at("", pod_subnets_need_flat(cfg.cluster.network.mode, pods, fix="set cluster.network.mode: flat"))
     return problems
 
 
@@ -340,10 +349,13 @@ def landing_zone_problems(cfg: StackConfig) -> list[Problem]:
 
 def landing_zone_warnings(cfg: StackConfig, today: date | None = None) -> list[str]:
     """Advisories, never refusals: a maintenance window for a channel that moves nothing (``none`` /
-    ``Unmanaged``), and a not-allowed date range that ended before ``today`` (default: the stack's day)."""
+    ``Unmanaged``), a not-allowed date range that ended before ``today`` (default: the stack's day), and a
+    system-assigned control plane in your own subnets (:func:`rules.identity.system_assigned_network`)."""
     day = today or cfg.today
     c = cfg.cluster
-    out: list[str] = []
+    ids = Identities(c.identity.controlPlane, c.identity.kubelet)
+    found = system_assigned_network(ids, role_scopes(cfg), assign_roles=c.identity.assignRoles)
+    out = [f"cluster.{f.field}: {f.message}" for f in found]
     for kind, w, channel in (
         ("autoUpgrade", c.maintenance.autoUpgrade, c.autoUpgradeChannel),
         ("nodeOs", c.maintenance.nodeOs, c.nodeOsUpgradeChannel),
@@ -365,4 +377,5 @@ __all__ = [
     "SubnetConfig",
     "landing_zone_problems",
     "landing_zone_warnings",
+    "role_scopes",
 ]

@@ -25,7 +25,8 @@ from tests.conftest import TEST_TODAY
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "landing-zone" / "Pulumi.landing-zone.yaml"
 SUB = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups"
-SPOKE = f"{SUB}/rg-spoke-gpu/providers/Microsoft.Network/virtualNetworks/vnet-spoke-gpu/subnets"
+VNET = f"{SUB}/rg-spoke-gpu/providers/Microsoft.Network/virtualNetworks/vnet-spoke-gpu"
+SPOKE = f"{VNET}/subnets"
 SYSTEM_SUBNET = f"{SPOKE}/snet-aks-system"
 GPU_SUBNET = f"{SPOKE}/snet-aks-gpu"
 IDS = f"{SUB}/rg-gpu-lz/providers/Microsoft.ManagedIdentity/userAssignedIdentities"
@@ -117,6 +118,8 @@ def test_role_assignments_by_built_in_id(run: Run) -> None:
         "aks-role-networkcontributor-rt-spoke-to-hub-fw",
         "aks-role-networkcontributor-snet-aks-gpu",
         "aks-role-networkcontributor-snet-aks-system",
+        # the custom private DNS zone: Network Contributor on the spoke VNet too (private-clusters.md)
+        "aks-role-networkcontributor-vnet-spoke-gpu",
         "aks-role-privatednszonecontributor-privatelink.westeurope.azmk8s.io",
     ]
     acr = roles["aks-role-acrpull-acrcontosoml"]
@@ -125,6 +128,9 @@ def test_role_assignments_by_built_in_id(run: Run) -> None:
     assert acr["principalId"] == DEPLOYER_OBJECT_ID  # the kubelet identity's principal (mocked)
     assert acr["principalType"] == "ServicePrincipal"
     assert roles["aks-role-networkcontributor-snet-aks-gpu"]["scope"] == GPU_SUBNET
+    vnet = roles["aks-role-networkcontributor-vnet-spoke-gpu"]
+    assert (vnet["scope"], vnet["principalId"]) == (VNET, DEPLOYER_OBJECT_ID)  # the control-plane identity (mocked)
+    assert vnet["roleDefinitionId"].endswith(ROLE_IDS["Network Contributor"])
     assert roles["aks-role-managedidentityoperator-kubelet"]["scope"] == KUBELET
     assert roles["aks-role-privatednszonecontributor-privatelink.westeurope.azmk8s.io"]["roleDefinitionId"].endswith(
         ROLE_IDS["Private DNS Zone Contributor"]
@@ -134,7 +140,7 @@ def test_role_assignments_by_built_in_id(run: Run) -> None:
 def test_the_cluster_waits_for_the_control_plane_roles(run: Run) -> None:
     cluster = run.one(CLUSTER)
     before = {r.urn for r in run.of_type(ROLE) if r.name.startswith("aks-role-") and "acrpull" not in r.name}
-    assert len(before) == 5 and before <= set(cluster.dependencies)
+    assert len(before) == 6 and before <= set(cluster.dependencies)
     acr = next(r for r in run.of_type(ROLE) if r.name == "aks-role-acrpull-acrcontosoml")
     assert acr.dependencies == [cluster.urn]  # after the cluster: the registry serves the nodes it creates
 

@@ -256,9 +256,9 @@ def test_the_landing_zone_resources_are_the_same(runs: tuple[Run, Run], python_r
         assert sorted((r.inputs for r in package.of_type(type_)), key=repr) == stack_inputs, type_
         assert sorted((r.inputs for r in python_run.of_type(type_)), key=repr) == stack_inputs, type_
     assert len(package.of_type(MAINTENANCE)) == 2
-    # Network Contributor on both subnets and the route table, Private DNS Zone Contributor, Managed Identity
-    # Operator, AcrPull, and the deployer's Cluster Admin
-    assert len(package.of_type(ROLE)) == 7
+    # Network Contributor on both subnets, the route table and (the custom private DNS zone) the spoke VNet, Private
+    # DNS Zone Contributor, Managed Identity Operator, AcrPull, and the deployer's Cluster Admin
+    assert len(package.of_type(ROLE)) == 8
     (pool,) = package.of_type(POOL)
     assert pool.inputs["vnetSubnetID"] == GPU_SUBNET
 
@@ -275,5 +275,21 @@ def test_a_package_input_the_rules_refuse_is_named_by_its_property_path() -> Non
         {
             "property_path": "maintenance.nodeOs.interval",
             "reason": "8: a daily schedule's intervalDays is 1 to 7 (AKS REST API 2025-09-01)",
+        }
+    ]
+
+
+def test_the_package_refuses_an_outbound_type_against_its_network_at_its_property_path() -> None:
+    from component_package.args import ArgsRefusedError
+
+    args = package_args(example_cfg())
+    args["network"]["outbound_type"] = "managedNATGateway"  # with the example's own subnets
+    run = run_program(lambda: PackageCluster("aks", args), config={}, stack=STACK)  # type: ignore[arg-type]
+    assert isinstance(run.error, ArgsRefusedError)
+    assert run.error.errors == [
+        {
+            "property_path": "network.outboundType",
+            "reason": "managedNATGateway works only in an AKS-managed virtual network; with your own subnets use "
+            "userAssignedNATGateway (a NAT gateway on the subnets) or userDefinedRouting",
         }
     ]

@@ -39,6 +39,7 @@ SLEEP = "time:index/sleep:Sleep"
 MAINTENANCE = "azure-native:containerservice:MaintenanceConfiguration"
 ARM_RESOURCE = "azure-native:resources:Resource"
 CRP = "kubernetes:placement.kubernetes-fleet.io/v1:ClusterResourcePlacement"
+SUBNET_ID = "/subscriptions/x/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/snet-aks"
 ZONE_ID = (
     "/subscriptions/x/resourceGroups/rg-dns/providers/Microsoft.Network/privateDnsZones/privatelink.westeu.azmk8s.io"
 )
@@ -594,6 +595,33 @@ RULE_CASES: list[tuple[str, str, Callable[[dict[str, Any]], None], str]] = [
             },
         ),
         "identity.type",
+    ),
+    (  # AKS's own NAT gateway in your subnet (nat-gateway.md: not with custom virtual networks)
+        "aks.outbound-type-needs-its-network",
+        MANAGED_CLUSTER,
+        _both(
+            _set("networkProfile", "outboundType", "managedNATGateway"),
+            _set("agentPoolProfiles", 0, "vnetSubnetID", SUBNET_ID),
+        ),
+        "agentPoolProfiles[0].vnetSubnetID",
+    ),
+    (  # egress through your firewall without your subnet
+        "aks.outbound-type-needs-its-network",
+        MANAGED_CLUSTER,
+        _set("networkProfile", "outboundType", "userDefinedRouting"),
+        "agentPoolProfiles[0].vnetSubnetID",
+    ),
+    (  # your NAT gateway without your subnet
+        "aks.outbound-type-needs-its-network",
+        MANAGED_CLUSTER,
+        _set("networkProfile", "outboundType", "userAssignedNATGateway"),
+        "agentPoolProfiles[0].vnetSubnetID",
+    ),
+    (  # the base cluster is overlay: a pod subnet is the flat Pod Subnet mode's
+        "aks.pod-subnet-not-with-overlay",
+        MANAGED_CLUSTER,
+        _set("agentPoolProfiles", 0, "podSubnetID", SUBNET_ID),
+        "agentPoolProfiles[0].podSubnetID",
     ),
     (
         "aks.maintenance-one-schedule",

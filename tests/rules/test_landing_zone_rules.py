@@ -267,12 +267,16 @@ def test_identity_findings_and_required_roles() -> None:
     needs = required_roles(
         Identities(uami, "create"), subnet_ids=[GPU.id, GPU.id], private_dns_zone_id=ZONE_ID, registries=[acr]
     )
+    vnet = "/subscriptions/0000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet-spoke"
     assert needs == [
         RoleNeed("controlPlane", "NetworkContributor", GPU.id, "joins nodes or pods to the subnet and its route table"),
+        RoleNeed("controlPlane", "NetworkContributor", vnet, "the spoke VNet a custom private DNS zone serves"),
         RoleNeed("controlPlane", "PrivateDnsZoneContributor", ZONE_ID, "writes the API record"),
         RoleNeed("controlPlane", "ManagedIdentityOperator", "kubelet", "assigns the kubelet identity to nodes"),
         RoleNeed("kubelet", "AcrPull", acr, "pulls images from the registry"),
     ]
+    # a system-assigned control plane needs Network Contributor on its subnets too (granted after the cluster)
     assert required_roles(Identities(), subnet_ids=[GPU.id], private_dns_zone_id=None, registries=[acr]) == [
-        RoleNeed("kubelet", "AcrPull", acr, "pulls images from the registry")
+        RoleNeed("controlPlane", "NetworkContributor", GPU.id, "joins nodes or pods to the subnet and its route table"),
+        RoleNeed("kubelet", "AcrPull", acr, "pulls images from the registry"),
     ]
