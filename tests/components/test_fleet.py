@@ -106,7 +106,10 @@ def test_update_strategy_canary_then_the_rest(run: Run) -> None:
         }
     }
     assert sorted(strategy.dependencies) == sorted(
-        f"{URN}GpuFleet$azure-native:resources:Resource::fleet-member-{m}" for m in MEMBERS
+        [
+            *(f"{URN}GpuFleet$azure-native:resources:Resource::fleet-member-{m}" for m in MEMBERS),
+            f"{URN}GpuFleet$azure-native:resources:Resource::fleet-fleet",  # its resource group comes through it
+        ]
     )
 
 
@@ -414,3 +417,24 @@ def test_a_fleet_without_hub_has_no_hub_resources() -> None:
     assert result.of_type("azure-native:authorization:RoleAssignment") == []
     assert [i for i in result.invokes if i[0].endswith("listFleetCredentials")] == []
     assert sorted(r.inputs["resourceName"] for r in arm(result, "members")) == ["sec", "weu"]
+
+
+def test_a_hub_change_replaces_the_fleet_and_its_children(run: Run) -> None:
+    """``FleetHubProfile``'s fields are create-only and a hub cannot be removed (gpu_catalog/facts/fleet.json
+    ``fields.fleet.hubChange``): the engine replaces the Fleet, deleting it first (one ARM name), and its children
+    with it (their resource group comes through the fleet, so the engine's dependent replacement reaches them)."""
+    (fleet,) = arm(run, "fleets")
+    assert fleet.replace_on_changes == ["properties.hubProfile"]
+    assert fleet.delete_before_replace is True
+    fleet_urn = f"{URN}GpuFleet$azure-native:resources:Resource::fleet-fleet"
+    children = [r for r in run.of_type(ARM) if r.inputs["resourceType"] != "fleets"]
+    assert sorted(r.inputs["resourceType"] for r in children) == [
+        "autoUpgradeProfiles", "members", "members", "members", "updateStrategies"
+    ]  # fmt: skip
+    for child in children:
+        assert child.inputs["resourceGroupName"] == "rg-gpu-fleet"
+        assert child.property_dependencies["resourceGroupName"] == [fleet_urn]
+        assert (child.replace_on_changes, child.delete_before_replace) == ([], False)
+    # the resource group and the members' clusters are not replaced with the fleet
+    assert run.by_name("fleet-rg").replace_on_changes == []
+    assert run.by_name("weu-aks-cluster", CLUSTER).delete_before_replace is False
