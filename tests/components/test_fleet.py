@@ -241,6 +241,10 @@ def test_the_preflight_passes_the_example(capsys: pytest.CaptureFixture[str], mo
     assert quota[("swedencentral", "StandardNCADSA100v4Family")] == 96  # one NC48ads node + one upgrade-surge node
     assert quota[("southcentralus", "StandardNCADSA100v4Family")] == 72  # two NC24ads nodes + one upgrade-surge node
     assert fleet["totals"]["cost"]["monthlyMax"] == 16087.74 and fleet["totals"]["idle"]["monthly"] == 10725.16
+    # the example's hub is on and not in the totals: the report says so (preflight/fleet_report.py HUB_NOTES)
+    assert (fleet["hub"]["enabled"], fleet["hub"]["priced"]) == (True, False)
+    assert fleet["hub"]["note"].startswith("not priced: Fleet Manager runs and bills the hub, a single-node ")
+    assert fleet["hub"]["note"].endswith('(docs/fleet.md, "Hub or no hub")')
     # the fleet policies on the example's generic Fleet resources: Stable stays in range; its next move is a warning
     fleet_policies = [
         (v["policyName"], v["enforcementLevel"]) for v in report["violations"] if "fleet-" in v["policyName"]
@@ -438,3 +442,20 @@ def test_a_hub_change_replaces_the_fleet_and_its_children(run: Run) -> None:
     # the resource group and the members' clusters are not replaced with the fleet
     assert run.by_name("fleet-rg").replace_on_changes == []
     assert run.by_name("weu-aks-cluster", CLUSTER).delete_before_replace is False
+
+
+def test_the_output_contract_doc_shows_the_fleet_view_the_stack_exports(run: Run) -> None:
+    """docs/output-contract.md's fleet-view example has the keys, in order, of what the example stack exports."""
+    import re
+
+    doc = (REPO_ROOT / "docs" / "output-contract.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(fleet:\n.*?)```", doc, re.S)
+    assert block is not None
+    shown = yaml.safe_load(block.group(1))["fleet"]
+    exported = run.outputs["fleet"]
+    assert list(shown) == list(exported) == [
+        "name", "fleetId", "location", "hub", "members", "groups", "regions", "requestable"
+    ]  # fmt: skip
+    assert exported["fleetId"] == f"/mock/{ARM}/fleet-fleet"
+    assert list(shown["members"]["weu"]) == list(exported["members"]["weu"])
+    assert list(shown["members"]["weu"]["pools"][0]) == list(exported["members"]["weu"]["pools"][0])
