@@ -459,3 +459,35 @@ def test_the_output_contract_doc_shows_the_fleet_view_the_stack_exports(run: Run
     assert exported["fleetId"] == f"/mock/{ARM}/fleet-fleet"
     assert list(shown["members"]["weu"]) == list(exported["members"]["weu"])
     assert list(shown["members"]["weu"]["pools"][0]) == list(exported["members"]["weu"]["pools"][0])
+
+
+def test_the_example_refuses_a_member_in_a_region_without_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The regional facts (gpu_catalog/facts/gpu_regions.json, read by rules.fleet.region_findings) record, with a
+    source, that swedencentral does not offer member sec's override size: the stack file is refused, naming it."""
+    import copy
+    from datetime import date
+
+    import rules.fleet
+    from gpu_catalog.gpu_regions import RegionalSizes
+    from stack_config import StackConfigError, validate_stack_config
+    from stack_config.loading import config_from_stack_yaml
+
+    source = "test source: az vm list-skus --location swedencentral --size Standard_NC48ads_A100_v4, 2026-12-01"
+    regional = RegionalSizes(not_offered={"swedencentral": {"Standard_NC48ads_A100_v4": source}})
+    monkeypatch.setattr(rules.fleet, "load_regional_sizes", lambda: regional)
+    config = config_from_stack_yaml(copy.deepcopy(example_config()))
+    with pytest.raises(StackConfigError) as refused:
+        validate_stack_config(config, stack_file="Pulumi.fleet.yaml", today=date(2026, 12, 3))
+    expected = (
+        "member 'sec': swedencentral does not offer Standard_NC48ads_A100_v4 (pool 'a100'; test source: az vm "
+        "list-skus --location swedencentral --size Standard_NC48ads_A100_v4, 2026-12-01; "
+        "gpu_catalog/facts/gpu_regions.json), so AKS cannot create the pool there. Override the pool's vmSize for "
+        "this member (fleet.members[1].overrides.gpuPools: [{name: a100, vmSize: ...}]) or place the member in a "
+        "region that offers it."
+    )
+    assert [(p.path, p.message) for p in refused.value.problems] == [("fleet.members[1].region", expected)]
+    assert str(refused.value).splitlines() == [
+        "invalid stack configuration in Pulumi.fleet.yaml (1 problem; keys are under 'azure-gpu-platform:'; nothing "
+        "was deployed):",
+        f"  Pulumi.fleet.yaml: fleet.members[1].region: {expected}",
+    ]
