@@ -23,7 +23,8 @@ Resource tree (``<name>`` is the component's name, ``fleet`` in the program)::
 
 A hub is an AKS cluster Fleet Manager runs (and bills) for the fleet: a single-node Standard-tier cluster
 (MicrosoftDocs/azure-aks-docs ``articles/kubernetes-fleet/concepts-choosing-fleet.md``). Without one the fleet only
-orchestrates updates, and placements are refused.
+orchestrates updates, and placements are refused. Every hub field is create-only and a hub cannot be removed, so a
+change of the hub replaces the Fleet, deleting it first, and its children with it (:data:`HUB_REPLACE_ON_CHANGES`).
 
 The hub's credentials come from the typed ``listFleetCredentials`` invoke (API 2024-05-02-preview in the SDK; its
 request and response shape are those of the stable spec's ``Fleets_ListCredentials``), the only invoke route the SDK
