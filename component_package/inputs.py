@@ -51,7 +51,8 @@ class UpgradeSettings(TypedDict):
     max_surge: NotRequired[str]
     """Nodes added during an upgrade: a count (`1`) or a percentage (`33%`); default: AKS's (one node)."""
     max_unavailable: NotRequired[str]
-    """Nodes drained at once without a surge node (`maxSurge` `0` with `1`: in place, no extra GPU)."""
+    """Nodes drained at once without a surge node (`maxSurge` `0` with `1`: in place, no extra GPU). GPU pools only:
+    refused on the system pool (AKS: max unavailable cannot be set on System pools)."""
     drain_timeout_minutes: NotRequired[int]
     """1..1440; default 30."""
     node_soak_minutes: NotRequired[int]
