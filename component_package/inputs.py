@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from component_package.enums import (
     DriverMode,
+    ExemptionCategory,
     MaintenanceSchedule,
     MigStrategy,
     NetworkMode,
@@ -15,6 +16,7 @@ from component_package.enums import (
     OutboundType,
     PrincipalType,
     SharingMode,
+    SizeRule,
     WeekDay,
     WeekIndex,
 )
@@ -69,12 +71,30 @@ class PoolDevicePlugin(TypedDict):
     """How AKS-partitioned MIG slices are advertised; default `single`."""
 
 
+class PoolExemption(TypedDict):
+    """One size rule waived for the pool until a date: a stack file's `exemptions` entry whose resource is this pool
+    (keys, checks and the day limit: `rules/exemptions.py`; `docs/exemptions.md`)."""
+
+    policy: SizeRule
+    """The `gpu-size-*` rule waived."""
+    reason: str
+    """Why the pool may break the rule (at least 10 characters)."""
+    owner: str
+    """Who answers for the exemption (a team or a person)."""
+    expires: str
+    """The day it stops applying (`YYYY-MM-DD`, at most 180 days ahead); from that day the rule refuses the pool
+    again."""
+    category: NotRequired[ExemptionCategory]
+    """Default `Waiver`."""
+
+
 GPU_POOL_TYPES: dict[str, Any] = {
     "driver": DriverMode,
     "sharing": Sharing,
     "gpu_operator": PoolGpuOperator,
     "device_plugin": PoolDevicePlugin,
     "upgrade": UpgradeSettings,
+    "exemptions": list[PoolExemption],
 }
 """The ``GpuPool`` inputs the package takes in a shape of its own; every other input is the pool spec's key."""
 
