@@ -23,7 +23,8 @@ Resource tree (``<name>`` is the component's name, ``fleet`` in the program)::
 
 A hub is an AKS cluster Fleet Manager runs (and bills) for the fleet: a single-node Standard-tier cluster
 (MicrosoftDocs/azure-aks-docs ``articles/kubernetes-fleet/concepts-choosing-fleet.md``). Without one the fleet only
-orchestrates updates, and placements are refused.
+orchestrates updates, and placements are refused. Every hub field is create-only and a hub cannot be removed, so a
+change of the hub replaces the Fleet, deleting it first, and its children with it (:data:`HUB_REPLACE_ON_CHANGES`).
 
 The hub's credentials come from the typed ``listFleetCredentials`` invoke (API 2024-05-02-preview in the SDK; its
 request and response shape are those of the stable spec's ``Fleets_ListCredentials``), the only invoke route the SDK
@@ -60,6 +61,10 @@ PROVIDER_NAMESPACE = "Microsoft.ContainerService"
 PLACEMENT_API_VERSION = "placement.kubernetes-fleet.io/v1"
 """``ClusterResourcePlacement``'s GA group/version (Azure/fleet ``apis/placement/v1``)."""
 PLACEMENT_KIND = "ClusterResourcePlacement"
+HUB_REPLACE_ON_CHANGES = ("properties.hubProfile",)
+"""The Fleet's inputs whose change replaces it (``gpu_catalog/facts/fleet.json`` ``fields.fleet.hubChange``): every
+settable field of ``FleetHubProfile`` is create-only in the REST spec, and a fleet with a hub cannot go back to none;
+the generic resource does not know the spec, so the engine is told (a path covers the changes under it)."""
 
 
 @dataclass(frozen=True)
@@ -260,6 +265,8 @@ class GpuFleet(pulumi.ComponentResource):
             "fleet", "fleets", args.fleet_name, fleet_properties(args), depends_on=deps, top_level=True
         )
         self.fleet_id = self.fleet.id
+        # the children's resource group, taken through the fleet: replacing the fleet replaces its children
+        self._child_group = self.fleet.id.apply(lambda _: args.resource_group_name)
         self.members = {
             m.name: self._arm(
                 f"member-{m.name}",
@@ -286,20 +293,31 @@ class GpuFleet(pulumi.ComponentResource):
         top_level: bool = False,
     ) -> resources.Resource:
         """One Fleet resource through the generic ARM resource, at the fleet's API version: the fleet itself
-        (``top_level``: with its location and tags) or one of its child resources (``fleets/<fleet>/<type>``)."""
+        (``top_level``: with its location and tags; replaced, deleted first, when its hub changes) or one of its child
+        resources (``fleets/<fleet>/<type>``), whose resource group comes through the fleet so that the engine
+        replaces it with the fleet (ARM keeps no child of a deleted fleet; docs/fleet.md, "Hub or no hub")."""
         args = self._args
+        if top_level:
+            opts = pulumi.ResourceOptions(
+                parent=self,
+                depends_on=list(depends_on),
+                replace_on_changes=list(HUB_REPLACE_ON_CHANGES),
+                delete_before_replace=True,  # one ARM name: the new fleet cannot be created beside the old one
+            )
+        else:
+            opts = pulumi.ResourceOptions(parent=self, depends_on=list(depends_on))
         return resources.Resource(
             f"{self._name}-{suffix}",
             api_version=args.api_version,
             resource_provider_namespace=PROVIDER_NAMESPACE,
             resource_type=resource_type,
             parent_resource_path="" if top_level else f"fleets/{args.fleet_name}",
-            resource_group_name=args.resource_group_name,
+            resource_group_name=args.resource_group_name if top_level else self._child_group,
             resource_name_=resource_name,
             location=args.location if top_level else None,
             tags=dict(args.tags) if top_level else None,
             properties=dict(properties),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=list(depends_on)),
+            opts=opts,
         )
 
     def _update_strategy(self) -> resources.Resource | None:

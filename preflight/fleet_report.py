@@ -7,6 +7,10 @@ demand's uses (``preflight/quota.py``, which already places each member's pools 
 totals are the whole stack's (the report's ``cost`` and ``quota``), so the members add up to them; resources of no
 member (the Fleet and its hub) are counted in the totals only.
 
+The hub is not priced (the catalog prices no CPU VM size): the section says so on its own line, with where its price
+is (``docs/fleet.md``, "Hub or no hub"), so the fleet's totals never leave it out silently; JSON ``fleet.hub``:
+``enabled`` (``null`` when the stack shows no Fleet resource or its hub profile is unknown), ``priced``, ``note``.
+
 JSON: a top-level ``fleet`` object; text and Markdown: a section after the cost and quota; SARIF: the run's
 ``properties.fleet``.
 """
@@ -22,9 +26,63 @@ from preflight.fleet_members import FleetMembership, fleet_membership
 from preflight.idle_cost import idle_lines
 from preflight.model import RecordedResource
 from preflight.quota import QuotaDemand, QuotaRow
+from preflight.wire import is_unknown, unwrap_secrets
+from rules.fleet_wire import read_fleet_resource
 from rules.idle import HOURS_PER_MONTH
 
 _TITLE = "Fleet — per member: region, GPU cost, idle cost and quota demand (the sections above are the fleet's totals)"
+
+
+HUB_PRICE_DOC = 'docs/fleet.md, "Hub or no hub"'
+HUB_NOTES = {
+    True: (
+        "not priced: Fleet Manager runs and bills the hub, a single-node Standard-tier AKS cluster, every hour "
+        "whether anything is placed or not (MicrosoftDocs/azure-aks-docs "
+        "articles/kubernetes-fleet/concepts-choosing-fleet.md); the catalog prices no CPU VM size, so the fleet's "
+        "totals leave it out: add one node's VM price and the "
+        f"Standard tier's per-cluster charge ({HUB_PRICE_DOC})"
+    ),
+    False: "no hub: a fleet without one costs nothing (update orchestration only; placements need a hub)",
+    None: (
+        "unknown: the stack shows no Fleet resource, or its hub profile is unknown; a hub is not priced by the "
+        f"preflight ({HUB_PRICE_DOC})"
+    ),
+}
+"""The hub line's note, by whether the fleet has a hub (``None``: the stack does not say)."""
+
+
+@dataclass(frozen=True)
+class HubLine:
+    """Whether the fleet has a hub, and that its cost is not in the totals."""
+
+    enabled: bool | None
+
+    @property
+    def priced(self) -> bool:
+        """Only a fleet without a hub is fully priced (it has nothing to price)."""
+        return self.enabled is False
+
+    @property
+    def note(self) -> str:
+        return HUB_NOTES[self.enabled]
+
+    @property
+    def label(self) -> str:
+        return {True: "on", False: "off", None: "unknown"}[self.enabled]
+
+
+def hub_line(resources: Sequence[RecordedResource]) -> HubLine:
+    """The Fleet resources' hub (``hubProfile`` in their ARM properties, generic or typed): on when any has one."""
+    states: list[bool | None] = []
+    for r in resources:
+        wire = read_fleet_resource(r.type, unwrap_secrets(r.inputs), is_unknown)
+        if wire is None or wire.kind != "fleet":
+            continue
+        hub = wire.properties.get("hubProfile")
+        states.append(None if is_unknown(hub) else hub is not None)
+    if True in states:
+        return HubLine(True)
+    return HubLine(False if states and None not in states else None)
 
 
 @dataclass(frozen=True)
@@ -49,6 +107,7 @@ class FleetSummary:
     """The whole stack's estimate (the members' lines and any of no member)."""
     idle_hourly: float
     quota: QuotaDemand | None
+    hub: HubLine = HubLine(None)
 
     @property
     def regions(self) -> list[str]:
@@ -85,7 +144,8 @@ def _summary(
     rest_idle = sum(
         ln.hourly or 0.0 for ln in idle_lines(CostEstimate([ln for ln in cost.lines if ln.urn in rest_urns]), rest)
     )
-    return FleetSummary(tuple(members), cost, sum(m.idle_hourly for m in members) + rest_idle, quota)
+    idle = sum(m.idle_hourly for m in members) + rest_idle
+    return FleetSummary(tuple(members), cost, idle, quota, hub_line(resources))
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -135,6 +195,7 @@ def fleet_doc(summary: FleetSummary) -> dict[str, Any]:
             "idle": _idle_json(summary.idle_hourly),
             "quota": _rows_json(summary.quota.rows()) if summary.quota else [],
         },
+        "hub": {"enabled": summary.hub.enabled, "priced": summary.hub.priced, "note": summary.hub.note},
     }
 
 
@@ -202,6 +263,7 @@ def fleet_text(summary: FleetSummary | None) -> list[str]:
         if n == len(rows) - 1:
             out.append("  " + "  ".join("-" * w for w in widths))
         out.append("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    out.append(f"  hub: {summary.hub.label} — {summary.hub.note}")
     return out
 
 
@@ -215,4 +277,5 @@ def fleet_markdown(summary: FleetSummary | None) -> list[str]:
     out += ["| " + " | ".join(head) + " |", "|---|---|---|---:|---:|---|"]
     out += ["| " + " | ".join(cell(c) for c in row) + " |" for row in members]
     out.append("| " + " | ".join(f"**{cell(c)}**" if c else "" for c in total) + " |")
+    out += ["", f"**Hub:** {summary.hub.label} — {summary.hub.note}"]
     return out

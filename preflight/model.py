@@ -26,3 +26,7 @@ class RecordedResource:
     protect: bool = False
     ignore_changes: list[str] = field(default_factory=list)
     """The ``ignoreChanges`` resource option: input property paths whose drift the engine ignores."""
+    replace_on_changes: list[str] = field(default_factory=list)
+    """The ``replaceOnChanges`` resource option: input property paths whose change replaces the resource."""
+    delete_before_replace: bool = False
+    """The ``deleteBeforeReplace`` resource option."""

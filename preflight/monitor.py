@@ -7,8 +7,8 @@
 - inputs as the engine receives them over gRPC (:func:`~preflight.wire.engine_value`): camelCase wire names,
   numbers as floats, values unknown during the preview as :data:`~preflight.wire.UNKNOWN`, secrets in their wire
   form, resource references downgraded to the ID (custom) or URN (component).
-- parent, dependencies, property dependencies, provider reference, ``protect`` and ``ignoreChanges`` from the
-  registration request.
+- parent, dependencies, property dependencies, provider reference, ``protect``, ``ignoreChanges``,
+  ``replaceOnChanges`` and ``deleteBeforeReplace`` from the registration request.
 - default providers (``pulumi:providers:<pkg>::default_<version>``) recorded and referenced as the engine registers
   them (``default_providers``; without, a resource without a provider has none, as under the SDK's mock monitor).
 - reads (``ReadResource``, e.g. a stack reference) as ``(type, name, id)`` in :attr:`RecordingMonitor.reads`.
@@ -113,6 +113,8 @@ class RecordingMonitor(MockMonitor):
             property_dependencies={k: list(v.urns) for k, v in request.propertyDependencies.items()},
             protect=bool(request.protect) if request.HasField("protect") else False,
             ignore_changes=list(request.ignoreChanges),
+            replace_on_changes=list(request.replaceOnChanges),
+            delete_before_replace=bool(request.deleteBeforeReplace),
         )
         with self._lock:
             self.recorded.append(record)

@@ -8,7 +8,8 @@ monitor) and its mock answers (:class:`preflight.mock_answers.PreflightMocks` wi
 Every run starts from a clean slate (fresh event loop, no root resource, cleared RPC and output bookkeeping, new
 config, new monitor), so runs in one pytest process do not leak into each other. Records carry engine-form URNs, the
 inputs as the engine receives them (camelCase wire names, numbers as floats; secrets unwrapped, their top-level keys
-in ``secret_inputs``), the parent, the dependencies, the provider reference, ``protect`` and ``ignoreChanges``.
+in ``secret_inputs``), the parent, the dependencies (and per input), the provider reference, ``protect``,
+``ignoreChanges``, ``replaceOnChanges`` and ``deleteBeforeReplace``.
 """
 
 from __future__ import annotations
@@ -81,6 +82,11 @@ class Record:
     """Top-level input keys the program marked secret."""
     ignore_changes: list[str] = field(default_factory=list)
     """The ``ignoreChanges`` option as the engine receives it (wire names)."""
+    replace_on_changes: list[str] = field(default_factory=list)
+    """The ``replaceOnChanges`` option as the engine receives it (wire names)."""
+    delete_before_replace: bool = False
+    property_dependencies: dict[str, list[str]] = field(default_factory=dict)
+    """Per input (wire name), the resources its value came from."""
 
 
 @dataclass
@@ -136,6 +142,9 @@ def _record(resource: RecordedResource) -> Record:
         custom=resource.custom,
         secret_inputs={key for key, value in resource.inputs.items() if is_secret(value)},
         ignore_changes=list(resource.ignore_changes),
+        replace_on_changes=list(resource.replace_on_changes),
+        delete_before_replace=resource.delete_before_replace,
+        property_dependencies={k: list(v) for k, v in resource.property_dependencies.items()},
     )
 
 

@@ -106,7 +106,10 @@ def test_update_strategy_canary_then_the_rest(run: Run) -> None:
         }
     }
     assert sorted(strategy.dependencies) == sorted(
-        f"{URN}GpuFleet$azure-native:resources:Resource::fleet-member-{m}" for m in MEMBERS
+        [
+            *(f"{URN}GpuFleet$azure-native:resources:Resource::fleet-member-{m}" for m in MEMBERS),
+            f"{URN}GpuFleet$azure-native:resources:Resource::fleet-fleet",  # its resource group comes through it
+        ]
     )
 
 
@@ -238,6 +241,10 @@ def test_the_preflight_passes_the_example(capsys: pytest.CaptureFixture[str], mo
     assert quota[("swedencentral", "StandardNCADSA100v4Family")] == 96  # one NC48ads node + one upgrade-surge node
     assert quota[("southcentralus", "StandardNCADSA100v4Family")] == 72  # two NC24ads nodes + one upgrade-surge node
     assert fleet["totals"]["cost"]["monthlyMax"] == 16087.74 and fleet["totals"]["idle"]["monthly"] == 10725.16
+    # the example's hub is on and not in the totals: the report says so (preflight/fleet_report.py HUB_NOTES)
+    assert (fleet["hub"]["enabled"], fleet["hub"]["priced"]) == (True, False)
+    assert fleet["hub"]["note"].startswith("not priced: Fleet Manager runs and bills the hub, a single-node ")
+    assert fleet["hub"]["note"].endswith('(docs/fleet.md, "Hub or no hub")')
     # the fleet policies on the example's generic Fleet resources: Stable stays in range; its next move is a warning
     fleet_policies = [
         (v["policyName"], v["enforcementLevel"]) for v in report["violations"] if "fleet-" in v["policyName"]
@@ -414,3 +421,73 @@ def test_a_fleet_without_hub_has_no_hub_resources() -> None:
     assert result.of_type("azure-native:authorization:RoleAssignment") == []
     assert [i for i in result.invokes if i[0].endswith("listFleetCredentials")] == []
     assert sorted(r.inputs["resourceName"] for r in arm(result, "members")) == ["sec", "weu"]
+
+
+def test_a_hub_change_replaces_the_fleet_and_its_children(run: Run) -> None:
+    """``FleetHubProfile``'s fields are create-only and a hub cannot be removed (gpu_catalog/facts/fleet.json
+    ``fields.fleet.hubChange``): the engine replaces the Fleet, deleting it first (one ARM name), and its children
+    with it (their resource group comes through the fleet, so the engine's dependent replacement reaches them)."""
+    (fleet,) = arm(run, "fleets")
+    assert fleet.replace_on_changes == ["properties.hubProfile"]
+    assert fleet.delete_before_replace is True
+    fleet_urn = f"{URN}GpuFleet$azure-native:resources:Resource::fleet-fleet"
+    children = [r for r in run.of_type(ARM) if r.inputs["resourceType"] != "fleets"]
+    assert sorted(r.inputs["resourceType"] for r in children) == [
+        "autoUpgradeProfiles", "members", "members", "members", "updateStrategies"
+    ]  # fmt: skip
+    for child in children:
+        assert child.inputs["resourceGroupName"] == "rg-gpu-fleet"
+        assert child.property_dependencies["resourceGroupName"] == [fleet_urn]
+        assert (child.replace_on_changes, child.delete_before_replace) == ([], False)
+    # the resource group and the members' clusters are not replaced with the fleet
+    assert run.by_name("fleet-rg").replace_on_changes == []
+    assert run.by_name("weu-aks-cluster", CLUSTER).delete_before_replace is False
+
+
+def test_the_output_contract_doc_shows_the_fleet_view_the_stack_exports(run: Run) -> None:
+    """docs/output-contract.md's fleet-view example has the keys, in order, of what the example stack exports."""
+    import re
+
+    doc = (REPO_ROOT / "docs" / "output-contract.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(fleet:\n.*?)```", doc, re.S)
+    assert block is not None
+    shown = yaml.safe_load(block.group(1))["fleet"]
+    exported = run.outputs["fleet"]
+    assert list(shown) == list(exported) == [
+        "name", "fleetId", "location", "hub", "members", "groups", "regions", "requestable"
+    ]  # fmt: skip
+    assert exported["fleetId"] == f"/mock/{ARM}/fleet-fleet"
+    assert list(shown["members"]["weu"]) == list(exported["members"]["weu"])
+    assert list(shown["members"]["weu"]["pools"][0]) == list(exported["members"]["weu"]["pools"][0])
+
+
+def test_the_example_refuses_a_member_in_a_region_without_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The regional facts (gpu_catalog/facts/gpu_regions.json, read by rules.fleet.region_findings) record, with a
+    source, that swedencentral does not offer member sec's override size: the stack file is refused, naming it."""
+    import copy
+    from datetime import date
+
+    import rules.fleet
+    from gpu_catalog.gpu_regions import RegionalSizes
+    from stack_config import StackConfigError, validate_stack_config
+    from stack_config.loading import config_from_stack_yaml
+
+    source = "test source: az vm list-skus --location swedencentral --size Standard_NC48ads_A100_v4, 2026-12-01"
+    regional = RegionalSizes(not_offered={"swedencentral": {"Standard_NC48ads_A100_v4": source}})
+    monkeypatch.setattr(rules.fleet, "load_regional_sizes", lambda: regional)
+    config = config_from_stack_yaml(copy.deepcopy(example_config()))
+    with pytest.raises(StackConfigError) as refused:
+        validate_stack_config(config, stack_file="Pulumi.fleet.yaml", today=date(2026, 12, 3))
+    expected = (
+        "member 'sec': swedencentral does not offer Standard_NC48ads_A100_v4 (pool 'a100'; test source: az vm "
+        "list-skus --location swedencentral --size Standard_NC48ads_A100_v4, 2026-12-01; "
+        "gpu_catalog/facts/gpu_regions.json), so AKS cannot create the pool there. Override the pool's vmSize for "
+        "this member (fleet.members[1].overrides.gpuPools: [{name: a100, vmSize: ...}]) or place the member in a "
+        "region that offers it."
+    )
+    assert [(p.path, p.message) for p in refused.value.problems] == [("fleet.members[1].region", expected)]
+    assert str(refused.value).splitlines() == [
+        "invalid stack configuration in Pulumi.fleet.yaml (1 problem; keys are under 'azure-gpu-platform:'; nothing "
+        "was deployed):",
+        f"  Pulumi.fleet.yaml: fleet.members[1].region: {expected}",
+    ]

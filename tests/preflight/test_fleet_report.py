@@ -8,6 +8,7 @@ from pathlib import Path
 
 from preflight.cost import estimate_cost
 from preflight.fleet_members import fleet_membership
+from preflight.fleet_report import HUB_NOTES
 from preflight.model import RecordedResource
 from preflight.quota import quota_demand
 from preflight.render import render
@@ -93,6 +94,48 @@ def test_json_per_member_and_totals(tmp_path: Path) -> None:
     assert totals["cost"]["monthlyMin"] == 4547.17 and totals["cost"]["monthlyMax"] == 12105.59
     assert totals["idle"] == {"hourly": 6.229, "monthly": 4547.17}
     assert len(totals["quota"]) == 7
+    assert doc["hub"] == {"enabled": False, "priced": True, "note": HUB_NOTES[False]}  # the fixture's Fleet: no hub
+    assert HUB_NOTES[False] == (
+        "no hub: a fleet without one costs nothing (update orchestration only; placements need a hub)"
+    )
+
+
+def _with_hub(resources: list[RecordedResource]) -> list[RecordedResource]:
+    fleet = next(r for r in resources if r.inputs.get("resourceType") == "fleets")
+    fleet.inputs["properties"] = {"hubProfile": {"dnsPrefix": "gpu-fleet"}}
+    return resources
+
+
+HUB_ON = (
+    "not priced: Fleet Manager runs and bills the hub, a single-node Standard-tier AKS cluster, every hour whether "
+    "anything is placed or not (MicrosoftDocs/azure-aks-docs articles/kubernetes-fleet/concepts-choosing-fleet.md); "
+    "the catalog prices no CPU VM size, so the fleet's totals leave it out: add one node's VM price and the Standard "
+    'tier\'s per-cluster charge (docs/fleet.md, "Hub or no hub")'
+)
+
+
+def test_the_hub_line_says_it_is_not_priced_in_every_format(tmp_path: Path) -> None:
+    report = _report(tmp_path, _with_hub(fleet_resources(THREE)))
+    hub = {"enabled": True, "priced": False, "note": HUB_ON}
+    assert to_json(report)["fleet"]["hub"] == hub
+    assert json.loads(render(report, "json"))["fleet"]["hub"] == hub
+    sarif = json.loads(render(report, "sarif"))
+    assert sarif_errors(sarif) == []
+    assert sarif["runs"][0]["properties"]["fleet"]["hub"] == hub
+    text = render(report, "text").splitlines()
+    total = next(n for n, line in enumerate(text) if line.strip().startswith("fleet (3 members)"))
+    assert text[total + 1] == f"  hub: on — {HUB_ON}"
+    md = render(report, "markdown").splitlines()
+    assert f"**Hub:** on — {HUB_ON}" in md
+    # the totals do not change with the hub: it is not priced
+    assert to_json(report)["fleet"]["totals"]["cost"]["monthlyMax"] == 12105.59
+
+
+def test_the_hub_line_without_a_fleet_resource_says_unknown(tmp_path: Path) -> None:
+    resources = [r for r in fleet_resources(THREE) if r.inputs.get("resourceType") != "fleets"]
+    doc = to_json(_report(tmp_path, resources))["fleet"]
+    assert doc["hub"]["enabled"] is None and doc["hub"]["priced"] is False
+    assert doc["hub"]["note"].startswith("unknown: the stack shows no Fleet resource, or its hub profile is unknown")
 
 
 def test_text_markdown_and_sarif_show_members(tmp_path: Path) -> None:
