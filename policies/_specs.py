@@ -8,8 +8,9 @@ it asks for the spec); what AKS itself defaults differently from the spec is giv
 Read: ``agentPoolName`` / ``name``, the size(s), ``osType``, ``osSKU``, ``gpuProfile.driver``, ``nodeTaints``,
 ``nodeLabels``, ``gpuInstanceProfile`` (in AKS's spelling, as the spec resolves it), ``scaleSetPriority``.
 
-The same for a KAITO Workspace (:func:`wire_workspace`, :class:`rules.specs.KaitoGpuWorkspace`) and a Databricks
-cluster (:func:`wire_databricks`, :class:`rules.specs.DatabricksGpuCompute`): one mapping from the wire props per
+The same for a KAITO Workspace (:func:`wire_workspace`, :class:`rules.specs.KaitoGpuWorkspace`), a Databricks
+cluster (:func:`wire_databricks`, :class:`rules.specs.DatabricksGpuCompute`) and an AKS ManagedCluster
+(:func:`wire_cluster`, :class:`rules.specs.AksCluster`): one mapping from the wire props per
 deployable, built once per resource and request (:func:`policies._resources.derived`) and shared by the policies that
 judge it, each of which still states the values it needs that are unknown during a preview before it asks the spec.
 """
@@ -27,10 +28,11 @@ from rules.databricks import (
     gpu_settings,
     is_single_node_profile,
 )
+from rules.hardening import IMAGE_CLEANER_DEFAULT_HOURS
 from rules.kaito import WORKSPACE_PROPERTIES
-from rules.specs import AksGpuPool, DatabricksGpuCompute, KaitoGpuWorkspace
+from rules.specs import AksCluster, AksGpuPool, DatabricksGpuCompute, KaitoGpuWorkspace
 
-from ._resources import UNKNOWN, Pool, derived, get
+from ._resources import UNKNOWN, Pool, as_bool, derived, get
 
 
 def wire_pool(pool: Pool) -> AksGpuPool:
@@ -184,3 +186,43 @@ def is_single_node(props: Any) -> bool | Any:
     if workers is UNKNOWN or autoscale is UNKNOWN:
         return UNKNOWN
     return autoscale is None and (workers is None or workers == 0)
+
+
+# ---------------------------------------------------------------------------------------------------- AKS cluster
+
+
+def cluster_spec(resource: Any) -> AksCluster:
+    """The ManagedCluster ``resource`` as its spec (:func:`wire_cluster`), built once per request and shared by the
+    cluster policies that read it."""
+    return derived(resource, _CLUSTER, wire_cluster)
+
+
+def wire_cluster(props: Any) -> AksCluster:
+    """An ``azure-native:containerservice:ManagedCluster``'s props as the cluster spec, partially: its name, resource
+    group, location and Kubernetes version (``""`` when not set), and the switches the cluster policies judge, each
+    as AKS reads it where the spec's default differs (off unless ``true``: the KAITO add-on, the OIDC issuer,
+    ``apiServerAccessProfile.disableRunCommand``, Image Cleaner) and Image Cleaner's ``intervalHours`` (the spec's
+    default when not a number). A policy reports an unknown switch before it asks; the tier stays the
+    cost-analysis policy's own reading (the spec resolves ``Standard``, and an unset tier is worded apart)."""
+    cleaner = get(props, "securityProfile", "imageCleaner")
+    hours = get(cleaner, "intervalHours") if isinstance(cleaner, dict) else None
+    return AksCluster(
+        cluster_name=_str(get(props, "resourceName")),
+        resource_group_name=_str(get(props, "resourceGroupName")),
+        location=_str(get(props, "location")),
+        kubernetes_version=_str(get(props, "kubernetesVersion")),
+        kaito_addon=as_bool(get(props, "aiToolchainOperatorProfile", "enabled")) is True,
+        oidc_issuer=as_bool(get(props, "oidcIssuerProfile", "enabled")) is True,
+        disable_run_command=as_bool(get(props, "apiServerAccessProfile", "disableRunCommand")) is True,
+        image_cleaner=isinstance(cleaner, dict) and as_bool(cleaner.get("enabled")) is True,
+        image_cleaner_interval_hours=int(hours)
+        if isinstance(hours, int | float) and not isinstance(hours, bool)
+        else IMAGE_CLEANER_DEFAULT_HOURS,
+    )
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+_CLUSTER: Final = "aks-cluster-spec"

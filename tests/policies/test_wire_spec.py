@@ -14,9 +14,18 @@ from pulumi_policy.policy import _PolicyAnalyzerServicer
 import policies._databricks as databricks
 import policies._specs as specs
 from policies._resources import Pool, agent_pools, plain
-from policies._specs import wire_databricks, wire_pool, wire_workspace
+from policies._specs import wire_cluster, wire_databricks, wire_pool, wire_workspace
 from preflight.analyzer.protocol import to_struct
-from tests.policies._helpers import DATABRICKS_CLUSTER, DATABRICKS_GPU, KAITO_WORKSPACE, KAITO_WS, urn_of, with_
+from tests.policies._helpers import (
+    CLUSTER,
+    DATABRICKS_CLUSTER,
+    DATABRICKS_GPU,
+    KAITO_WORKSPACE,
+    KAITO_WS,
+    MANAGED_CLUSTER,
+    urn_of,
+    with_,
+)
 from tests.policies._helpers import UNKNOWN as UNKNOWN_VALUE
 
 AGENT_POOL = "azure-native:containerservice:AgentPool"
@@ -96,8 +105,33 @@ def test_unknown_databricks_values_as_the_policies_read_them() -> None:
     )
 
 
+def test_the_cluster_spec_from_wire_props() -> None:
+    """The switches the cluster policies judge, as AKS reads them (off unless ``true``, where the spec would turn the
+    OIDC issuer on), and Image Cleaner's interval as written."""
+    spec = wire_cluster(
+        with_(
+            CLUSTER,
+            oidcIssuerProfile={"enabled": False},
+            securityProfile={"imageCleaner": {"enabled": "true", "intervalHours": 12.0}},
+        )
+    )
+    assert (spec.kaito_addon, spec.oidc_issuer, spec.disable_run_command) == (True, False, False)
+    assert (spec.image_cleaner, spec.image_cleaner_interval_hours, spec.kubernetes_version) == (True, 12, "1.31.2")
+    assert (spec.facts.kaito_addon, spec.facts.oidc_issuer) == (True, False)
+    bare = wire_cluster({"apiServerAccessProfile": {"disableRunCommand": True}})
+    assert (bare.oidc_issuer, bare.kaito_addon) == (False, False)  # AKS's default, not the spec's (on)
+    assert (bare.cluster_name, bare.disable_run_command, bare.image_cleaner, bare.image_cleaner_interval_hours) == (
+        "",
+        True,
+        False,
+        168,
+    )
+
+
 def test_each_spec_built_once_per_request(servicer: _PolicyAnalyzerServicer, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Both KAITO policies share one Workspace spec, the five Databricks policies one cluster spec, per request."""
+    """Both KAITO policies share one Workspace spec, the five Databricks policies one cluster spec, the three
+    ManagedCluster policies that read one (KAITO's OIDC issuer, Run Command, Image Cleaner) one cluster spec, per
+    request."""
     built: list[str] = []
 
     def counting(name: str, build: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -109,7 +143,8 @@ def test_each_spec_built_once_per_request(servicer: _PolicyAnalyzerServicer, mon
 
     monkeypatch.setattr(specs, "wire_workspace", counting("workspace", specs.wire_workspace))
     monkeypatch.setattr(databricks, "wire_databricks", counting("databricks", databricks.wire_databricks))
-    for typ, props in ((KAITO_WORKSPACE, KAITO_WS), (DATABRICKS_CLUSTER, DATABRICKS_GPU)):
+    monkeypatch.setattr(specs, "wire_cluster", counting("cluster", specs.wire_cluster))
+    for typ, props in ((KAITO_WORKSPACE, KAITO_WS), (DATABRICKS_CLUSTER, DATABRICKS_GPU), (MANAGED_CLUSTER, CLUSTER)):
         request = analyzer_pb2.AnalyzeRequest(type=typ, properties=to_struct(props), urn=urn_of(typ, "r"), name="r")
         servicer.Analyze(request, None)
-    assert built == ["workspace", "databricks"]
+    assert built == ["workspace", "databricks", "cluster"]
