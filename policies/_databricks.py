@@ -24,7 +24,7 @@ from rules.specs import DatabricksGpuCompute
 from ._resources import UNKNOWN, Review, derived, get
 from ._specs import databricks_words, has_kind, is_single_node, spark_conf, text, wire_databricks
 
-__all__ = ["DbxCluster", "databricks_words", "gpu_cluster", "report_findings", "text"]
+__all__ = ["DbxCluster", "databricks_words", "gpu_cluster", "report_findings"]
 
 
 @dataclass(frozen=True, slots=True)
