@@ -33,9 +33,11 @@ from typing import Any
 from rules import Finding
 from rules.exemptions import (
     CATEGORIES,
+    EXEMPTION_KEYS,
     EXEMPTIONS_KEY,
     MAX_DAYS_KEY,
     MIN_REASON,
+    REQUIRED_KEYS,
     Exemption,
     check_entries,
     exempted_message,
@@ -87,18 +89,21 @@ def _once(key: str, message: str, urn: str = "") -> None:
 
 
 def config_schema(policy: str) -> dict[str, Any]:
-    """The two config properties every policy takes (JSON schema; the engine validates config against it)."""
+    """The two config properties every policy takes (JSON schema; the engine validates config against it). An entry's
+    keys are :data:`rules.exemptions.EXEMPTION_KEYS`; the required ones :data:`rules.exemptions.REQUIRED_KEYS` but
+    ``policy``, which the policy's own config implies (given, it must name that policy)."""
+    schemas: dict[str, dict[str, Any]] = {
+        "policy": {"type": "string", "enum": [policy]},
+        "resource": {"type": "string", "minLength": 1},
+        "reason": {"type": "string", "minLength": MIN_REASON},
+        "owner": {"type": "string", "minLength": 1},
+        "expires": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
+        "category": {"type": "string", "enum": list(CATEGORIES)},
+    }
     entry = {
         "type": "object",
-        "properties": {
-            "policy": {"type": "string", "enum": [policy]},
-            "resource": {"type": "string", "minLength": 1},
-            "reason": {"type": "string", "minLength": MIN_REASON},
-            "owner": {"type": "string", "minLength": 1},
-            "expires": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
-            "category": {"type": "string", "enum": list(CATEGORIES)},
-        },
-        "required": ["resource", "reason", "owner", "expires"],
+        "properties": {key: schemas[key] for key in EXEMPTION_KEYS},
+        "required": [key for key in REQUIRED_KEYS if key != "policy"],
         "additionalProperties": False,
     }
     return {

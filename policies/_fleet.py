@@ -17,18 +17,26 @@ from typing import Any
 
 from pulumi_policy import PolicyResource, ReportViolation, StackValidationArgs
 
-from rules.fleet import fleet_channel_findings, member_channel_findings
+from rules.fleet import (
+    UPGRADE_TYPES_MOVING_VERSION,
+    UpdateRunTarget,
+    fleet_channel_findings,
+    member_channel_findings,
+    update_run_findings,
+)
 from rules.fleet_wire import (
     FLEET_MEMBER_TAG,
     MemberItem,
     WireFleetResource,
+    WireStage,
     attribute_members,
     member_tag,
     read_fleet_resource,
+    strategy_stages,
 )
 from rules.idle import is_gpu_operator_chart
 from rules.resource_types import is_helm_release, is_managed_cluster
-from rules.specs.fleet import AutoUpgrade, FleetMember, FleetSpec
+from rules.specs.fleet import AutoUpgrade, FleetMember, FleetSpec, UpdateStage
 
 from ._resources import (
     UNKNOWN,
@@ -61,6 +69,8 @@ class StackFleet:
     strategies: list[FleetPart] = field(default_factory=list)
     """Update strategies, and update runs that carry their own ``strategy``."""
     profiles: list[FleetPart] = field(default_factory=list)
+    runs: list[FleetPart] = field(default_factory=list)
+    """Update runs (``fleets/updateRuns``), whatever their strategy."""
 
 
 def stack_fleets(args: StackValidationArgs, review: Review) -> dict[str, StackFleet]:
@@ -86,6 +96,8 @@ def stack_fleets(args: StackValidationArgs, review: Review) -> dict[str, StackFl
             fleet.members.append(part)
         elif wire.kind == "autoUpgradeProfile":
             fleet.profiles.append(part)
+        if wire.kind == "updateRun":
+            fleet.runs.append(part)
         elif wire.kind == "updateStrategy" or "strategy" in wire.properties:
             fleet.strategies.append(part)
     return fleets
@@ -249,6 +261,30 @@ def _member(part: FleetPart, cluster: MemberCluster, review: Review) -> FleetMem
     )
 
 
+def shown_members(
+    fleet: StackFleet, clusters: Mapping[str, MemberCluster], review: Review
+) -> list[tuple[FleetMember, str]]:
+    """The fleet's members whose ManagedCluster (tag ``fleet-member``) the stack shows, as the rules read them, each
+    with its cluster's URN. Members the stack does not show (no FleetMember of the fleet, or no tagged cluster) are
+    named on ``review`` as not checked; a member with an unknown fact is recorded as unknown and left out."""
+    members: list[tuple[FleetMember, str]] = []
+    unseen = [str(p.wire.name) for p in fleet.members if p.wire.name not in clusters]
+    for part in fleet.members:
+        cluster = clusters.get(part.wire.name) if isinstance(part.wire.name, str) else None
+        member = _member(part, cluster, review) if cluster is not None else None
+        if member is not None and cluster is not None:
+            members.append((member, cluster.urn))
+    if not fleet.members:
+        review.not_checked(f"fleet {fleet.name}: no FleetMember of it in the stack, so no member's pinned GPU "
+                           "software is known")  # fmt: skip
+    elif unseen:
+        review.not_checked(
+            f"fleet {fleet.name}: members {', '.join(unseen)} have no ManagedCluster tagged {FLEET_MEMBER_TAG} in "
+            "the stack, so their pinned GPU software is not known"
+        )
+    return members
+
+
 def profile_findings(args: StackValidationArgs, review: Review, today: date) -> list[ProfileFinding]:
     """Every auto-upgrade profile of the stack's fleets against the members the stack shows (their ManagedClusters by
     the ``fleet-member`` tag): :func:`rules.fleet.fleet_channel_findings` on the profile,
@@ -260,21 +296,7 @@ def profile_findings(args: StackValidationArgs, review: Review, today: date) -> 
     clusters = member_clusters(args)
     out: list[ProfileFinding] = []
     for fleet in fleets:
-        members: list[tuple[FleetMember, str]] = []
-        unseen = [str(p.wire.name) for p in fleet.members if p.wire.name not in clusters]
-        for part in fleet.members:
-            cluster = clusters.get(part.wire.name) if isinstance(part.wire.name, str) else None
-            member = _member(part, cluster, review) if cluster is not None else None
-            if member is not None and cluster is not None:
-                members.append((member, cluster.urn))
-        if not fleet.members:
-            review.not_checked(f"fleet {fleet.name}: no FleetMember of it in the stack, so no member's pinned GPU "
-                               "software is known")  # fmt: skip
-        elif unseen:
-            review.not_checked(
-                f"fleet {fleet.name}: members {', '.join(unseen)} have no ManagedCluster tagged {FLEET_MEMBER_TAG} in "
-                "the stack, so their pinned GPU software is not known"
-            )
+        members = shown_members(fleet, clusters, review)
         for part in fleet.profiles:
             upgrade = _upgrade(part, review)
             if upgrade is None or not members:
@@ -297,3 +319,99 @@ def review_profiles(args: StackValidationArgs, report: ReportViolation, *, advis
         if finding.advisory is advisory:
             review.violation(finding.message, finding.urn)
     review.finish()
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# Strategies' stages, and the update runs' target against the members' pinned GPU software (rules.fleet's run rule)
+
+
+_UNRESOLVED: Any = object()
+"""Stages that could not be read (an unknown value, recorded on the review)."""
+
+
+def known_stages(part: FleetPart, review: Review) -> tuple[UpdateStage, ...] | None:
+    """The stages of an update strategy (or an update run's own ``strategy``) as the rules read them; ``None`` when it
+    states none, or when a stage's name or group is unknown (recorded on ``review``)."""
+    stages = _stages(part, review)
+    return None if stages is _UNRESOLVED else stages
+
+
+def _stages(part: FleetPart, review: Review) -> Any:
+    stages = strategy_stages(part.wire)
+    if is_unknown(stages) or (isinstance(stages, list) and any(_unknown_stage(s) for s in stages)):
+        review.unknown_field(f"{part.resource.name}: strategy.stages")
+        return _UNRESOLVED
+    if not isinstance(stages, list):
+        return None
+    return tuple(
+        UpdateStage(str(s.name), tuple(str(g) for g in s.groups if isinstance(g, str))) for s in stages
+    )  # fmt: skip
+
+
+def _unknown_stage(stage: WireStage) -> bool:
+    return is_unknown(stage.name) or any(is_unknown(g) for g in stage.groups)
+
+
+def _run_stages(fleet: StackFleet, part: FleetPart, review: Review) -> Any:
+    """The stages an update run follows: its inline ``strategy``'s; else those of the FleetUpdateStrategy of the same
+    fleet its ``updateStrategyId`` names (by the id's last segment), when the stack holds it; else ``None`` (Fleet's
+    default strategy updates every member). :data:`_UNRESOLVED` when unknown, or when the strategy it names is not in
+    the stack: which members that strategy's stages cover is then not known, so the run is reported as not checked
+    rather than judged against every member (a refusal needs the members the run really updates)."""
+    props = part.wire.properties
+    if props.get("strategy") is not None:
+        return _stages(part, review)
+    strategy_id = props.get("updateStrategyId")
+    if is_unknown(strategy_id):
+        review.unknown_field(f"{part.resource.name}: updateStrategyId")
+        return _UNRESOLVED
+    if not isinstance(strategy_id, str) or not strategy_id.strip("/"):
+        return None
+    name = strategy_id.strip("/").rsplit("/", 1)[-1]
+    named = [s for s in fleet.strategies if s.wire.kind == "updateStrategy" and s.wire.name == name]
+    if not named:
+        review.not_checked(
+            f"{part.resource.name}: its updateStrategyId names strategy {name!r}, which is not in this stack, so the "
+            "members its stages update are not known"
+        )
+        return _UNRESOLVED
+    return _stages(named[0], review)
+
+
+def _run_target(fleet: StackFleet, part: FleetPart, review: Review) -> UpdateRunTarget | None:
+    """The run's ``managedClusterUpdate`` and stages; ``None`` when it sets no Kubernetes version (``NodeImageOnly``,
+    an unknown or missing type) or a value it needs is unknown (recorded on ``review``)."""
+    upgrade_type = get(part.wire.properties, "managedClusterUpdate", "upgrade", "type")
+    version = get(part.wire.properties, "managedClusterUpdate", "upgrade", "kubernetesVersion")
+    for key, value in (("type", upgrade_type), ("kubernetesVersion", version)):
+        if is_unknown(value):
+            review.unknown_field(f"{part.resource.name}: managedClusterUpdate.upgrade.{key}")
+            return None
+    if upgrade_type not in UPGRADE_TYPES_MOVING_VERSION or not isinstance(version, str):
+        return None
+    stages = _run_stages(fleet, part, review)
+    if stages is _UNRESOLVED:
+        return None
+    name = part.wire.name if isinstance(part.wire.name, str) else part.resource.name
+    return UpdateRunTarget(name, str(upgrade_type), version, stages)
+
+
+def run_findings(args: StackValidationArgs, review: Review, today: date) -> list[ProfileFinding]:
+    """Every update run of the stack's fleets that sets a Kubernetes version (``Full``, ``ControlPlaneOnly``) against
+    the members it covers that the stack shows (:func:`shown_members`): :func:`rules.fleet.update_run_findings`, on
+    the run. Members the stack does not show are named on ``review`` as not checked."""
+    out: list[ProfileFinding] = []
+    clusters: dict[str, MemberCluster] | None = None
+    for fleet in fleets_of(args, review):
+        targets = [(part, target) for part in fleet.runs if (target := _run_target(fleet, part, review)) is not None]
+        if not targets:
+            continue
+        clusters = member_clusters(args) if clusters is None else clusters
+        members = [m for m, _ in shown_members(fleet, clusters, review)]
+        for part, target in targets:
+            label = f"{part.resource.name} (fleet {fleet.name})"
+            out += [
+                ProfileFinding(f"{label}: {f.message}", part.resource.urn, f.advisory)
+                for f in update_run_findings(members, target, today=today)
+            ]
+    return out

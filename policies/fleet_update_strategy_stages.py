@@ -7,10 +7,9 @@ from __future__ import annotations
 from pulumi_policy import ReportViolation, Severity, StackValidationArgs
 
 from rules.fleet import stage_findings
-from rules.fleet_wire import WireStage, strategy_stages
-from rules.specs.fleet import FleetMember, FleetSpec, UpdateStage
+from rules.specs.fleet import FleetMember, FleetSpec
 
-from ._fleet import FleetPart, StackFleet, fleets_of
+from ._fleet import FleetPart, StackFleet, fleets_of, known_stages
 from ._meta import MANDATORY, GpuStackPolicy
 from ._resources import Review, is_unknown
 
@@ -29,22 +28,6 @@ def _members(fleet: StackFleet, review: Review) -> list[tuple[FleetPart, FleetMe
     return out
 
 
-def _stages(part: FleetPart, review: Review) -> tuple[UpdateStage, ...] | None:
-    stages = strategy_stages(part.wire)
-    if is_unknown(stages) or (isinstance(stages, list) and any(_unknown_stage(s) for s in stages)):
-        review.unknown_field(f"{part.resource.name}: strategy.stages")
-        return None
-    if not isinstance(stages, list):
-        return None
-    return tuple(
-        UpdateStage(str(s.name), tuple(str(g) for g in s.groups if isinstance(g, str))) for s in stages
-    )  # fmt: skip
-
-
-def _unknown_stage(stage: WireStage) -> bool:
-    return is_unknown(stage.name) or any(is_unknown(g) for g in stage.groups)
-
-
 def _judge(fleet: StackFleet, review: Review) -> None:
     members = _members(fleet, review)
     if members is None:
@@ -57,7 +40,7 @@ def _judge(fleet: StackFleet, review: Review) -> None:
         )
         return
     for part in fleet.strategies:
-        stages = _stages(part, review)
+        stages = known_stages(part, review)
         if stages is None:
             continue
         spec = FleetSpec(name=fleet.name, location="", members=tuple(m for _, m in members), stages=stages)

@@ -10,6 +10,8 @@ evidence; what the facts do not record is advisory (:attr:`FleetFinding.advisory
 - :func:`region_findings`: a member in a region where a pool's size is not offered (regional facts).
 - :func:`upgrade_findings`: a fleet auto-upgrade channel that takes a member past its pinned GPU operator's or KAITO
   add-on's validated Kubernetes range (:mod:`rules.upgrade`), and the members' own channels against the fleet's.
+- :func:`update_run_findings`: a Full or ControlPlaneOnly update run to a Kubernetes minor past a covered member's
+  pinned GPU operator's or KAITO add-on's validated range (the same range check as the channel's).
 - :func:`placement_findings`: a placement no member can satisfy, or placements without a hub.
 - :func:`member_labels`: the labels the platform puts on a member (region, GPU sizes, GPU resource names).
 
@@ -22,6 +24,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Final
 
 from gpu_catalog import default_catalog
 from gpu_catalog.fleet import load_fleet_facts
@@ -33,7 +36,7 @@ from gpu_catalog.upgrade import load_upgrade_channels
 from . import Finding, NotApplicable, findings
 from .kaito import KaitoWorkspace, instance_type, preset_fit
 from .kube_names import label_key_problem, label_value_problem
-from .specs.fleet import FleetMember, FleetPool, FleetSpec
+from .specs.fleet import FleetMember, FleetPool, FleetSpec, UpdateStage
 from .upgrade import channel_target_minor, upgrade_channel_next_move, validated_minors
 
 LABEL_PREFIX = "azure-gpu-platform"
@@ -242,17 +245,27 @@ def _fits(spec: FleetSpec, channel: str, today: date) -> bool:
     facts = load_fleet_facts().channels[channel]
     for member in spec.members:
         pinned = minor_of(member.kubernetes_version)
-        validated = _validated(member)
-        if pinned is None or not validated:
+        if pinned is None:
             continue
         target = channel_target_minor(facts.akin_to, pinned, today) if facts.akin_to else pinned
-        if target is not None and any(minor_tuple(target) > minor_tuple(v) for v in validated.values()):
+        if target is not None and _beyond(member, target):
             return False
     return True
 
 
 def _validated(member: FleetMember) -> dict[str, str]:
     return validated_minors(gpu_operator_version=member.gpu_operator_version, kaito_addon=member.kaito_addon)
+
+
+def _beyond(member: FleetMember, target: str) -> dict[str, str]:
+    """The member's pinned GPU software (the GPU operator, the KAITO add-on: :func:`rules.upgrade.validated_minors`,
+    each named with its source) whose validated range ends below Kubernetes minor ``target``, with that newest minor.
+    The one range check of the fleet's upgrade rules (the auto-upgrade channel, an update run)."""
+    return {name: newest for name, newest in _validated(member).items() if minor_tuple(target) > minor_tuple(newest)}
+
+
+def _software(beyond: dict[str, str]) -> str:
+    return "; ".join(f"{name} is validated up to {newest}" for name, newest in beyond.items())
 
 
 def fleet_channel_findings(spec: FleetSpec, *, today: date) -> list[FleetFinding]:
@@ -276,9 +289,9 @@ def fleet_channel_findings(spec: FleetSpec, *, today: date) -> list[FleetFinding
         target = _fleet_target(spec, pinned, today) if pinned is not None else None
         if pinned is None or target is None or not validated:
             continue
-        beyond = {n: v for n, v in validated.items() if minor_tuple(target) > minor_tuple(v)}
+        beyond = _beyond(member, target)
         if beyond:
-            software = "; ".join(f"{name} is validated up to {newest}" for name, newest in beyond.items())
+            software = _software(beyond)
             out.append(
                 FleetFinding(
                     where,
@@ -364,6 +377,68 @@ def member_channel_findings(spec: FleetSpec) -> list[FleetFinding]:
                     advisory=True,
                 )
             )
+    return out
+
+
+# --------------------------------------------------------------------------------------------------- update runs
+
+UPGRADE_TYPES_MOVING_VERSION: Final = ("Full", "ControlPlaneOnly")
+"""``managedClusterUpdate.upgrade.type`` values that set the members' Kubernetes version (REST spec 2026-06-01
+``ManagedClusterUpgradeType``, ``gpu_catalog/facts/fleet.json`` ``fields.updateRun``: both require
+``kubernetesVersion``; ``NodeImageOnly`` forbids it)."""
+
+
+@dataclass(frozen=True)
+class UpdateRunTarget:
+    """An update run (``fleets/updateRuns``) as the version rule reads it: its ``managedClusterUpdate`` and the stages
+    its strategy runs."""
+
+    name: str
+    upgrade_type: str
+    """``upgrade.type``: ``Full``, ``ControlPlaneOnly`` or ``NodeImageOnly``."""
+    kubernetes_version: str | None = None
+    """``upgrade.kubernetesVersion`` (``1.37`` or ``1.37.1``)."""
+    stages: tuple[UpdateStage, ...] | None = None
+    """The stages of its strategy (inline ``strategy`` or the ``updateStrategyId`` it names); ``None``: Fleet's default
+    strategy, every member one by one (REST spec ``UpdateRunProperties.strategy``), or a strategy not known."""
+
+
+def update_run_members(members: Sequence[FleetMember], stages: Sequence[UpdateStage] | None) -> list[FleetMember]:
+    """The members an update run upgrades: with stages, those whose group a stage names (a member of no staged group,
+    or of none, is left out: :func:`stage_findings` refuses that strategy); without, every member."""
+    if stages is None:
+        return list(members)
+    staged = {group for stage in stages for group in stage.groups}
+    return [m for m in members if m.group is not None and m.group in staged]
+
+
+def update_run_findings(members: Sequence[FleetMember], run: UpdateRunTarget, *, today: date) -> list[FleetFinding]:
+    """A ``Full`` or ``ControlPlaneOnly`` update run to a Kubernetes minor past the newest one a covered member's
+    pinned GPU operator or KAITO add-on is validated on (:func:`_beyond`, the auto-upgrade channel's range check) is
+    refused, naming the member, the versions, the software with its source and the date. A run that does not raise
+    a member's minor, a ``NodeImageOnly`` run, and a version that is not ``<major>.<minor>[.<patch>]`` are not
+    judged here (Fleet validates the request)."""
+    target = minor_of(run.kubernetes_version or "")
+    if run.upgrade_type not in UPGRADE_TYPES_MOVING_VERSION or target is None:
+        return []
+    what = "control plane and node pools" if run.upgrade_type == "Full" else "control plane only"
+    out: list[FleetFinding] = []
+    for member in update_run_members(members, run.stages):
+        pinned = minor_of(member.kubernetes_version)
+        beyond = _beyond(member, target)
+        if not beyond or (pinned is not None and minor_tuple(target) <= minor_tuple(pinned)):
+            continue
+        newest = min(beyond.values(), key=minor_tuple)
+        out.append(
+            FleetFinding(
+                "managedClusterUpdate.upgrade.kubernetesVersion",
+                f"update run {run.name!r} ({run.upgrade_type}: {what}) moves member {member.name!r} "
+                f"({member.region or 'region not known'}) from Kubernetes {pinned or 'its current version'} to "
+                f"{run.kubernetes_version} as of {today.isoformat()}. But {_software(beyond)}. Target Kubernetes "
+                f"{newest} or lower, leave this member's group out of the run's stages, or pin software validated "
+                f"on {target} first.",
+            )
+        )
     return out
 
 
@@ -502,7 +577,9 @@ __all__ = [
     "GPU_RESOURCE_LABEL_PREFIX",
     "GPU_SIZE_LABEL_PREFIX",
     "REGION_LABEL",
+    "UPGRADE_TYPES_MOVING_VERSION",
     "FleetFinding",
+    "UpdateRunTarget",
     "channel_moves_versions",
     "fleet_channel_findings",
     "fleet_findings",
@@ -516,4 +593,6 @@ __all__ = [
     "region_findings",
     "repeated_names",
     "stage_findings",
+    "update_run_findings",
+    "update_run_members",
 ]

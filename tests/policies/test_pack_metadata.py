@@ -58,6 +58,7 @@ EXPECTED_LEVELS = {
     "gpu-node-device-plugin-missing": "advisory",
     "gpu-pool-idle-minimum": "advisory",
     "fleet-update-strategy-stages": "mandatory",
+    "fleet-update-run-version": "mandatory",
     "fleet-auto-upgrade-channel": "mandatory",
     "fleet-auto-upgrade-next-move": "advisory",
 }
@@ -123,6 +124,7 @@ def test_stack_policies() -> None:
         "aks-node-os-supported",
         "fleet-auto-upgrade-channel",
         "fleet-auto-upgrade-next-move",
+        "fleet-update-run-version",
         "fleet-update-strategy-stages",
         "gpu-driver-skipped-needs-operator",
         "gpu-node-device-plugin",

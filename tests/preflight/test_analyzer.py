@@ -439,9 +439,13 @@ def test_a_pack_that_prints_no_port_is_reported(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_pack_that_hangs_before_printing_its_port_times_out_and_is_killed(tmp_path: Path) -> None:
     (tmp_path / "PulumiPolicy.yaml").write_text("runtime: python\n")
-    (tmp_path / "__main__.py").write_text("import sys, time\nprint('loading', file=sys.stderr)\ntime.sleep(60)\n")
-    # 5 s: long enough for the stand-in to start and print to stderr on a loaded machine (the message must carry it).
-    p = PolicyPackProcess(tmp_path, startup_timeout=5)
+    # The stand-in for the pack's interpreter is a shell script: it writes to stderr within milliseconds, however
+    # loaded the machine, so the 5 s wait always ends with its output captured (a Python stand-in importing
+    # pulumi.policy could take longer than that on a loaded machine, and the message would then lack it).
+    stand_in = tmp_path / "python"
+    stand_in.write_text("#!/bin/sh\necho loading >&2\nexec sleep 60\n")
+    stand_in.chmod(0o755)
+    p = PolicyPackProcess(tmp_path, startup_timeout=5, python=str(stand_in))
     with pytest.raises(PolicyPackStartError, match=r"did not print its port within 5 s(.|\n)*stderr:\nloading"):
         p.start()
     assert p.pid is not None and process_gone(p.pid)

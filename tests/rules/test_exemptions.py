@@ -197,3 +197,18 @@ def test_a_refused_entry_is_named_with_its_date_and_why() -> None:
 def test_the_closest_name_is_offered() -> None:
     assert closest_name("aks-t5", ["aks-a100", "aks-t4", "aks-cluster"]) == "aks-t4"
     assert closest_name("databricks", ["aks-a100", "aks-t4"]) is None
+
+
+def test_the_pack_config_schema_takes_the_rules_keys_and_requires_the_same() -> None:
+    """The policy config's JSON schema (what the engine validates a pack config against) is built from the keys the
+    rules define once; only ``policy`` is optional there, the entry sitting under its policy already."""
+    from policies._exemptions import config_schema
+    from rules.exemptions import EXEMPTION_KEYS, EXEMPTIONS_KEY, REQUIRED_KEYS
+
+    entry = config_schema("gpu-size-minimum")[EXEMPTIONS_KEY]["items"]
+    assert tuple(entry["properties"]) == EXEMPTION_KEYS
+    assert EXEMPTION_KEYS == ("policy", "resource", "reason", "owner", "expires", "category")
+    assert entry["required"] == ["resource", "reason", "owner", "expires"]
+    assert set(REQUIRED_KEYS) - set(entry["required"]) == {"policy"}
+    assert entry["properties"]["policy"] == {"type": "string", "enum": ["gpu-size-minimum"]}
+    assert entry["additionalProperties"] is False
