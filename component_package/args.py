@@ -6,6 +6,7 @@ No ``from __future__ import annotations``: the schema is inferred from the annot
 
 import typing
 from collections.abc import Mapping
+from datetime import date
 from enum import Enum
 from typing import Any
 
@@ -15,8 +16,12 @@ from pulumi.provider.experimental.util import camel_case
 from component_package.inputs import GpuPool, PoolGpuOperator
 from components import device_plugin, gpu_node_pool
 from components.validation import InvalidArgsError
+from gpu_catalog import clock
 from gpu_catalog.lifecycle import default_gpu_operator_version
+from rules import Finding
+from rules.exemptions import Exemption, check_entries, resolve_max_days
 from rules.network import UpgradeSettings
+from rules.sizes import SIZE_RULES
 from rules.specs import AKS_GPU_POOL_FIELDS
 
 
@@ -79,12 +84,14 @@ _TRANSLATED = frozenset({"sharing", "gpu_operator", "device_plugin", "upgrade"})
 new pool key needs no line here)."""
 
 
-def pool_spec(pool: GpuPool, *, kaito_addon: bool = False) -> gpu_node_pool.GpuPoolSpec:
+def pool_spec(pool: GpuPool, *, kaito_addon: bool = False, today: date | None = None) -> gpu_node_pool.GpuPoolSpec:
     """A package pool as the component's :class:`~components.gpu_node_pool.GpuPoolSpec` (raises
     :class:`InvalidArgsError` with the rules' messages): the schema's keys are the spec's fields
     (``tests/package/test_provider.py`` checks it), a key left out gets the spec's default (:mod:`rules.specs`).
     ``kaito_addon``: the pool's cluster runs the KAITO add-on (an ``AksGpuCluster``'s pools; the spec's default taint
-    then keeps the add-on's device plugin off the pool)."""
+    then keeps the add-on's device plugin off the pool). ``today`` dates the checks and the exemptions; ``None``: read
+    :func:`gpu_catalog.clock.today` once."""
+    day = today or clock.today()
     kwargs: dict[str, Any] = {
         key: tuple(value) if isinstance(value, list) else value
         for key, value in present(pool, *(k for k in pool if k in AKS_GPU_POOL_FIELDS and k not in _TRANSLATED)).items()
@@ -101,7 +108,48 @@ def pool_spec(pool: GpuPool, *, kaito_addon: bool = False) -> gpu_node_pool.GpuP
             **present(upgrade, "max_surge", "max_unavailable", "drain_timeout_minutes", "node_soak_minutes")
         )
     kwargs |= pool_plugin_kwargs(pool)
-    return gpu_node_pool.GpuPoolSpec(**kwargs, kaito_addon=kaito_addon)
+    exemptions = pool_exemptions(pool, today=day)
+    kwargs["exempt_rules"] = tuple(sorted({e.policy for e in exemptions if e.applies(day)}))
+    try:
+        return gpu_node_pool.GpuPoolSpec(**kwargs, kaito_addon=kaito_addon, today=day)
+    except InvalidArgsError as error:
+        raise _with_expired(error, exemptions, day) from None
+
+
+def pool_exemptions(pool: GpuPool, *, today: date) -> list[Exemption]:
+    """The pool's ``exemptions``: each a stack file's ``exemptions`` entry whose resource is this pool, checked by the
+    same rules (:func:`rules.exemptions.check_entries`: a size rule, a reason, an owner, an expiry at most the default
+    ``exemptionMaxDays`` ahead, a category); raises :class:`InvalidArgsError` naming every refused entry's key."""
+    entries = pool.get("exemptions") or []
+    name = str(plain(pool.get("name", "")))
+    values = [{**plain(entry), "resource": name} for entry in entries]
+    found, _ = check_entries(values, today=today, max_days=resolve_max_days(None), policies=SIZE_RULES)
+    problems = [
+        Finding(f"exemptions[{i}]" + (f".{f.field}" if f.field else ""), f.message)
+        for i, (_, _, refused) in enumerate(found)
+        for f in refused
+    ]
+    if problems:
+        raise InvalidArgsError(gpu_node_pool.COMPONENT, name, problems)
+    return [parsed for _, parsed, _ in found if parsed is not None]
+
+
+def _with_expired(error: InvalidArgsError, exemptions: list[Exemption], today: date) -> InvalidArgsError:
+    """A refusal of the pool's size, with each expired exemption of a size rule named on its ``expires`` (it no longer
+    waives the pool: the reason the pool is refused now)."""
+    expired = [(i, e) for i, e in enumerate(exemptions) if not e.applies(today)]
+    if not expired or not any(f.field == "vm_size" for f in error.findings):
+        return error
+    notes = [
+        Finding(
+            f"exemptions[{i}].expires",
+            f"the exemption of {e.policy} (owner {e.owner}) expired on {e.expires.isoformat()}, so it no longer "
+            "waives the pool; allowed: fix the pool, or renew the exemption with a new reason and an expiry date in "
+            "the future",
+        )
+        for i, e in expired
+    ]
+    return InvalidArgsError(error.component, error.instance, [*error.findings, *notes])
 
 
 def checked(build: typing.Callable[[], Any], prefix: str = "", paths: Mapping[str, str] | None = None) -> Any:

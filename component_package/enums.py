@@ -18,10 +18,12 @@ from rules import network as rules_network
 from rules.access import DEPLOYER_PRINCIPAL_TYPES
 from rules.aks import LINUX_OS_SKUS, WINDOWS_OS_SKUS
 from rules.databricks import CLASSIC_PREVIEW, DEDICATED_MODES
+from rules.exemptions import CATEGORIES
 from rules.hardening import NETWORK_DATAPLANES, NETWORK_POLICIES, default_os_disk_type
 from rules.hardening import SshAccess as SshAccessValues
 from rules.karpenter import BudgetReason as BudgetReasonValues
 from rules.node_stack import SharingMode as SharingModeValues
+from rules.sizes import SIZE_RULES
 from rules.upgrade import AUTO_UPGRADE_CHANNELS
 from rules.upgrade import NodeOsUpgradeChannel as NodeOsUpgradeChannelValues
 
@@ -109,7 +111,17 @@ if typing.TYPE_CHECKING:  # the type checker sees string enums; the schema's mem
 
     class WeekIndex(StrEnum): ...
 
+    class SizeRule(StrEnum): ...
+
+    class ExemptionCategory(StrEnum): ...
+
 else:
+    SizeRule = _enum("SizeRule", SIZE_RULES, "A GPU size rule (policy) an exemption may waive for a pool.")
+    ExemptionCategory = _enum(
+        "ExemptionCategory",
+        CATEGORIES,
+        "Azure Policy's exemption category: `Waiver` (accepted as is) or `Mitigated` (the intent is met another way).",
+    )
     OsType = _enum("OsType", _dataclass_field(rules_aks.GpuPool, "os"), "The operating system of a GPU pool's nodes.")
     OsSku = _enum(
         "OsSku", (*LINUX_OS_SKUS, *WINDOWS_OS_SKUS), "The node OS image (Linux SKUs on Linux, Windows on Windows)."

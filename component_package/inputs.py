@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from component_package.enums import (
     DriverMode,
+    ExemptionCategory,
     MaintenanceSchedule,
     MigStrategy,
     NetworkMode,
@@ -15,6 +16,7 @@ from component_package.enums import (
     OutboundType,
     PrincipalType,
     SharingMode,
+    SizeRule,
     WeekDay,
     WeekIndex,
 )
@@ -51,7 +53,8 @@ class UpgradeSettings(TypedDict):
     max_surge: NotRequired[str]
     """Nodes added during an upgrade: a count (`1`) or a percentage (`33%`); default: AKS's (one node)."""
     max_unavailable: NotRequired[str]
-    """Nodes drained at once without a surge node (`maxSurge` `0` with `1`: in place, no extra GPU)."""
+    """Nodes drained at once without a surge node (`maxSurge` `0` with `1`: in place, no extra GPU). GPU pools only:
+    refused on the system pool (AKS: max unavailable cannot be set on System pools)."""
     drain_timeout_minutes: NotRequired[int]
     """1..1440; default 30."""
     node_soak_minutes: NotRequired[int]
@@ -68,12 +71,30 @@ class PoolDevicePlugin(TypedDict):
     """How AKS-partitioned MIG slices are advertised; default `single`."""
 
 
+class PoolExemption(TypedDict):
+    """One size rule waived for the pool until a date: a stack file's `exemptions` entry whose resource is this pool
+    (keys, checks and the day limit: `rules/exemptions.py`; `docs/exemptions.md`)."""
+
+    policy: SizeRule
+    """The `gpu-size-*` rule waived."""
+    reason: str
+    """Why the pool may break the rule (at least 10 characters)."""
+    owner: str
+    """Who answers for the exemption (a team or a person)."""
+    expires: str
+    """The day it stops applying (`YYYY-MM-DD`, at most 180 days ahead); from that day the rule refuses the pool
+    again."""
+    category: NotRequired[ExemptionCategory]
+    """Default `Waiver`."""
+
+
 GPU_POOL_TYPES: dict[str, Any] = {
     "driver": DriverMode,
     "sharing": Sharing,
     "gpu_operator": PoolGpuOperator,
     "device_plugin": PoolDevicePlugin,
     "upgrade": UpgradeSettings,
+    "exemptions": list[PoolExemption],
 }
 """The ``GpuPool`` inputs the package takes in a shape of its own; every other input is the pool spec's key."""
 

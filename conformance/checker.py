@@ -18,7 +18,9 @@ A schema node has a ``type`` (``string``, ``boolean``, ``integer``, ``number``, 
 with ``values`` and optional ``keyPattern``, ``array`` with ``items``, ``any``, ``chartValues``; a list allows
 several) and optional ``enum``, ``pattern``, ``minLength``/``maxLength``, ``minimum``/``maximum``,
 ``minItems``/``maxItems``, ``required``, ``open`` (an object that accepts unlisted keys), ``sdk`` (a Pulumi SDK
-input, not part of the upstream body), ``source`` and ``note``.
+input, not part of the upstream body), ``armId`` (the REST spec's ``format: arm-id`` with the resource types of its
+``x-ms-arm-id-details``: the value is the id of a resource of one of them; with ``enum``, one of those values or such
+an id), ``source`` and ``note``.
 
 Enums are compared exactly as upstream spells them (ARM treats most enum strings case-insensitively, but Pulumi diffs
 compare them exactly; the policy pack reads them as ARM does). Fields of a covered type that the facts do not list are
@@ -72,6 +74,9 @@ def validate_facts(facts: Facts | None = None) -> list[str]:
                     re.compile(node[key])
                 except re.error as exc:
                     problems.append(f"{where}: bad {key}: {exc}")
+        arm = node.get("armId", ["Namespace/type"])
+        if not (isinstance(arm, list) and arm and all(isinstance(t, str) and t.count("/") >= 1 for t in arm)):
+            problems.append(f"{where}: armId is a list of resource types (Microsoft.Network/virtualNetworks/subnets)")
         if "embedded" in node and node["embedded"] not in facts.documents:
             problems.append(f"{where}: unknown document {node['embedded']!r}")
         need_source(node.get("source", ""), where)

@@ -37,6 +37,7 @@ SCHEMA_KEYS = {
     "ref",
     "extends",
     "embedded",
+    "armId",
 }
 
 

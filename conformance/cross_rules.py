@@ -568,3 +568,17 @@ def _fleet_crp_policy(r: RuleCtx) -> None:
     for i, selector in enumerate(_get(r.inputs, "spec", "resourceSelectors") or []):
         if isinstance(selector, Mapping) and selector.get("name") and selector.get("labelSelector"):
             r.fail(r.path("spec", "resourceSelectors", i), "name and labelSelector are mutually exclusive")
+
+
+@_rule("aks.system-pool-no-max-unavailable")
+def _aks_system_max_unavailable(r: RuleCtx) -> None:
+    """A System-mode pool with ``upgradeSettings.maxUnavailable`` (:func:`rules.network.system_pool_max_unavailable`,
+    the one rule the stack config and the components call too)."""
+    from rules.network import system_pool_max_unavailable
+
+    for prefix, pool, _ in _pools(r):
+        value = _get(pool, "upgradeSettings", "maxUnavailable")
+        if pool.get("mode") != "System" or not isinstance(value, str) or not _known(value):
+            continue
+        for finding in system_pool_max_unavailable(value):
+            r.fail(join(join(prefix, "upgradeSettings"), "maxUnavailable"), finding.message)

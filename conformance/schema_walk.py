@@ -30,7 +30,7 @@ class Finding:
     path: str
     """Field path in the inputs, e.g. ``agentPoolProfiles[0].osSKU`` or ``values.migManager.enabeld``."""
     rule: str
-    """``unknown-field``, ``enum``, ``pattern``, ``required``, ``type``, ``length``, ``range``, ``items``,
+    """``unknown-field``, ``enum``, ``pattern``, ``arm-id``, ``required``, ``type``, ``length``, ``range``, ``items``,
     ``yaml``, a cross-field rule id (``device-plugin.no-mixed-mig-with-mps``), or, with severity ``info``,
     ``not-covered`` / ``unknown-value``."""
     message: str
@@ -59,6 +59,32 @@ def unwrap(value: Any) -> Any:
 
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+_ARM_ID = re.compile(
+    r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/(?P<namespace>[^/]+)/(?P<rest>[^/]+(?:/[^/]+)*)$",
+    re.IGNORECASE,
+)
+
+
+def arm_resource_type(value: str) -> str | None:
+    """The resource type of a resource-group-scoped ARM resource id (``/subscriptions/…/resourceGroups/…/providers/
+    Microsoft.Network/virtualNetworks/v/subnets/s`` → ``Microsoft.Network/virtualNetworks/subnets``); ``None``: not
+    such an id (a type segment without its name, an empty segment)."""
+    m = _ARM_ID.match(value)
+    if m is None:
+        return None
+    parts = m["rest"].split("/")
+    if len(parts) % 2:
+        return None
+    return "/".join([m["namespace"], *parts[0::2]])
+
+
+def arm_id_of(value: str, types: Iterable[str]) -> bool:
+    """``value`` is the id of a resource of one of ``types`` (the spec's ``format: arm-id`` with its
+    ``x-ms-arm-id-details.allowedResources``); ARM compares resource types case-insensitively."""
+    found = arm_resource_type(value)
+    return found is not None and found.lower() in {t.lower() for t in types}
 
 
 def join(path: str, key: str) -> str:
@@ -148,7 +174,9 @@ class Context:
         if "chartValues" in types and isinstance(value, Mapping):
             self.check_chart_values(value, path)
             return
-        if "enum" in node and value not in node["enum"]:
+        if "armId" in node and isinstance(value, str):
+            self.check_arm_id(node, value, path, source)
+        elif "enum" in node and value not in node["enum"]:
             hint = ""
             folded = [
                 e for e in node["enum"] if isinstance(e, str) and isinstance(value, str) and e.lower() == value.lower()
@@ -182,6 +210,20 @@ class Context:
             self.add(path, "length", f"{show(value)} has {len(value)} characters; at most {node['maxLength']}", source)
         if "embedded" in node:
             self.check_document(self.facts.documents[node["embedded"]], value, path)
+
+    def check_arm_id(self, node: Mapping[str, Any], value: str, path: str, source: str) -> None:
+        """``armId``: the id of a resource of one of the listed types, or (with ``enum``) one of those values."""
+        if value in node.get("enum", ()) or arm_id_of(value, node["armId"]):
+            return
+        kinds = " or ".join(node["armId"])
+        values = f"{allowed(node['enum'])} or " if "enum" in node else ""
+        self.add(
+            path,
+            "arm-id",
+            f"{show(value)} is not {values}the resource id of a {kinds} "
+            "(/subscriptions/<id>/resourceGroups/<group>/providers/<type>/<name>…)",
+            source,
+        )
 
     def check_array(self, node: Mapping[str, Any], value: list[Any], path: str, source: str) -> None:
         if "minItems" in node and len(value) < node["minItems"]:

@@ -78,12 +78,14 @@ class UpgradeSettings:
     drain_timeout_minutes: int | None = None
     node_soak_minutes: int | None = None
 
-    def findings(self) -> list[Finding]:
+    def findings(self, *, system: bool = False) -> list[Finding]:
+        """:func:`upgrade_settings` of these settings; ``system``: a System-mode pool's."""
         return upgrade_settings(
             self.max_surge,
             self.max_unavailable,
             drain_timeout=self.drain_timeout_minutes,
             soak=self.node_soak_minutes,
+            system=system,
         )
 
 
@@ -108,22 +110,48 @@ SURGE_RE = re.compile(r"^(?:[0-9]+|[0-9]+(?:\.[0-9]+)?%)$")
 """An integer or a percentage, as ``maxSurge`` / ``maxUnavailable`` take them."""
 
 
+def system_pool_max_unavailable(max_unavailable: str | None) -> list[Finding]:
+    """A System-mode pool takes no ``maxUnavailable`` ("You can't set max unavailable on system node pools", AKS
+    rolling-upgrade article, ``gpu_catalog/facts/aks_landing_zone.json`` ``aks-docs-upgrade``): refused whatever its
+    value, the pool upgrades by surge (``maxSurge``)."""
+    if max_unavailable is None:
+        return []
+    return [
+        Finding(
+            "maxUnavailable",
+            f"{max_unavailable!r}: maxUnavailable cannot be set on a System pool (AKS: \"You can't set max "
+            'unavailable on system node pools", MicrosoftDocs/azure-aks-docs articles/aks/'
+            "upgrade-aks-node-pools-rolling.md); leave it unset and upgrade by maxSurge",
+        )
+    ]
+
+
 def upgrade_settings(
-    max_surge: str | None, max_unavailable: str | None, *, drain_timeout: int | None = None, soak: int | None = None
+    max_surge: str | None,
+    max_unavailable: str | None,
+    *,
+    drain_timeout: int | None = None,
+    soak: int | None = None,
+    system: bool = False,
 ) -> list[Finding]:
     """``upgradeSettings``: integers or percentages; with ``maxUnavailable`` 0 (its default) ``maxSurge`` must be
-    above 0 (upgrade article); drain timeout and node soak within the REST spec's ranges."""
+    above 0 (upgrade article); drain timeout and node soak within the REST spec's ranges; on a System pool
+    (``system``) no ``maxUnavailable`` at all (:func:`system_pool_max_unavailable`)."""
     f = load_landing_zone_facts()
-    found: list[Finding] = []
-    for key, value in (("maxSurge", max_surge), ("maxUnavailable", max_unavailable)):
-        if value is not None and not SURGE_RE.match(value):
-            found.append(Finding(key, f"{value!r} is not a node count ('1') or a percentage ('33%')"))
-    if found:
-        return found
+    found: list[Finding] = system_pool_max_unavailable(max_unavailable) if system else []
+    shapes = [
+        Finding(key, f"{value!r} is not a node count ('1') or a percentage ('33%')")
+        for key, value in (("maxSurge", max_surge), ("maxUnavailable", max_unavailable))
+        if value is not None and not SURGE_RE.match(value)
+    ]
+    if shapes:
+        return [*found, *shapes]
     zero = (max_surge is not None and _parse_surge(max_surge, 100) == 0) and (
         max_unavailable is None or _parse_surge(max_unavailable, 100) == 0
     )
-    if zero:
+    if zero and system:
+        found.append(Finding("maxSurge", "maxSurge 0 on a System pool: it upgrades by surge only (no maxUnavailable)"))
+    elif zero:
         found.append(
             Finding("maxSurge", "maxSurge 0 needs maxUnavailable above 0 (AKS refuses an upgrade that moves no node)")
         )

@@ -44,7 +44,6 @@ from rules.network import (
     private_dns_zone,
     subnet_capacity,
     surge_nodes,
-    upgrade_settings,
 )
 
 from .base import StrictModel, worded
@@ -241,7 +240,14 @@ def _subnet_refs(cfg: StackConfig) -> list[Problem]:
                     )
                 )
     if (lz.subnets or any(sid for _, sid in refs)) and sp.vnetSubnetId is None:
-        problems.append(Problem("cluster.systemPool.vnetSubnetId", "required when pools join your subnets (one VNet)"))
+        among = f" (one of cluster.network.subnets: {', '.join(sorted(lz.subnets))})" if lz.subnets else ""
+        problems.append(
+            Problem(
+                "cluster.systemPool.vnetSubnetId",
+                "required when pools join your subnets: a cluster's pools share one VNet, so the system pool names "
+                f"its subnet too{among}",
+            )
+        )
     if cfg.cluster.network.mode != "flat":
         problems += [
             Problem(key, "a pod subnet is Azure CNI's flat mode: set cluster.network.mode: flat")
@@ -315,14 +321,11 @@ def landing_zone_problems(cfg: StackConfig) -> list[Problem]:
     for kind, w in (("autoUpgrade", c.maintenance.autoUpgrade), ("nodeOs", c.maintenance.nodeOs)):
         if w is not None:
             problems += _at(f"cluster.maintenance.{kind}", maintenance_window(w.window(kind)))  # type: ignore[arg-type]
-    upgrades = [("cluster.systemPool.upgrade", c.systemPool.upgrade)]
-    upgrades += [(f"gpuPools[{i}].upgrade", p.upgrade) for i, p in enumerate(cfg.gpuPools)]
-    for at, u in upgrades:
+    upgrades = [("cluster.systemPool.upgrade", c.systemPool.upgrade, True)]  # the System-mode pool
+    upgrades += [(f"gpuPools[{i}].upgrade", p.upgrade, False) for i, p in enumerate(cfg.gpuPools)]
+    for at, u, system in upgrades:
         if u is not None:
-            found = upgrade_settings(
-                u.maxSurge, u.maxUnavailable, drain_timeout=u.drainTimeoutInMinutes, soak=u.nodeSoakDurationInMinutes
-            )
-            problems += _at(at, found)
+            problems += _at(at, u.settings.findings(system=system))
     if c.defender.enabled and c.defender.logAnalyticsWorkspaceId is None and not c.monitoring.containerInsights:
         problems.append(
             Problem(

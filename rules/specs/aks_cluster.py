@@ -16,11 +16,12 @@ upgrade channels (``stable``, ``NodeImage``).
 The checklist (:meth:`AksCluster.findings`, ``today`` passed in): the Kubernetes version against AKS's calendar with
 the cluster's tier and support plan (its own and each GPU pool's), the system pool's size and node hardening, the
 deployer's principal type, the auto-upgrade channel against the pinned GPU software and the version pins, each GPU
-pool's version against the control plane, NAP's limits on agent pools, API server access, the network policy with
-its dataplane, secret rotation, Image Cleaner's interval, and :func:`rules.checklists.aks_cluster` (tier, support
-plan, cost analysis, KAITO, OIDC and workload identity). The GPU pools check themselves (their own spec). What the
-cluster leaves open is :meth:`AksCluster.advisories` (warnings, never refused). Fields are named as the Python API
-names them (``system_pool``, ``gpu_pools``, ``api_server.authorized_ip_ranges``) or as the rule does
+pool's version against the control plane, the system pool's ``upgradeSettings`` (no ``maxUnavailable`` on a
+System pool: :func:`rules.network.system_pool_max_unavailable`), NAP's limits on agent pools, API server access, the
+network policy with its dataplane, secret rotation, Image Cleaner's interval, and :func:`rules.checklists.aks_cluster`
+(tier, support plan, cost analysis, KAITO, OIDC and workload identity). The GPU pools check themselves (their own
+spec). What the cluster leaves open is :meth:`AksCluster.advisories` (warnings, never refused). Fields are named as the
+Python API names them (``system_pool``, ``gpu_pools``, ``api_server.authorized_ip_ranges``) or as the rule does
 (``kubernetesVersion``, ``tier``); each caller maps them to its own key paths.
 
 Pure: no Pulumi import, no clock.
@@ -239,6 +240,8 @@ class AksCluster:
         found += rotation_poll_interval(self.secret_rotation_poll_interval)
         found += image_cleaner_interval(self.image_cleaner_interval_hours) if self.image_cleaner else []
         sp = self.system_pool
+        upgrade = sp.upgrade.findings(system=True) if sp.upgrade is not None else []
+        found += [Finding(f"system_pool.upgrade.{f.field}", f.message) for f in upgrade]
         found += [
             Finding(f"system_pool.{f.field}", f.message)
             for f in node_hardening(

@@ -247,8 +247,18 @@ class AksGpuPool:
         ),
     )
     """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
-    exempt_rules: tuple[str, ...] = ()
-    """Size rules an active exemption (stack ``exemptions``, :mod:`rules.exemptions`) waives for this pool."""
+    exempt_rules: tuple[str, ...] = field(
+        default=(),
+        metadata=key(
+            "Size rules waived for this pool until a date, each with a reason and an owner (`docs/exemptions.md`): "
+            "an active exemption lets a pool through that `gpu-size-*` rule; an expired one waives nothing.",
+            name="exemptions",
+            stack=False,
+            translated=True,
+        ),
+    )
+    """Size rules an active exemption (:mod:`rules.exemptions`) waives for this pool: a stack file's ``exemptions`` that
+    name the pool's AgentPool, the component package's pool ``exemptions``; the Python API passes the rule names."""
     vnet_subnet_id: str | None = field(
         default=None,
         metadata=key("The node subnet's resource id (`vnetSubnetID`); default: the cluster's.", kind="subnet_id"),

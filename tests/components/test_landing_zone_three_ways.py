@@ -1,19 +1,23 @@
-"""The landing-zone example's cluster built three ways sends the same landing-zone inputs.
+"""The landing-zone example's cluster and GPU pool built three ways send the same inputs.
 
 ``examples/landing-zone/Pulumi.landing-zone.yaml`` is built
 
 1. from the stack file (the real program, ``__main__.py``, under mocks),
-2. as the typed Args: the stack's :class:`~components.landing_zone.ClusterLandingZone` (``composition``) equals the
-   one the component package maps its inputs to (``component_package/landing_zone.py``),
+2. from Python: :class:`~components.aks_cluster.AksGpuClusterArgs` with its
+   :class:`~components.landing_zone.ClusterLandingZone` written here field by field from the example (and the typed
+   Args: the stack's landing zone (``composition``) equals the one the component package maps its inputs to,
+   ``component_package/landing_zone.py``),
 3. from the component package's inputs (the ``AksGpuCluster`` object the schema takes, written here key by key from
    the example),
 
-and the engine records the same inputs (camelCase, numbers as floats) for the ManagedCluster, the maintenance
-configurations and the role assignments. The GPU pool is passed as in ``tests/components/test_three_ways.py``.
+and the engine records the same inputs (camelCase, numbers as floats) for the ManagedCluster, the GPU pool's
+AgentPool (its subnet, upgrade settings, encryption at host, OS disk, maxPods, taints, labels, driver), the maintenance
+configurations and the role assignments. The GPU pool is passed as in ``tests/components/three_ways.py``.
 """
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 import pytest
@@ -23,8 +27,8 @@ from component_package.args import pool_spec
 from component_package.landing_zone import landing_zone
 from composition.landing_zone_wiring import landing_zone_args
 from composition.wiring import platform_tags
-from stack_config import StackConfig, validate_stack_config
-from tests.components.harness import MANAGED_CLUSTER, NAMESPACE, Run, run_main, run_program
+from stack_config import StackConfig
+from tests.components.harness import AGENT_POOL, MANAGED_CLUSTER, Run, run_main, run_program
 from tests.components.test_landing_zone import (
     ACR,
     CONTROL_PLANE,
@@ -37,7 +41,7 @@ from tests.components.test_landing_zone import (
     ZONE,
     example_config,
 )
-from tests.components.test_three_ways import ShippedPool
+from tests.components.three_ways import ShippedPool, python_cluster, stack_cfg, wire
 
 STACK = "landing-zone"
 ROUTE_TABLE = (
@@ -51,13 +55,59 @@ WORKSPACE = (
 
 
 def example_cfg() -> StackConfig:
-    config = {k.removeprefix(f"{NAMESPACE}:"): v for k, v in example_config().items() if k.startswith(NAMESPACE)}
-    return validate_stack_config(config, stack_file="examples/landing-zone/Pulumi.landing-zone.yaml")
+    return stack_cfg(example_config(), "examples/landing-zone/Pulumi.landing-zone.yaml")
+
+
+def example_pool(cfg: StackConfig) -> ShippedPool:
+    (pool,) = cfg.gpuPools
+    return ShippedPool(STACK, cfg, pool)
+
+
+def python_args(cfg: StackConfig) -> Any:
+    """The example's cluster as a Python caller writes it: the landing zone field by field."""
+    from components.landing_zone import ClusterLandingZone
+    from rules.identity import Identities
+    from rules.maintenance import MaintenanceWindow
+
+    landing_zone = ClusterLandingZone(
+        network_mode="overlay",
+        pod_cidr="192.168.0.0/16",
+        service_cidr="172.16.0.0/16",
+        dns_service_ip="172.16.0.10",
+        outbound_type="userDefinedRouting",
+        subnet_ids=(SYSTEM_SUBNET, GPU_SUBNET, ROUTE_TABLE),
+        private_dns_zone=ZONE,
+        identities=Identities(control_plane=CONTROL_PLANE, kubelet=KUBELET),
+        assign_roles=True,
+        container_registries=(ACR,),
+        maintenance=(
+            MaintenanceWindow(
+                kind="autoUpgrade",
+                schedule="weekly",
+                day_of_week="Sunday",
+                start_time="01:00",
+                duration_hours=4,
+                utc_offset="+00:00",
+                not_allowed=((date(2026, 12, 19), date(2027, 1, 4)),),
+            ),
+            MaintenanceWindow(
+                kind="nodeOs",
+                schedule="weekly",
+                day_of_week="Saturday",
+                start_time="22:00",
+                duration_hours=6,
+                utc_offset="+01:00",
+            ),
+        ),
+        defender=True,
+        defender_workspace_id=WORKSPACE,
+        azure_policy_addon=True,
+    )
+    return python_cluster(cfg, [example_pool(cfg).python()], landing_zone=landing_zone)
 
 
 def package_args(cfg: StackConfig) -> dict[str, Any]:
     """The example's cluster as the package's inputs, every key the example writes."""
-    (pool,) = cfg.gpuPools
     return {
         "cluster_name": cfg.cluster_name,
         "resource_group_name": "rg-gpu-lz",
@@ -113,7 +163,7 @@ def package_args(cfg: StackConfig) -> dict[str, Any]:
             "upgrade": {"max_surge": "1"},
         },
         "gpu_pools": [
-            ShippedPool(STACK, cfg, pool).package_inputs()
+            example_pool(cfg).package_inputs()
             | {"upgrade": {"max_surge": "1", "drain_timeout_minutes": 60, "node_soak_minutes": 5}}
         ],
         "tags": platform_tags(cfg),
@@ -131,6 +181,15 @@ def runs() -> tuple[Run, Run]:
     return from_stack, package
 
 
+@pytest.fixture(scope="module")
+def python_run() -> Run:
+    from components.aks_cluster import AksGpuCluster
+
+    run = run_program(lambda: AksGpuCluster("aks", python_args(example_cfg())), config={}, stack=STACK)
+    assert run.error is None, run.error
+    return run
+
+
 def test_the_typed_args_are_the_same_landing_zone() -> None:
     cfg = example_cfg()
     args = package_args(cfg)
@@ -140,10 +199,17 @@ def test_the_typed_args_are_the_same_landing_zone() -> None:
     assert from_package.subnet_ids == (SYSTEM_SUBNET, GPU_SUBNET, ROUTE_TABLE)
 
 
-def test_the_cluster_sends_the_same_inputs_from_the_stack_file_and_the_package(runs: tuple[Run, Run]) -> None:
+def test_the_python_doors_landing_zone_is_the_stacks() -> None:
+    assert python_args(example_cfg()).landing_zone == landing_zone_args(example_cfg())
+
+
+def test_the_cluster_sends_the_same_inputs_whichever_door_it_comes_in_by(
+    runs: tuple[Run, Run], python_run: Run
+) -> None:
     from_stack, package = runs
     cluster = package.one(MANAGED_CLUSTER).inputs
     assert cluster == from_stack.one(MANAGED_CLUSTER).inputs
+    assert python_run.one(MANAGED_CLUSTER).inputs == cluster
     assert cluster["agentPoolProfiles"][0]["vnetSubnetID"] == SYSTEM_SUBNET
     assert cluster["agentPoolProfiles"][0]["upgradeSettings"] == {"maxSurge": "1"}
     assert cluster["networkProfile"]["outboundType"] == "userDefinedRouting"
@@ -161,11 +227,34 @@ def test_the_cluster_sends_the_same_inputs_from_the_stack_file_and_the_package(r
     }
 
 
-def test_the_landing_zone_resources_are_the_same(runs: tuple[Run, Run]) -> None:
+def test_the_gpu_pool_sends_the_same_inputs_whichever_door_it_comes_in_by(
+    runs: tuple[Run, Run], python_run: Run
+) -> None:
+    from_stack, package = runs
+    stack_pool = wire(from_stack.by_name("aks-a100", AGENT_POOL).inputs)
+    assert wire(package.by_name("aks-a100", AGENT_POOL).inputs) == stack_pool
+    assert wire(python_run.by_name("aks-a100", AGENT_POOL).inputs) == stack_pool
+    assert stack_pool["vnetSubnetID"] == GPU_SUBNET
+    assert stack_pool["upgradeSettings"] == {
+        "maxSurge": "1",
+        "drainTimeoutInMinutes": 60.0,
+        "nodeSoakDurationInMinutes": 5.0,
+    }
+    assert (stack_pool["enableEncryptionAtHost"], stack_pool["osDiskType"], stack_pool["maxPods"]) == (
+        True,
+        "Managed",
+        250.0,
+    )
+    assert stack_pool["nodeTaints"] == ["nvidia.com/gpu=present:NoSchedule"]
+    assert stack_pool["gpuProfile"] == {"driver": "None"}
+
+
+def test_the_landing_zone_resources_are_the_same(runs: tuple[Run, Run], python_run: Run) -> None:
     from_stack, package = runs
     for type_ in (MAINTENANCE, ROLE):
         stack_inputs = sorted((r.inputs for r in from_stack.of_type(type_)), key=repr)
         assert sorted((r.inputs for r in package.of_type(type_)), key=repr) == stack_inputs, type_
+        assert sorted((r.inputs for r in python_run.of_type(type_)), key=repr) == stack_inputs, type_
     assert len(package.of_type(MAINTENANCE)) == 2
     # Network Contributor on both subnets and the route table, Private DNS Zone Contributor, Managed Identity
     # Operator, AcrPull, and the deployer's Cluster Admin

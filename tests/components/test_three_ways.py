@@ -10,8 +10,10 @@ Each ``gpuPools`` entry of ``stacks/Pulumi.{dev,staging,prod}.yaml`` is built
 and the ``AgentPool`` inputs the engine records (camelCase, numbers as floats) must be identical: OS disk, encryption
 at host, max pods, taints, labels, driver, counts, OS SKU. Only the keys the stack file writes are translated; every
 default comes from the pool's spec (:mod:`rules.specs`). What the cluster gives its pools (the GPU operator or device
-plugin it runs, the KAITO add-on, its Kubernetes version, tags, the Azure name) is passed the way each door takes it.
-The three stack runs are shared; the Python and package pools of all stacks register in one program.
+plugin it runs, the KAITO add-on, its Kubernetes version, tags, the Azure name) is passed the way each door takes it
+(the doors' helpers: ``tests/components/three_ways.py``). The three stack runs are shared; the Python and package
+pools of all stacks register in one program. The shipped examples: ``test_three_ways_examples.py`` and
+``test_landing_zone_three_ways.py``.
 
 The same for ``gpuNodePools`` (NodePool and AKSNodeClass inputs), ``kaito.workspaces`` (the Workspace) and
 ``databricks.clusters`` (the cluster request; a stack file's ``workload``/``tasksPerGpu`` are written as the request
@@ -25,111 +27,35 @@ from typing import Any
 
 import pytest
 
-from component_package.args import pool_spec
-from components.gpu_node_pool import GpuNodePool, GpuNodePoolArgs, GpuPoolSpec
+from components.gpu_node_pool import GpuNodePool, GpuNodePoolArgs
 from components.nap_pool import NapGpuPool, NapGpuPoolArgs
 from components.pool_scheduling import GpuSharing
 from composition.wiring import platform_tags
 from rules.specs.keys import snake
-from stack_config import GpuPoolConfig, StackConfig, validate_stack_config
+from stack_config import GpuPoolConfig, StackConfig
 from stack_config.databricks import DatabricksClusterConfig
 from stack_config.kaito import KaitoWorkspaceConfig
 from stack_config.nap import GpuNodePoolConfig
-from stack_config.specs import gpu_pool, pool_device_plugin, pool_gpu_operator
+from stack_config.specs import pool_device_plugin, pool_gpu_operator
 from tests.components.harness import (
     AGENT_POOL,
     DATABRICKS_CLUSTER,
     KAITO_WORKSPACE,
     MANAGED_CLUSTER,
-    NAMESPACE,
     Run,
     run_program,
     run_stack,
     stack_config,
 )
+from tests.components.three_ways import ShippedPool, package_cluster, python_cluster, stack_cfg, wire
 
 STACKS = ("dev", "staging", "prod")
-WIRED_BY_THE_CLUSTER = ("resourceGroupName", "resourceName")
-"""Inputs the cluster's outputs fill in (the same names are passed; under mocks the stack's are outputs)."""
-
-
-@dataclass(frozen=True)
-class ShippedPool:
-    stack: str
-    cfg: StackConfig
-    pool: GpuPoolConfig
-
-    @property
-    def id(self) -> str:
-        return f"{self.stack}-{self.pool.name}"
-
-    def written(self) -> dict[str, Any]:
-        """The keys the stack file writes, as the spec's field names (``vmSize`` → ``vm_size``); ``sharing`` and
-        ``driver`` are translated by each door."""
-        return {
-            snake(k): getattr(self.pool, k)
-            for k in self.pool.model_fields_set
-            if k not in ("sharing", "driver", "tags")
-        }
-
-    def cluster_given(self) -> dict[str, Any]:
-        """What the cluster gives the pool, from the stack: the same for every door."""
-        spec = gpu_pool(self.cfg, self.pool)
-        return {
-            "azure_name": spec.azure_name,
-            "orchestrator_version": spec.orchestrator_version,
-            "tags": dict(spec.tags),
-            "ssh_access": spec.ssh_access,  # the stack's cluster.sshAccess, for every pool
-        }
-
-    def python(self) -> GpuPoolSpec:
-        kwargs = self.written() | self.cluster_given()
-        sharing = self.pool.sharing
-        if sharing is not None and sharing.mode != "none":
-            kwargs["sharing"] = GpuSharing(sharing.mode, sharing.replicas, sharing.rename_by_default)
-        if self.pool.driver is not None:
-            kwargs["driver_skipped"] = self.pool.driver == "operator"
-        for key in ("zones", "taints"):
-            if key in kwargs:
-                kwargs[key] = tuple(kwargs[key])
-        return GpuPoolSpec(
-            **kwargs,
-            gpu_operator=pool_gpu_operator(self.cfg),
-            device_plugin=pool_device_plugin(self.cfg),
-            kaito_addon=self.cfg.kaito_addon,
-            gpu_floor=self.cfg.gpu_floor,
-        )
-
-    def package(self) -> GpuPoolSpec:
-        return pool_spec(self.package_inputs(), kaito_addon=self.cfg.kaito_addon)  # type: ignore[arg-type]
-
-    def package_inputs(self) -> dict[str, Any]:
-        """The schema's ``GpuPool`` object for the pool."""
-        pool: dict[str, Any] = self.written() | self.cluster_given()
-        sharing = self.pool.sharing
-        if sharing is not None and sharing.mode != "none":
-            pool["sharing"] = {"mode": sharing.mode, "replicas": sharing.replicas}
-        if self.pool.driver is not None:
-            pool["driver"] = self.pool.driver
-        operator = pool_gpu_operator(self.cfg)
-        if operator is not None:
-            pool["gpu_operator"] = {
-                "installs_driver": operator.installs_driver,
-                "version": operator.version,
-                "mig_strategy": operator.mig_strategy,
-            }
-        chart = pool_device_plugin(self.cfg)
-        if chart is not None:
-            pool["device_plugin"] = {"version": chart.version, "mig_strategy": chart.mig_strategy}
-        pool["gpu_floor"] = self.cfg.gpu_floor
-        return pool
 
 
 def _shipped() -> list[ShippedPool]:
     out: list[ShippedPool] = []
     for stack in STACKS:
-        config = {k.removeprefix(f"{NAMESPACE}:"): v for k, v in stack_config(stack).items() if k.startswith(NAMESPACE)}
-        cfg = validate_stack_config(config, stack_file=f"stacks/Pulumi.{stack}.yaml")
+        cfg = stack_cfg(stack_config(stack), f"stacks/Pulumi.{stack}.yaml")
         out += [ShippedPool(stack, cfg, pool) for pool in cfg.gpuPools]
     return out
 
@@ -161,10 +87,6 @@ def api_runs() -> Run:
     return run
 
 
-def _wire(record_inputs: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record_inputs.items() if k not in WIRED_BY_THE_CLUSTER}
-
-
 def test_every_stack_ships_gpu_pools() -> None:
     assert [p.id for p in SHIPPED] == ["dev-t4", "staging-a100", "prod-a100mig", "prod-h100", "prod-t4"]
 
@@ -173,9 +95,9 @@ def test_every_stack_ships_gpu_pools() -> None:
 def test_a_shipped_pool_sends_the_same_inputs_whichever_door_it_comes_in_by(
     shipped: ShippedPool, stack_runs: dict[str, Run], api_runs: Run
 ) -> None:
-    from_stack = _wire(stack_runs[shipped.stack].by_name(f"aks-{shipped.pool.name}", AGENT_POOL).inputs)
-    from_python = _wire(api_runs.by_name(f"py-{shipped.id}", AGENT_POOL).inputs)
-    from_package = _wire(api_runs.by_name(f"pkg-{shipped.id}", AGENT_POOL).inputs)
+    from_stack = wire(stack_runs[shipped.stack].by_name(f"aks-{shipped.pool.name}", AGENT_POOL).inputs)
+    from_python = wire(api_runs.by_name(f"py-{shipped.id}", AGENT_POOL).inputs)
+    from_package = wire(api_runs.by_name(f"pkg-{shipped.id}", AGENT_POOL).inputs)
     assert from_python == from_stack
     assert from_package == from_stack
     # the defaults the three doors used to disagree on, as the engine receives them
@@ -543,102 +465,16 @@ def test_a_stack_files_databricks_cluster_is_its_spec() -> None:
 # ------------------------------------------------------------------------------------------- AKS clusters
 
 
-def _cluster_written(stack: str) -> tuple[StackConfig, dict[str, Any]]:
-    """The stack's ``cluster`` keys as the Args' fields, sections as their own field names, and what the stack as a
-    whole decides for the cluster (names, region, tags, protection, add-ons the other sections turn on)."""
-    cfg = next(p.cfg for p in SHIPPED if p.stack == stack)
-    c = cfg.cluster
-    written = c.model_fields_set
-    direct = {
-        "kubernetesVersion": "kubernetes_version",
-        "skuTier": "sku_tier",
-        "supportPlan": "support_plan",
-        "autoUpgradeChannel": "auto_upgrade_channel",
-        "nodeOsUpgradeChannel": "node_os_upgrade_channel",
-        "oidcIssuer": "oidc_issuer",
-        "workloadIdentity": "workload_identity",
-        "costAnalysis": "cost_analysis",
-    }
-    out: dict[str, Any] = {field: getattr(c, key) for key, field in direct.items() if key in written}
-    out |= {
-        "cluster_name": cfg.cluster_name,
-        "resource_group_name": cfg.resource_group_name,
-        "location": cfg.location,
-        "kubernetes_version": c.kubernetesVersion,
-        "tags": platform_tags(cfg),
-        "protect": cfg.protect,
-        "kaito_addon": cfg.kaito_addon,
-        "secrets_store": cfg.secrets_store,
-        "node_auto_provisioning": cfg.node_auto_provisioning,
-    }
-    return cfg, out
+def _stack_cfg(stack: str) -> StackConfig:
+    return next(p.cfg for p in SHIPPED if p.stack == stack)
 
 
-def _section(model: Any) -> dict[str, Any]:
-    """A written section's keys in snake case (lists as given)."""
-    return {snake(k): getattr(model, k) for k in model.model_fields_set}
+def _python_cluster(stack: str) -> Any:
+    return python_cluster(_stack_cfg(stack), [p.python() for p in SHIPPED if p.stack == stack])
 
 
-def _builtin_hardening(cfg: StackConfig) -> dict[str, Any]:
-    """Microsoft's built-in AKS definitions the stack file satisfies (Run Command, Image Cleaner, control-plane logs),
-    as the Args' fields (both doors name them alike)."""
-    c = cfg.cluster
-    out: dict[str, Any] = {}
-    if "disableRunCommand" in c.apiServer.model_fields_set:
-        out["disable_run_command"] = c.apiServer.disableRunCommand
-    if "enabled" in c.imageCleaner.model_fields_set:
-        out["image_cleaner"] = c.imageCleaner.enabled
-    if "intervalHours" in c.imageCleaner.model_fields_set:
-        out["image_cleaner_interval_hours"] = c.imageCleaner.intervalHours
-    if "controlPlaneLogs" in c.monitoring.model_fields_set:
-        out["control_plane_logs"] = c.monitoring.controlPlaneLogs
-    return out
-
-
-def python_cluster(stack: str) -> Any:
-    from components.aks_cluster import AksGpuClusterArgs, ClusterAccess, SystemPoolSpec
-    from components.pool_scheduling import POOL_LABEL
-    from rules.hardening import ApiServer
-
-    cfg, kwargs = _cluster_written(stack)
-    c = cfg.cluster
-    system = _section(c.systemPool)
-    if "zones" in system:
-        system["zones"] = tuple(system["zones"])
-    if c.sshAccess is not None:
-        system["ssh_access"] = c.sshAccess
-    kwargs["system_pool"] = SystemPoolSpec(**system)
-    kwargs["access"] = ClusterAccess(**_section(c.access))
-    kwargs["api_server"] = ApiServer(tuple(c.apiServer.authorizedIpRanges), c.apiServer.privateCluster)
-    kwargs |= _builtin_hardening(cfg)
-    kwargs |= {f"network_{k}": v for k, v in _section(c.network).items()}
-    if "containerInsights" in c.monitoring.model_fields_set:
-        kwargs["container_insights"] = c.monitoring.containerInsights
-    kwargs["prometheus_node_labels"] = (POOL_LABEL,) if cfg.monitoring.enabled else None
-    kwargs["gpu_pools"] = tuple(p.python() for p in SHIPPED if p.stack == stack)
-    return AksGpuClusterArgs(**kwargs)
-
-
-def package_cluster(stack: str) -> dict[str, Any]:
-    cfg, args = _cluster_written(stack)
-    del args["secrets_store"]  # the package's cluster does not derive it from the workspaces: written below
-    c = cfg.cluster
-    args["system_pool"] = _section(c.systemPool)
-    args["access"] = _section(c.access)
-    args["api_server"] = _section(c.apiServer)
-    args |= _builtin_hardening(cfg)
-    args.pop("disable_run_command", None)  # the package takes it in apiServer (above)
-    if c.sshAccess is not None:
-        args["ssh_access"] = c.sshAccess
-    args |= {f"network_{k}": v for k, v in _section(c.network).items()}
-    if "containerInsights" in c.monitoring.model_fields_set:
-        args["container_insights"] = c.monitoring.containerInsights
-    if cfg.secrets_store:
-        args["secrets_store"] = True
-    if cfg.monitoring.enabled:
-        args["prometheus_node_labels"] = ["azure-gpu-platform/pool"]
-    args["gpu_pools"] = [p.package_inputs() for p in SHIPPED if p.stack == stack]
-    return args
+def _package_cluster(stack: str) -> dict[str, Any]:
+    return package_cluster(_stack_cfg(stack), [p.package_inputs() for p in SHIPPED if p.stack == stack])
 
 
 @pytest.fixture(scope="module")
@@ -651,8 +487,8 @@ def cluster_api_runs() -> dict[str, Run]:
 
         def program(stack: str = stack) -> None:
             # Named as the platform names its cluster: the mock ids of its children (the log workspace) carry the name.
-            AksGpuCluster("aks", python_cluster(stack))
-            PackageCluster("aks", package_cluster(stack))  # type: ignore[arg-type]
+            AksGpuCluster("aks", _python_cluster(stack))
+            PackageCluster("aks", _package_cluster(stack))  # type: ignore[arg-type]
 
         runs[stack] = run_program(program, config={}, stack=stack)
         assert runs[stack].error is None, runs[stack].error
@@ -693,8 +529,8 @@ def test_a_stack_files_cluster_is_the_python_doors_spec(stack: str) -> None:
     from rules.specs import AksCluster
     from stack_config.specs import aks_cluster
 
-    cfg = next(p.cfg for p in SHIPPED if p.stack == stack)
-    python = python_cluster(stack)
+    cfg = _stack_cfg(stack)
+    python = _python_cluster(stack)
     from_stack = aks_cluster(cfg, platform_tags(cfg))
     for f in fields(AksCluster):
         if f.name != "gpu_pools":

@@ -713,6 +713,12 @@ RULE_CASES: list[tuple[str, str, Callable[[dict[str, Any]], None], str]] = [
         "properties.targetKubernetesVersion",
     ),
     ("fleet.crp-policy", CRP, _set("spec", "policy", "numberOfClusters", _DELETE), "spec.policy.numberOfClusters"),
+    (
+        "aks.system-pool-no-max-unavailable",
+        MANAGED_CLUSTER,
+        _set("agentPoolProfiles", 0, "upgradeSettings", {"maxSurge": "1", "maxUnavailable": "1"}),
+        "agentPoolProfiles[0].upgradeSettings.maxUnavailable",
+    ),
 ]
 
 

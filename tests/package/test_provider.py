@@ -856,9 +856,9 @@ def test_the_package_pool_is_the_pool_spec_field_for_field() -> None:
     from rules.specs import AksGpuPool
 
     spec_fields = {f.name for f in fields(AksGpuPool)}
-    renamed = {"driver": "driver_skipped"}
+    renamed = {"driver": "driver_skipped", "exemptions": "exempt_rules"}
     package_keys = set(typing.get_type_hints(GpuPool))
     assert {renamed.get(k, k) for k in package_keys} <= spec_fields
     # ssh_access: a stack file's cluster.sshAccess (not yet a package input)
-    not_in_package = {"conflicting_sharing", "external_device_plugin", "kaito_addon", "exempt_rules", "ssh_access"}
+    not_in_package = {"conflicting_sharing", "external_device_plugin", "kaito_addon", "ssh_access"}
     assert spec_fields - {renamed.get(k, k) for k in package_keys} == not_in_package

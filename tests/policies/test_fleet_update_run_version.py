@@ -98,8 +98,8 @@ def test_the_runs_strategy_decides_the_members_it_covers() -> None:
     unseen = run_stack_policy(POLICY, [*FLEET, named])
     assert unseen.violations == []
     assert unseen.not_applicable == [
-        "fleet-k8s-137: its updateStrategyId names strategy 'gpu-stages', which is not in this stack, so the members its "
-        "stages update are not known"
+        "fleet-k8s-137: its updateStrategyId names strategy 'gpu-stages', which is not in this stack, so the members "
+        "its stages update are not known"
     ]
 
 
