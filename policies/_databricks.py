@@ -1,9 +1,11 @@
-"""What the Databricks GPU policies share: the engine properties of a ``databricks:index/cluster:Cluster`` as
-:class:`rules.databricks.DatabricksCluster` facts, and the rule's findings as violations.
+"""What the Databricks GPU policies share: a ``databricks:index/cluster:Cluster`` with a GPU node type as its spec
+(:class:`rules.specs.DatabricksGpuCompute`, built once per request from the wire props by
+:func:`policies._specs.wire_databricks`), and the rule's findings as violations.
 
-The rules and the facts behind them live in ``rules/databricks.py`` (shared with the stack config). A policy here is
-its identity plus an adapter: it states every value that is unknown during a preview (:class:`Review`), builds the
-facts from the known ones and reports the findings that do not depend on an unknown value.
+The rules and the facts behind them live in ``rules/databricks.py`` (shared with the stack config and the
+components). A policy here is its identity plus what it cannot leave to the spec: it states every value it needs
+that is unknown during a preview (:class:`Review`), then calls its rule on the spec's judged words
+(:attr:`DbxCluster.facts`) and reports the findings that do not depend on an unknown value.
 """
 
 from __future__ import annotations
@@ -15,65 +17,42 @@ from typing import Any
 from pulumi_policy import ResourceValidationArgs
 
 from rules import Finding, NotApplicable
-from rules.databricks import CLASSIC_PREVIEW, PROFILE_KEY, DatabricksCluster, is_single_node_profile
+from rules.databricks import DatabricksCluster
 from rules.resource_types import is_databricks_cluster
+from rules.specs import DatabricksGpuCompute
 
 from ._resources import UNKNOWN, Review, derived, get
+from ._specs import databricks_words, has_kind, is_single_node, spark_conf, text, wire_databricks
 
-
-def text(value: Any) -> str | None:
-    """A string property as the facts take it: ``None`` when absent, unknown or not a string."""
-    return value if isinstance(value, str) else None
+__all__ = ["DbxCluster", "databricks_words", "gpu_cluster", "report_findings"]
 
 
 @dataclass(frozen=True, slots=True)
 class DbxCluster:
-    """The engine properties of a cluster with a GPU node type (worker or driver)."""
+    """A cluster with a GPU node type (worker or driver): its engine properties and its spec."""
 
     props: dict[str, Any]
+    spec: DatabricksGpuCompute
 
     def get(self, *path: str) -> Any:
         return get(self.props, *path)
 
-    def facts(self, **values: Any) -> DatabricksCluster:
-        """The node types plus ``values`` as facts."""
-        return node_type_facts(self.props, **values)
+    @property
+    def facts(self) -> DatabricksCluster:
+        """The cluster as the Databricks rules judge it: the spec's words from the wire
+        (:attr:`rules.specs.DatabricksGpuCompute.judged`)."""
+        return self.spec.judged
 
     def has_kind(self) -> bool | Any:
         """Whether the request uses ``kind: CLASSIC_PREVIEW``; UNKNOWN when ``kind`` is."""
-        kind = self.get("kind")
-        if kind is UNKNOWN:
-            return UNKNOWN
-        return isinstance(kind, str) and kind.upper() == CLASSIC_PREVIEW
+        return has_kind(self.props)
 
     def spark_conf(self) -> dict[str, Any] | Any:
-        conf = self.get("sparkConf")
-        return conf if conf is UNKNOWN or isinstance(conf, dict) else {}
+        return spark_conf(self.props)
 
     def is_single_node(self) -> bool | Any:
         """Single-node (driver-only) compute; UNKNOWN when that depends on an unknown value."""
-        single = self.get("isSingleNode")
-        if single is UNKNOWN:
-            return UNKNOWN
-        if single is True:
-            return True
-        conf = self.spark_conf()
-        if conf is UNKNOWN:
-            return UNKNOWN
-        if is_single_node_profile(conf.get(PROFILE_KEY)):
-            return True
-        workers = self.get("numWorkers")
-        autoscale = self.get("autoscale")
-        if workers is UNKNOWN or autoscale is UNKNOWN:
-            return UNKNOWN
-        return autoscale is None and (workers is None or workers == 0)
-
-
-def node_type_facts(props: Any, **values: Any) -> DatabricksCluster:
-    """Facts with the cluster's node types (an unknown one counts as not set) and ``values``."""
-    return DatabricksCluster(
-        node_type=text(get(props, "nodeTypeId")), driver_node_type=text(get(props, "driverNodeTypeId")), **values
-    )
+        return is_single_node(self.props)
 
 
 def gpu_cluster(args: ResourceValidationArgs, review: Review) -> DbxCluster | None:
@@ -93,10 +72,13 @@ _GPU_CLUSTER = "databricks-gpu-cluster"
 
 
 def _read_cluster(props: Any) -> tuple[DbxCluster | None, tuple[str, ...]]:
-    """The cluster when it has a GPU node type, else ``None`` and the node-type fields that are unknown (read once
-    per request: every Databricks policy asks)."""
-    if node_type_facts(props).is_gpu_cluster:
-        return DbxCluster(props), ()
+    """The cluster with its spec when it has a GPU node type, else ``None`` and the node-type fields that are unknown
+    (read once per request: every Databricks policy asks)."""
+    node_types = DatabricksCluster(
+        node_type=text(get(props, "nodeTypeId")), driver_node_type=text(get(props, "driverNodeTypeId"))
+    )
+    if node_types.is_gpu_cluster:
+        return DbxCluster(props, wire_databricks(props)), ()
     return None, tuple(key for key in ("nodeTypeId", "driverNodeTypeId") if get(props, key) is UNKNOWN)
 
 

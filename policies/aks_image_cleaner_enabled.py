@@ -14,7 +14,8 @@ from rules.hardening import IMAGE_CLEANER_POLICY, image_cleaner_interval, image_
 from rules.resource_types import is_managed_cluster
 
 from ._meta import ADVISORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, as_bool, get, props_of
+from ._resources import UNKNOWN, Review, get, props_of
+from ._specs import cluster_spec
 
 NAME = "aks-image-cleaner-enabled"
 PATH = "securityProfile.imageCleaner"
@@ -29,11 +30,12 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     for key, value in (("enabled", enabled), ("intervalHours", hours)):
         if value is UNKNOWN:
             review.unknown_field(f"{PATH}.{key}")
+    spec = cluster_spec(args)  # the cluster as its spec (policies/_specs.py), built once per request
     if enabled is not UNKNOWN:
-        for finding in image_cleaner_off(as_bool(enabled)):
+        for finding in image_cleaner_off(spec.image_cleaner):
             review.violation(f"{PATH}.enabled: {finding.message}")
-    if isinstance(hours, int | float) and not isinstance(hours, bool):
-        for finding in image_cleaner_interval(int(hours)):
+    if isinstance(hours, int | float) and not isinstance(hours, bool):  # written: AKS's own default is not judged
+        for finding in image_cleaner_interval(spec.image_cleaner_interval_hours):
             review.violation(f"{PATH}.intervalHours: {finding.message}")
     review.finish()
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from rules.aks import Cluster, kaito_requires_oidc
+from rules.aks import kaito_requires_oidc
 from rules.resource_types import is_managed_cluster
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import UNKNOWN, Review, as_bool, get, props_of
+from ._specs import cluster_spec
 
 NAME = "aks-kaito-requires-oidc"
 
@@ -24,9 +25,8 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         review.unknown_field("aiToolchainOperatorProfile.enabled")
     elif as_bool(kaito) and oidc is UNKNOWN:
         review.unknown_field("oidcIssuerProfile.enabled")
-    else:
-        facts = Cluster(kaito_addon=bool(as_bool(kaito)), oidc_issuer=bool(as_bool(oidc)))
-        for finding in kaito_requires_oidc(facts):
+    else:  # the cluster as its spec (policies/_specs.py), built once per request
+        for finding in kaito_requires_oidc(cluster_spec(args).facts):
             review.violation(f"oidcIssuerProfile.enabled: {finding.message}")
     review.finish()
 

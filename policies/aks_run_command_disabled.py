@@ -13,7 +13,8 @@ from rules.hardening import RUN_COMMAND_POLICY, run_command_enabled
 from rules.resource_types import is_managed_cluster
 
 from ._meta import ADVISORY, GpuResourcePolicy
-from ._resources import UNKNOWN, Review, as_bool, get, props_of
+from ._resources import UNKNOWN, Review, get, props_of
+from ._specs import cluster_spec
 
 NAME = "aks-run-command-disabled"
 FIELD = "apiServerAccessProfile.disableRunCommand"
@@ -27,7 +28,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if value is UNKNOWN:
         review.unknown_field(FIELD)
     else:
-        for finding in run_command_enabled(as_bool(value)):
+        for finding in run_command_enabled(cluster_spec(args).disable_run_command):  # the spec, once per request
             review.violation(f"{FIELD}: {finding.message}")
     review.finish()
 

@@ -14,7 +14,7 @@ from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 from rules.databricks import CLASSIC_PREVIEW, DEDICATED, DEDICATED_MODES, SINGLE_USER, gpu_dedicated_access
 from rules.resource_types import is_databricks_cluster
 
-from ._databricks import gpu_cluster, report_findings, text
+from ._databricks import gpu_cluster, report_findings
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import UNKNOWN, Review
 
@@ -29,18 +29,12 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         if mode is UNKNOWN:
             review.unknown_field("dataSecurityMode")  # which principal and kind it needs depends on it
         else:
-            mode = text(mode)
-            upper = mode.upper() if mode is not None else None
-            dedicated = upper in DEDICATED_MODES
+            facts = cluster.facts  # an unknown kind as CLASSIC_PREVIEW: checked at `pulumi up`
+            upper = facts.data_security_mode.upper() if facts.data_security_mode is not None else None
             if kind is UNKNOWN and upper == DEDICATED:
                 review.unknown_field("kind")
-            if principal is UNKNOWN and dedicated:
+            if principal is UNKNOWN and upper in DEDICATED_MODES:
                 review.unknown_field("singleUserName")
-            facts = cluster.facts(
-                data_security_mode=mode,
-                kind=CLASSIC_PREVIEW if kind is UNKNOWN else text(kind),  # unknown: checked at `pulumi up`
-                single_user_name=text(principal),
-            )
             unknown = ["singleUserName"] if principal is UNKNOWN else []
             report_findings(review, gpu_dedicated_access(facts), unknown=unknown)
     review.finish()

@@ -10,7 +10,7 @@ from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 from rules.databricks import GPU_ML_MARKER, STANDARD_ENGINE, gpu_no_photon
 from rules.resource_types import is_databricks_cluster
 
-from ._databricks import gpu_cluster, report_findings, text
+from ._databricks import gpu_cluster, report_findings
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import UNKNOWN, Review
 
@@ -25,8 +25,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         unknown = [path for path, value in (("runtimeEngine", engine), ("sparkVersion", version)) if value is UNKNOWN]
         for path in unknown:
             review.unknown_field(path)
-        facts = cluster.facts(runtime_engine=text(engine), spark_version=text(version))
-        report_findings(review, gpu_no_photon(facts), unknown=unknown)
+        report_findings(review, gpu_no_photon(cluster.facts), unknown=unknown)
     review.finish()
 
 

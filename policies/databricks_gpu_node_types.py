@@ -24,7 +24,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         unknown = [path for path in ("nodeTypeId", "driverNodeTypeId") if cluster.get(path) is UNKNOWN]
         for path in unknown:
             review.unknown_field(path)
-        report_findings(review, gpu_node_types(cluster.facts(), today=request_today()), unknown=unknown)
+        report_findings(review, gpu_node_types(cluster.facts, today=request_today()), unknown=unknown)
     review.finish()
 
 

@@ -18,7 +18,7 @@ from rules.databricks import (
 )
 from rules.resource_types import is_databricks_cluster
 
-from ._databricks import gpu_cluster, node_type_facts, report_findings, text
+from ._databricks import databricks_words, gpu_cluster, report_findings
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import UNKNOWN, Review, get, props_of, request_today
 
@@ -34,7 +34,6 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     image = get(props, "dockerImage", "url")
     cluster = gpu_cluster(args, review)
     has_kind = cluster.has_kind() if cluster is not None else False
-    use_ml = get(props, "useMlRuntime")
     facts: DatabricksCluster | None = None
     if version is UNKNOWN:
         review.unknown_field("sparkVersion")
@@ -42,17 +41,12 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         review.unknown_field("dockerImage.url")
     elif cluster is not None and has_kind is UNKNOWN:
         review.unknown_field("kind")
-    elif cluster is not None and has_kind and use_ml is UNKNOWN:
+    elif cluster is not None and has_kind and get(props, "useMlRuntime") is UNKNOWN:
         review.unknown_field("useMlRuntime")
     elif isinstance(version, str) and cluster is not None:
-        facts = cluster.facts(
-            spark_version=version,
-            custom_image=(text(image) or str(image)) if image else None,
-            kind=CLASSIC_PREVIEW if has_kind else None,
-            use_ml_runtime=use_ml is True,
-        )
+        facts = cluster.facts  # the runtime, the image, kind and useMlRuntime as written (all known here)
     elif isinstance(version, str) and not review.unknown:  # a CPU cluster, unless an unknown node type is a GPU
-        facts = node_type_facts(props, spark_version=version)
+        facts = databricks_words(props)  # not a GPU deployable: no spec, the same words
     if facts is not None:
         report_findings(review, gpu_runtime(facts, today=request_today()))
     review.finish()

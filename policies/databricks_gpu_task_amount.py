@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from rules.databricks import MAX_GPU_FRACTION, TASK_GPU_AMOUNT, gpu_settings, gpu_task_amount
+from rules.databricks import MAX_GPU_FRACTION, TASK_GPU_AMOUNT, gpu_task_amount
 from rules.resource_types import is_databricks_cluster
 
 from ._databricks import gpu_cluster, report_findings
@@ -24,15 +24,12 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if conf is UNKNOWN:
         review.unknown_field("sparkConf")
     elif cluster is not None and isinstance(conf, dict):
-        keys = gpu_settings(conf)
+        facts = cluster.facts  # the GPU keys, the amount as written, single-node only when known to be
         single = cluster.is_single_node()
-        if single is UNKNOWN and keys:
+        if single is UNKNOWN and facts.gpu_settings:
             review.unknown_field("numWorkers/autoscale/isSingleNode")  # checked as a multi-node cluster
-        raw = conf.get(TASK_GPU_AMOUNT)
-        if raw is UNKNOWN and single is not True:
+        if conf.get(TASK_GPU_AMOUNT) is UNKNOWN and single is not True:
             review.unknown_field(f"sparkConf.{TASK_GPU_AMOUNT}")
-        amount = None if raw is None or raw is UNKNOWN else raw if isinstance(raw, str | int | float) else str(raw)
-        facts = cluster.facts(single_node=single is True, gpu_settings=keys, gpu_amount=amount)
         report_findings(review, gpu_task_amount(facts))
     review.finish()
 

@@ -2,7 +2,8 @@
 with enough GPUs and GPU memory for its preset.
 
 The rules: :func:`rules.kaito.instance_type`, then :func:`rules.kaito.preset_fit`. This module is the policy's
-identity and the adapter from the Workspace's properties to :class:`~rules.kaito.KaitoWorkspace` facts.
+identity and what it cannot leave to the spec: the values unknown during a preview. The Workspace's properties become
+its spec once per request (:func:`policies._specs.wire_workspace`), which the rules judge.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ from typing import Any
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
-from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT, KAITO_VERSION
+from gpu_catalog.kaito_presets import KAITO_VERSION
 from rules import Finding, NotApplicable
-from rules.kaito import WORKSPACE_PROPERTIES, KaitoWorkspace, instance_type, preset_fit, property_path
+from rules.kaito import WORKSPACE_PROPERTIES, instance_type, preset_fit, property_path
 from rules.resource_types import is_kaito_workspace
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import UNKNOWN, Review, get, props_of, request_today
+from ._specs import workspace_spec
 
 NAME = "kaito-workspace-instance-type"
 
@@ -39,24 +41,20 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         return
     review = Review(report, args)
     props = props_of(args)
-    size = _read(props, "instanceType")
-    if size is UNKNOWN:
+    if _read(props, "instanceType") is UNKNOWN:
         review.unknown_field(property_path("instanceType"))
     else:
-        ws = KaitoWorkspace(instance_type=size if isinstance(size, str) and size else None)
+        ws = workspace_spec(args).workspace  # the Workspace as its spec (policies/_specs.py), built once per request
         today = request_today()
         found = instance_type(ws, today=today)
         _report(review, found)
         if found == []:  # a KAITO size: does the preset fit on count nodes of it?
-            preset = _read(props, "preset")
-            count = _read(props, "count")
-            if preset is UNKNOWN:
+            if _read(props, "preset") is UNKNOWN:
                 review.unknown_field(property_path("preset"))
-            elif count is UNKNOWN:
+            elif _read(props, "count") is UNKNOWN:
                 review.unknown_field(property_path("count"))
-            elif isinstance(preset, str) and preset:  # no preset (a template): no GPU needs to check
-                nodes = int(count) if isinstance(count, int | float) and count >= 1 else KAITO_DEFAULT_COUNT
-                _report(review, preset_fit(KaitoWorkspace(instance_type=size, count=nodes, preset=preset), today=today))
+            elif ws.preset:  # no preset (a template): no GPU needs to check
+                _report(review, preset_fit(ws, today=today))
     review.finish()
 
 

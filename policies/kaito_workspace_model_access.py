@@ -4,8 +4,9 @@ downloaded at run time.
 KAITO v0.6.0 (the AKS add-on's version) refuses both mistakes when the Workspace is created
 (``api/v1beta1/workspace_validation.go``). The rule: :func:`rules.kaito.model_access_secret`, the one the stack
 config and the KAITO component call; the preset table is data in ``gpu_catalog/kaito_presets.py``. This module is the
-policy's identity and the adapter from the Workspace's properties to :class:`~rules.kaito.KaitoWorkspace` facts. Only
-``kaito.sh/v1beta1`` is checked: v1alpha1 has no ``presetOptions.modelAccessSecret`` at that version.
+policy's identity and what it cannot leave to the Workspace's spec (:func:`policies._specs.wire_workspace`): the
+values unknown during a preview. Only ``kaito.sh/v1beta1`` is checked: v1alpha1 has no
+``presetOptions.modelAccessSecret`` at that version.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from pulumi_policy import ReportViolation, ResourceValidationArgs, Severity
 
 from gpu_catalog.kaito_presets import KAITO_VERSION, MODEL_ACCESS_SECRET_KEY
 from rules import NotApplicable
-from rules.kaito import WORKSPACE_PROPERTIES, KaitoWorkspace, model_access_secret, property_path
+from rules.kaito import WORKSPACE_PROPERTIES, model_access_secret, property_path
 
 from ._meta import MANDATORY, GpuResourcePolicy
 from ._resources import UNKNOWN, Review, get, props_of
+from ._specs import workspace_spec
 
 NAME = "kaito-workspace-model-access"
 WORKSPACE_V1BETA1 = "kubernetes:kaito.sh/v1beta1:Workspace"
@@ -29,18 +31,12 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         return
     review = Review(report, args)
     props = props_of(args)
-    preset = get(props, *WORKSPACE_PROPERTIES["preset"])
-    secret = get(props, *WORKSPACE_PROPERTIES["modelAccessSecret"])
-    if preset is UNKNOWN:
+    if get(props, *WORKSPACE_PROPERTIES["preset"]) is UNKNOWN:
         review.unknown_field(property_path("preset"))
-    elif secret is UNKNOWN:
+    elif get(props, *WORKSPACE_PROPERTIES["modelAccessSecret"]) is UNKNOWN:
         review.unknown_field(SECRET_PATH)
     else:
-        ws = KaitoWorkspace(
-            preset=preset if isinstance(preset, str) and preset else None,
-            model_access_secret=secret if isinstance(secret, str) else None,
-        )
-        result = model_access_secret(ws)
+        result = model_access_secret(workspace_spec(args).workspace)  # the spec, built once per request
         if isinstance(result, NotApplicable):
             review.not_checked(result.reason)
         else:

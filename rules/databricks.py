@@ -1,8 +1,9 @@
 """Databricks GPU clusters: every guard rail once, as a pure function over :class:`DatabricksCluster` facts.
 
 Callers: the stack config (``stack_config/databricks.py`` builds facts from a ``databricks.clusters[i]`` entry
-and refuses at ``databricks.clusters[i].<key>``) and the policy pack (``policies/databricks_gpu_*.py`` build facts
-from the engine properties of a ``databricks:index/cluster:Cluster`` and report ``<field>: <message>``). A finding's
+and refuses at ``databricks.clusters[i].<key>``) and the policy pack (``policies/databricks_gpu_*.py`` judge the
+facts of the cluster spec ``policies/_specs.py`` builds from the engine properties of a
+``databricks:index/cluster:Cluster``, and report ``<field>: <message>``). A finding's
 field is the resource's property name (``nodeTypeId``, ``sparkVersion``, ``runtimeEngine``, ``singleUserName``,
 ``sparkConf.<key>``) or, for what only a stack file has, its key (``dedicatedGroup``, ``tasksPerGpu``).
 

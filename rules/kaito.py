@@ -3,8 +3,9 @@
 
 Callers: the stack config (``stack_config/kaito.py`` builds facts from a ``kaito.workspaces[i]`` entry and
 refuses at ``kaito.workspaces[i].<field>``, the cluster rules at ``cluster.kubernetesVersion`` / ``kaito.enabled``)
-and the policy pack (``policies/kaito_workspace_*.py`` build facts from the engine properties of a
-``kubernetes:kaito.sh/…:Workspace`` and report ``<property path>: <message>``, the path from
+and the policy pack (``policies/kaito_workspace_*.py`` judge the facts of the workspace spec ``policies/_specs.py``
+builds from the engine properties of a ``kubernetes:kaito.sh/…:Workspace``, and report ``<property path>:
+<message>``, the path from
 :data:`WORKSPACE_PROPERTIES`). A finding's field is the stack file's key (``instanceType``, ``count``, ``preset``,
 ``modelAccessSecret``); a reason for "not applicable" names what is missing in the same words.
 

@@ -6,7 +6,9 @@ builds, as the request the Databricks provider takes: the stack config parses ``
 ``dedicatedGroup`` and runtime key become the request's own fields), the Python API constructs it
 (``components.databricks.DatabricksGpuClusterArgs`` is this spec refusing its findings at construction), the
 component package maps its ``DatabricksGpuCluster`` inputs to it by name (``component_package/
-databricks_gpu_cluster.py``). A field left out gets the same default whichever door it came in by.
+databricks_gpu_cluster.py``), the policy pack builds it from a cluster resource's properties, partially, with the
+resource's own words (``policies/_specs.py`` ``wire_databricks``). A field left out gets the same default whichever
+door it came in by.
 
 Resolved defaults: ``driver_node_type_id`` is the workers' node type (sent, as Databricks would default it).
 
@@ -80,9 +82,11 @@ class DatabricksGpuCompute:
     gpu_floor: str = DEFAULT_FLOOR
     """The smallest GPU size allowed (policy ``gpu-size-minimum``)."""
     written: DatabricksCluster | None = field(default=None, compare=False, repr=False)
-    """The cluster in a stack file's own words (``workload``, ``tasksPerGpu``, ``dedicatedGroup``, ``photon``, the
-    runtime key as written, ``stack_config.databricks.cluster_facts``): the checklist judges those instead of the
-    request derived from them, so each refusal names a key the file wrote. ``None``: the request itself (Python, the
+    """The cluster in a door's own words: a stack file's (``workload``, ``tasksPerGpu``, ``dedicatedGroup``,
+    ``photon``, the runtime key as written, ``stack_config.databricks.cluster_facts``), or a resource's as the engine
+    sent it (the policy pack, ``policies/_specs.py`` ``wire_databricks``: ``runtimeEngine``, ``sparkConf`` values as
+    written, values unknown during a preview left out). The rules judge those instead of the request derived from
+    them (:attr:`judged`), so each refusal names a key the door wrote. ``None``: the request itself (Python, the
     component package)."""
 
     def __post_init__(self) -> None:
@@ -111,6 +115,12 @@ class DatabricksGpuCompute:
             num_workers=self.num_workers,
             autoscale=self.autoscale is not None,
         )
+
+    @property
+    def judged(self) -> DatabricksCluster:
+        """What the Databricks rules judge: the door's own words (:attr:`written`) when it has them, else the
+        request (:attr:`facts`). The policy pack calls the rules one per policy on it."""
+        return self.written if self.written is not None else self.facts
 
     @property
     def checklist(self) -> DatabricksClusterFacts:

@@ -4,7 +4,8 @@
 the workspace every door builds: the stack config parses ``kaito.workspaces[i]`` into it
 (:meth:`stack_config.kaito.KaitoWorkspaceConfig.spec`), the Python API constructs it (``components.kaito.
 KaitoWorkspaceArgs`` is this spec refusing its findings at construction), the component package maps its
-``KaitoWorkspace`` inputs to it by name (``component_package/kaito_workspace.py``). A field left out gets the same
+``KaitoWorkspace`` inputs to it by name (``component_package/kaito_workspace.py``), the policy pack builds it from a
+Workspace resource's properties, partially (``policies/_specs.py`` ``wire_workspace``). A field left out gets the same
 default whichever door it came in by.
 
 Resolved defaults and spellings (from the facts):
@@ -33,7 +34,7 @@ from gpu_catalog.kaito_presets import KAITO_DEFAULT_COUNT, kaito_preset
 
 from .. import Finding
 from ..checklists_kaito import KaitoWorkspaceFacts, kaito_workspace
-from ..kaito import KaitoCluster
+from ..kaito import KaitoCluster, KaitoWorkspace
 from ..sizes import DEFAULT_FLOOR
 
 
@@ -85,6 +86,11 @@ class KaitoGpuWorkspace:
     def cluster(self) -> KaitoCluster:
         """The cluster the workspace runs on, as the KAITO rules see it."""
         return KaitoCluster(addon_enabled=self.addon_enabled, workspaces=1, kubernetes_version=self.kubernetes_version)
+
+    @property
+    def workspace(self) -> KaitoWorkspace:
+        """The Workspace as the single KAITO rules see it (the policy pack calls them one per policy)."""
+        return self.checklist(with_cluster=False).workspace
 
     def checklist(self, *, with_cluster: bool = True) -> KaitoWorkspaceFacts:
         """The workspace (and its cluster, ``with_cluster``) as the KAITO checklist sees it."""
