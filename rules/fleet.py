@@ -37,7 +37,13 @@ from . import Finding, NotApplicable, findings
 from .kaito import KaitoWorkspace, instance_type, preset_fit
 from .kube_names import label_key_problem, label_value_problem
 from .specs.fleet import FleetMember, FleetPool, FleetSpec, UpdateStage
-from .upgrade import channel_target_minor, upgrade_channel_next_move, validated_minors
+from .upgrade import (
+    channel_target_minor,
+    upgrade_channel_next_move,
+    validated_beyond,
+    validated_minors,
+    validated_software,
+)
 
 LABEL_PREFIX = "azure-gpu-platform"
 REGION_LABEL = f"{LABEL_PREFIX}/region"
@@ -260,12 +266,9 @@ def _validated(member: FleetMember) -> dict[str, str]:
 def _beyond(member: FleetMember, target: str) -> dict[str, str]:
     """The member's pinned GPU software (the GPU operator, the KAITO add-on: :func:`rules.upgrade.validated_minors`,
     each named with its source) whose validated range ends below Kubernetes minor ``target``, with that newest minor.
-    The one range check of the fleet's upgrade rules (the auto-upgrade channel, an update run)."""
-    return {name: newest for name, newest in _validated(member).items() if minor_tuple(target) > minor_tuple(newest)}
-
-
-def _software(beyond: dict[str, str]) -> str:
-    return "; ".join(f"{name} is validated up to {newest}" for name, newest in beyond.items())
+    The fleet's upgrade rules (the auto-upgrade channel, an update run) check it through
+    :func:`rules.upgrade.validated_beyond`, as a single cluster's channel rules do."""
+    return validated_beyond(_validated(member), target)
 
 
 def fleet_channel_findings(spec: FleetSpec, *, today: date) -> list[FleetFinding]:
@@ -291,7 +294,7 @@ def fleet_channel_findings(spec: FleetSpec, *, today: date) -> list[FleetFinding
             continue
         beyond = _beyond(member, target)
         if beyond:
-            software = _software(beyond)
+            software = validated_software(beyond)
             out.append(
                 FleetFinding(
                     where,
@@ -434,9 +437,9 @@ def update_run_findings(members: Sequence[FleetMember], run: UpdateRunTarget, *,
                 "managedClusterUpdate.upgrade.kubernetesVersion",
                 f"update run {run.name!r} ({run.upgrade_type}: {what}) moves member {member.name!r} "
                 f"({member.region or 'region not known'}) from Kubernetes {pinned or 'its current version'} to "
-                f"{run.kubernetes_version} as of {today.isoformat()}. But {_software(beyond)}. Target Kubernetes "
-                f"{newest} or lower, leave this member's group out of the run's stages, or pin software validated "
-                f"on {target} first.",
+                f"{run.kubernetes_version} as of {today.isoformat()}. But {validated_software(beyond)}. Target "
+                f"Kubernetes {newest} or lower, leave this member's group out of the run's stages, or pin software "
+                f"validated on {target} first.",
             )
         )
     return out

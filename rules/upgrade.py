@@ -133,6 +133,18 @@ def channel_next_move(
     return NextMove(target, trigger, expected, estimated)
 
 
+def validated_beyond(validated: Mapping[str, str], target: str) -> dict[str, str]:
+    """The pinned GPU software of ``validated`` (:func:`validated_minors`) whose newest validated Kubernetes minor is
+    below ``target``, with that minor: the one range check of every upgrade rule (a cluster's channel, its next move,
+    a fleet's channel and update runs)."""
+    return {name: newest for name, newest in validated.items() if _minor_tuple(target) > _minor_tuple(newest)}
+
+
+def validated_software(beyond: Mapping[str, str]) -> str:
+    """How the upgrade rules name the software :func:`validated_beyond` found."""
+    return "; ".join(f"{name} is validated up to {newest}" for name, newest in beyond.items())
+
+
 def upgrade_channel_next_move(
     channel: str,
     kubernetes_version: str,
@@ -154,7 +166,7 @@ def upgrade_channel_next_move(
     move = channel_next_move(channel, pinned, today, facts)
     if move is None:
         return []
-    beyond = {n: v for n, v in validated.items() if _minor_tuple(move.minor) > _minor_tuple(v)}
+    beyond = validated_beyond(validated, move.minor)
     if not beyond:
         return []
     if move.expected is None:
@@ -166,7 +178,7 @@ def upgrade_channel_next_move(
         )
     else:
         when = f"AKS GA {move.expected:%b %Y} on AKS's release calendar"
-    software = "; ".join(f"{name} is validated up to {newest}" for name, newest in beyond.items())
+    software = validated_software(beyond)
     keeps = [c for c, spec in load_upgrade_channels().items() if not spec.moves_minor]
     return [
         Finding(
@@ -223,7 +235,7 @@ def upgrade_channel_range(
     target = channel_target_minor(channel, pinned, today, facts)
     if target is None or target == pinned:
         return []  # a pinned minor outside the range is gpu-operator-platform-supported's (and KAITO's) refusal
-    beyond = {name: newest for name, newest in validated.items() if _minor_tuple(target) > _minor_tuple(newest)}
+    beyond = validated_beyond(validated, target)
     if not beyond:
         return []
     spec = load_upgrade_channels()[channel]
@@ -233,7 +245,7 @@ def upgrade_channel_range(
         if spec.target_minor == "N"
         else f"follows N-1 of the latest minor AKS supports (N = {latest})"
     )
-    software = "; ".join(f"{name} is validated up to {newest}" for name, newest in beyond.items())
+    software = validated_software(beyond)
     fits = [
         c
         for c in load_upgrade_channels()
